@@ -1,0 +1,10 @@
+# Every dependency is a Debian 12 package installed by scripts/setup.sh.
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(SQLiteCpp REQUIRED)
+find_package(msgpack REQUIRED)  # msgpack-cxx 4, target msgpackc-cxx
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
+find_package(Threads REQUIRED)

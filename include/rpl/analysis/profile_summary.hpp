@@ -1,0 +1,68 @@
+#pragma once
+// The summary of a profiled program: its dominant kernel, where it ran, how long it takes, how
+// stable that is, its resources and its occupancy (DESIGN.md "Output folder of profile").
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rpl/analysis/stability.hpp>
+#include <rpl/hal/occupancy.hpp>
+#include <rpl/trace/model.hpp>
+
+namespace rpl::analysis {
+
+struct KernelSummary {
+  std::string name;          // demangled
+  std::string mangled_name;
+  std::array<uint32_t, 3> grid{};   // work-items
+  std::array<uint32_t, 3> block{};
+  size_t dispatches = 0;
+  double total_ms = 0;
+  double time_fraction = 0;
+  int64_t longest_dispatch_id = 0;
+  double longest_dispatch_ms = 0;
+};
+
+struct GpuSummary {
+  std::string vendor;        // "AMD", "NVIDIA"
+  std::string architecture;  // "gfx942", "sm_90"
+  std::string product;
+  std::optional<int> compute_units;
+  std::optional<int> wave_size;
+  std::optional<double> max_clock_mhz;
+};
+
+/// Resource fields keep AMD names on both vendors (DESIGN.md).
+struct ResourceSummary {
+  int64_t vgpr_per_thread = 0;
+  int64_t agpr_per_thread = 0;
+  int64_t sgpr_per_wave = 0;
+  int64_t lds_bytes = 0;          // static + dynamic, per workgroup
+  int64_t static_lds_bytes = 0;
+  int64_t dynamic_lds_bytes = 0;
+  int64_t scratch_bytes = 0;      // per work-item
+};
+
+struct ProfileSummary {
+  std::string backend;            // "rocm", "cuda", "wallclock"
+  std::optional<KernelSummary> kernel;
+  std::optional<GpuSummary> gpu;
+  double runtime_ms = 0;          // mean duration of one dispatch (wallclock: of one whole run)
+  Stability stability;
+  std::optional<ResourceSummary> resources;
+  std::optional<hal::OccupancyResult> occupancy;
+  std::vector<std::string> warnings;
+};
+
+struct AnalyzeOptions {
+  std::optional<std::string> kernel_regex;
+};
+
+/// Everything in the summary that a trace can tell. Error(bad_input) as select_dominant_kernel.
+ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& options, std::string backend = "rocm");
+
+/// The summary of whole-process timings (--no-rocprof): no kernel, resources or occupancy.
+ProfileSummary summarize_wallclock(const std::vector<double>& run_seconds);
+
+}  // namespace rpl::analysis

@@ -1,0 +1,26 @@
+#pragma once
+// How repeatable a measurement is (DESIGN.md: cv <= 0.05 stable, <= 0.10 moderate, else unstable).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace rpl::analysis {
+
+struct Stability {
+  int runs = 0;
+  size_t samples = 0;
+  double mean_ms = 0;
+  double median_ms = 0;
+  double stddev_ms = 0;  // sample standard deviation (n - 1); 0 for one sample
+  double min_ms = 0;
+  double max_ms = 0;
+  double cv = 0;         // stddev / mean
+  std::string classification;
+};
+
+std::string classify_cv(double cv);
+
+/// Statistics over every sample, all runs pooled. samples_ms must not be empty.
+Stability compute_stability(std::vector<double> samples_ms, int runs);
+
+}  // namespace rpl::analysis

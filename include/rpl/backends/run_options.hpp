@@ -1,0 +1,20 @@
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rpl::backends {
+
+/// How to run the program being profiled.
+struct RunOptions {
+  std::vector<std::string> command;     // argv of the program; never passed through a shell
+  int runs = 3;
+  std::optional<double> timeout_seconds;
+  bool debug = false;                   // print commands, keep temporary folders and logs
+};
+
+/// Error(bad_input) when the program cannot be found.
+void check_program_exists(const RunOptions& options);
+
+}  // namespace rpl::backends

@@ -1,0 +1,48 @@
+#pragma once
+// Static inspection of AMD GPU code objects without a GPU: HSACO ELF files (AMDGPU metadata
+// notes, msgpack), clang offload bundles, and host binaries with an embedded .hip_fatbin.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rpl::codeobj {
+
+/// One kernel as its code object's metadata describes it (AMDGPUUsage "Code Object V3+ Metadata").
+struct AmdKernelInfo {
+  std::string name;               // .name (mangled)
+  std::string symbol;             // .symbol, the kernel descriptor ("<name>.kd")
+  int64_t vgpr_count = 0;         // .vgpr_count: on gfx90a+ with AGPRs, alignTo(arch, 4) + AGPRs
+  int64_t agpr_count = 0;         // .agpr_count
+  int64_t sgpr_count = 0;         // .sgpr_count, VCC/flat scratch/XNACK included
+  int64_t vgpr_spill_count = 0;
+  int64_t sgpr_spill_count = 0;
+  int64_t group_segment_fixed_size = 0;    // static LDS per workgroup
+  int64_t private_segment_fixed_size = 0;  // scratch per work-item
+  int64_t kernarg_segment_size = 0;
+  int64_t wavefront_size = 64;
+  int64_t max_flat_workgroup_size = 1024;
+  bool uses_dynamic_stack = false;
+};
+
+struct AmdCodeObject {
+  std::string target;             // "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-" or "gfx90a" (from e_flags)
+  std::string arch;               // "gfx90a"
+  std::string origin;             // where in the file it was found
+  std::vector<AmdKernelInfo> kernels;
+};
+
+/// Every AMD code object in a file. Error(bad_input) naming the file when it holds none or is malformed.
+std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& file);
+
+/// The code objects of one HSACO ELF image in memory.
+AmdCodeObject parse_hsaco(std::string_view image, const std::string& origin);
+
+/// The device images of a clang offload bundle (host entries skipped): (entry id, bytes).
+std::vector<std::pair<std::string, std::string_view>> parse_offload_bundle(std::string_view bundle, const std::string& origin);
+
+/// "_Z5smallPfi" -> "small(float*, int)"; the input when it is not a mangled name.
+std::string demangle(const std::string& mangled);
+
+}  // namespace rpl::codeobj

@@ -1,0 +1,42 @@
+#pragma once
+// Runs programs from an argv vector, never through a shell. Each child leads its own process group
+// so that a timeout kills everything it started.
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rpl {
+
+struct ProcessOptions {
+  std::vector<std::string> argv;                                  // argv[0] is looked up in PATH
+  std::vector<std::pair<std::string, std::string>> extra_env;     // added to (or replacing in) ours
+  std::optional<std::chrono::duration<double>> timeout;           // whole process group killed past it
+  std::optional<std::filesystem::path> output_file;               // stdout and stderr go here ...
+  bool capture_output = false;                                    // ... or into ProcessResult::output
+  std::optional<std::filesystem::path> working_directory;
+};
+
+struct ProcessResult {
+  int exit_status = -1;      // valid when the child exited normally
+  int term_signal = 0;       // non-zero when the child was killed by a signal
+  bool timed_out = false;
+  double wall_seconds = 0;   // from spawn to exit
+  std::string output;        // with capture_output
+  bool ok() const { return !timed_out && term_signal == 0 && exit_status == 0; }
+  /// "exited with status 3", "was killed by signal 9 (Killed)", "timed out after 5 s"
+  std::string describe(double timeout_seconds = 0) const;
+};
+
+/// Spawns and waits. Throws Error(missing_tool) when argv[0] cannot be executed.
+ProcessResult run_process(const ProcessOptions& options);
+
+/// The full path of an executable found in PATH (or the name itself if it contains a '/').
+std::optional<std::filesystem::path> find_executable(const std::string& name);
+
+/// argv joined for display only, each word quoted when it needs it. Never executed.
+std::string display_command(const std::vector<std::string>& argv);
+
+}  // namespace rpl

@@ -1,0 +1,18 @@
+#pragma once
+// Reads rocpd v3 databases (rocprofv3 --output-format rocpd, ROCm 7; or the project's own writer)
+// into the trace model. Several files merge into one Trace, one Source per file.
+#include <filesystem>
+#include <vector>
+
+#include <rpl/trace/model.hpp>
+
+namespace rpl::trace {
+
+/// Reads every file; Error(bad_input) naming the file for anything that is not a readable rocpd
+/// database (missing, empty, not SQLite, truncated, no rocpd tables, missing required columns).
+Trace read_rocpd(const std::vector<std::filesystem::path>& files);
+
+/// Adds one file's contents to trace as a new Source.
+void read_rocpd_into(Trace& trace, const std::filesystem::path& file);
+
+}  // namespace rpl::trace

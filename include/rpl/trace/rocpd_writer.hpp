@@ -1,0 +1,51 @@
+#pragma once
+// Writes rocpd v3 databases (one process, one GUID per writer) in the layout rocprofv3 uses.
+// Used by the tests to build realistic traces and by the NVIDIA tracer.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <rpl/trace/model.hpp>
+
+namespace rpl::trace {
+
+struct RocpdProcessInfo {
+  std::string uuid;  // hyphenated; tables get "_" + uuid with '-' -> '_'
+  int64_t pid = 1;
+  int64_t ppid = 0;
+  std::string hostname = "localhost";
+  std::string command;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+class RocpdWriter {
+ public:
+  /// Creates a new database at path; Error(bad_input) if the file exists already.
+  RocpdWriter(const std::filesystem::path& path, const RocpdProcessInfo& process);
+  ~RocpdWriter();
+  RocpdWriter(const RocpdWriter&) = delete;
+  RocpdWriter& operator=(const RocpdWriter&) = delete;
+
+  /// Agent row; its optional properties go into extdata under rocprofv3's key names, merged with extra.
+  void add_agent(const Agent& agent, const nlohmann::json& extra_extdata = nlohmann::json::object());
+  void add_kernel_symbol(const KernelSymbol& symbol, const nlohmann::json& extdata = nlohmann::json::object());
+  /// Dispatch row; agent_id and kernel_id are the rocpd ids (Agent::id, KernelSymbol::id).
+  void add_dispatch(const Dispatch& dispatch, int64_t agent_id, int64_t kernel_id,
+                    const nlohmann::json& extdata = nlohmann::json::object());
+  void add_memory_copy(const MemoryCopy& copy, const nlohmann::json& extdata = nlohmann::json::object());
+
+  /// Commits everything. The destructor rolls back what was not committed.
+  void finish();
+
+  /// The table suffix of a UUID: "_" + uuid with '-' replaced by '_' ("" for an empty uuid).
+  static std::string table_suffix(const std::string& uuid);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rpl::trace

@@ -1,0 +1,91 @@
+#include <rpl/analysis/inspect.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include <rpl/codeobj/amd_code_object.hpp>
+#include <rpl/core/error.hpp>
+#include <rpl/hal/arch.hpp>
+
+namespace rpl::analysis {
+namespace {
+
+InspectedKernel inspect_amd_kernel(const codeobj::AmdKernelInfo& k, const std::string& arch_name, int block,
+                                   std::vector<std::string>& warnings) {
+  InspectedKernel out;
+  out.mangled_name = k.name;
+  out.name = codeobj::demangle(k.name);
+  out.arch = arch_name;
+  out.wave_size = k.wavefront_size;
+  out.max_flat_workgroup_size = k.max_flat_workgroup_size;
+  out.vgpr_spills = k.vgpr_spill_count;
+  out.sgpr_spills = k.sgpr_spill_count;
+  const auto* arch = hal::find_amd_arch(arch_name);
+  // On gfx90a+ the metadata's .vgpr_count is the unified total alignTo(arch, 4) + AGPRs.
+  const bool unified = arch && arch->unified_agpr_file && k.agpr_count > 0;
+  out.resources.vgpr_per_thread = unified ? k.vgpr_count - k.agpr_count : k.vgpr_count;
+  out.resources.agpr_per_thread = k.agpr_count;
+  out.resources.sgpr_per_wave = k.sgpr_count;
+  out.resources.lds_bytes = k.group_segment_fixed_size;
+  out.resources.static_lds_bytes = k.group_segment_fixed_size;
+  out.resources.scratch_bytes = k.private_segment_fixed_size;
+  if (!arch) {
+    warnings.push_back(fmt::format("no occupancy rules for {}; occupancy of {} is not computed", arch_name, out.name));
+    return out;
+  }
+  if (block > k.max_flat_workgroup_size) {
+    warnings.push_back(fmt::format("{} ({}) cannot launch with block {}: its maximum workgroup size is {}", out.name,
+                                   arch_name, block, k.max_flat_workgroup_size));
+    return out;
+  }
+  hal::AmdKernelResources r;
+  r.arch_vgprs = static_cast<int>(out.resources.vgpr_per_thread);
+  r.accum_vgprs = static_cast<int>(k.agpr_count);
+  r.sgprs = static_cast<int>(k.sgpr_count);
+  r.lds_bytes = k.group_segment_fixed_size;
+  r.wave_size = static_cast<int>(k.wavefront_size);
+  out.occupancy = hal::amd_occupancy(*arch, r, block);
+  return out;
+}
+
+}  // namespace
+
+InspectReport inspect_binary(const std::filesystem::path& file, const std::optional<std::string>& arch_filter, int block) {
+  std::string wanted;
+  if (arch_filter) {
+    if (!hal::vendor_of(*arch_filter)) {
+      std::string known;
+      for (const auto& n : hal::known_arch_names()) known += (known.empty() ? "" : ", ") + n;
+      fail(Errc::bad_input, "unknown architecture '{}' (known: {})", *arch_filter, known);
+    }
+    wanted = hal::normalize_arch_name(*arch_filter);
+  }
+  if (block < 1 || block > 1024) fail(Errc::bad_input, "--block {} is outside 1..1024", block);
+
+  InspectReport report;
+  report.file = file.string();
+  report.block = block;
+  std::set<std::string> seen_arches;
+  for (const auto& co : codeobj::read_amd_code_objects(file)) {
+    seen_arches.insert(co.arch);
+    if (!wanted.empty() && co.arch != wanted) continue;
+    for (const auto& k : co.kernels) report.kernels.push_back(inspect_amd_kernel(k, co.arch, block, report.warnings));
+  }
+  if (!wanted.empty() && report.kernels.empty()) {
+    std::string have;
+    for (const auto& a : seen_arches) have += (have.empty() ? "" : ", ") + a;
+    fail(Errc::bad_input, "{}: no code for {} (it has code for: {})", file.string(), wanted, have);
+  }
+  std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.arch, a.mangled_name) < std::tie(b.arch, b.mangled_name);
+  });
+  // A fat binary holds the same kernel once per translation unit that instantiated it.
+  report.kernels.erase(std::unique(report.kernels.begin(), report.kernels.end(),
+                                   [](const auto& a, const auto& b) {
+                                     return a.arch == b.arch && a.mangled_name == b.mangled_name;
+                                   }),
+                       report.kernels.end());
+  return report;
+}
+
+}  // namespace rpl::analysis

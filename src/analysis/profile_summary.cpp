@@ -1,0 +1,161 @@
+#include <rpl/analysis/profile_summary.hpp>
+
+#include <set>
+
+#include <rpl/analysis/kernel_selection.hpp>
+#include <rpl/core/error.hpp>
+#include <rpl/hal/arch.hpp>
+
+namespace rpl::analysis {
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+GpuSummary summarize_gpu(const trace::Agent* agent, const std::string& arch_name) {
+  GpuSummary gpu;
+  gpu.architecture = arch_name;
+  const auto* amd = hal::find_amd_arch(arch_name);
+  const auto* nv = hal::find_nvidia_arch(arch_name);
+  const hal::ProductDefaults* product = amd ? &amd->product : nv ? &nv->product : nullptr;
+  gpu.vendor = amd ? "AMD" : nv ? "NVIDIA" : "";
+  if (agent && !agent->vendor_name.empty()) gpu.vendor = agent->vendor_name;
+  // What the trace says about the device wins over the table's typical product.
+  if (agent && !agent->product_name.empty()) {
+    gpu.product = agent->product_name;
+  } else if (product) {
+    gpu.product = std::string(product->name);
+  }
+  if (agent && agent->compute_units && *agent->compute_units > 0) {
+    gpu.compute_units = agent->compute_units;
+  } else if (product && product->compute_units > 0) {
+    gpu.compute_units = product->compute_units;
+  }
+  if (agent && agent->wave_size && *agent->wave_size > 0) {
+    gpu.wave_size = agent->wave_size;
+  } else if (amd) {
+    gpu.wave_size = amd->default_wave_size;
+  } else if (nv) {
+    gpu.wave_size = nv->warp_size;
+  }
+  if (agent && agent->max_clock_mhz && *agent->max_clock_mhz > 0) {
+    gpu.max_clock_mhz = agent->max_clock_mhz;
+  } else if (product && product->max_clock_mhz > 0) {
+    gpu.max_clock_mhz = product->max_clock_mhz;
+  }
+  return gpu;
+}
+
+ResourceSummary summarize_resources(const trace::KernelSymbol& symbol, const trace::Dispatch& dispatch) {
+  ResourceSummary r;
+  r.vgpr_per_thread = symbol.arch_vgpr_count;
+  r.agpr_per_thread = symbol.accum_vgpr_count;
+  r.sgpr_per_wave = symbol.sgpr_count;
+  r.static_lds_bytes = symbol.group_segment_size;
+  // The dispatch's group segment (as in the AQL packet) already holds static plus dynamic LDS.
+  r.lds_bytes = std::max<int64_t>(dispatch.group_segment_size, symbol.group_segment_size);
+  r.dynamic_lds_bytes = r.lds_bytes - r.static_lds_bytes;
+  r.scratch_bytes = dispatch.private_segment_size > 0 ? dispatch.private_segment_size : symbol.private_segment_size;
+  return r;
+}
+
+std::optional<hal::OccupancyResult> occupancy_of(const std::string& arch_name, const ResourceSummary& r, int block,
+                                                 const std::optional<int>& wave_size, std::vector<std::string>& warnings) {
+  try {
+    if (const auto* amd = hal::find_amd_arch(arch_name)) {
+      hal::AmdKernelResources k;
+      k.arch_vgprs = static_cast<int>(r.vgpr_per_thread);
+      k.accum_vgprs = static_cast<int>(r.agpr_per_thread);
+      k.sgprs = static_cast<int>(r.sgpr_per_wave);
+      k.lds_bytes = r.lds_bytes;
+      if (wave_size && (*wave_size == 32 || *wave_size == 64)) k.wave_size = *wave_size;
+      return hal::amd_occupancy(*amd, k, block);
+    }
+    if (const auto* nv = hal::find_nvidia_arch(arch_name)) {
+      hal::NvidiaKernelResources k;
+      k.regs_per_thread = static_cast<int>(r.vgpr_per_thread);
+      k.static_smem = r.static_lds_bytes;
+      k.dynamic_smem = r.dynamic_lds_bytes;
+      return hal::nvidia_occupancy(*nv, k, block);
+    }
+    warnings.push_back(fmt::format("no occupancy rules for architecture '{}'; occupancy is not computed",
+                                   arch_name.empty() ? "(unknown)" : arch_name));
+  } catch (const Error& e) {
+    warnings.push_back(fmt::format("occupancy not computed: {}", e.what()));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& options, std::string backend) {
+  KernelSelection sel = select_dominant_kernel(trace, options.kernel_regex);
+  const KernelGroup& g = sel.kernel;
+  const trace::Dispatch& longest = trace.dispatches[g.longest_dispatch];
+  const trace::KernelSymbol& symbol = trace.symbols[longest.symbol];
+  const trace::Agent* agent = longest.agent >= 0 ? &trace.agents[longest.agent] : nullptr;
+
+  ProfileSummary s;
+  s.backend = std::move(backend);
+  s.warnings = trace.warnings;
+  s.warnings.insert(s.warnings.end(), sel.warnings.begin(), sel.warnings.end());
+
+  KernelSummary k;
+  k.name = g.display_name;
+  k.mangled_name = g.mangled_name;
+  k.grid = longest.grid;
+  k.block = longest.workgroup;
+  k.dispatches = g.dispatches.size();
+  k.total_ms = static_cast<double>(g.total_ns) / kNsPerMs;
+  k.time_fraction = sel.time_fraction;
+  k.longest_dispatch_id = longest.id;
+  k.longest_dispatch_ms = static_cast<double>(g.longest_ns) / kNsPerMs;
+  s.kernel = k;
+
+  std::set<std::array<uint32_t, 3>> blocks;
+  std::set<int32_t> runs_with_kernel;
+  std::vector<double> samples;
+  samples.reserve(g.dispatches.size());
+  for (int32_t i : g.dispatches) {
+    const auto& d = trace.dispatches[i];
+    samples.push_back(static_cast<double>(d.duration_ns()) / kNsPerMs);
+    blocks.insert(d.workgroup);
+    runs_with_kernel.insert(d.source);
+  }
+  s.stability = compute_stability(std::move(samples), static_cast<int>(trace.sources.size()));
+  s.runtime_ms = s.stability.mean_ms;
+  if (runs_with_kernel.size() < trace.sources.size()) {
+    s.warnings.push_back(fmt::format("the selected kernel ran in {} of {} runs", runs_with_kernel.size(),
+                                     trace.sources.size()));
+  }
+  if (blocks.size() > 1) {
+    s.warnings.push_back(fmt::format(
+        "the selected kernel was dispatched with {} different block sizes; occupancy is for its longest dispatch",
+        blocks.size()));
+  }
+  if (s.stability.classification == "unstable") {
+    s.warnings.push_back(fmt::format("kernel timing is unstable (cv {:.3f}); compare results with care", s.stability.cv));
+  }
+
+  const std::string arch_name = agent ? hal::normalize_arch_name(agent->name) : std::string();
+  if (!agent) s.warnings.push_back("the selected kernel's agent is not in the trace; GPU properties are unknown");
+  s.gpu = summarize_gpu(agent, arch_name);
+  s.resources = summarize_resources(symbol, longest);
+  const int block = static_cast<int>(longest.workgroup[0] * longest.workgroup[1] * longest.workgroup[2]);
+  s.occupancy = occupancy_of(arch_name, *s.resources, block, s.gpu->wave_size, s.warnings);
+  return s;
+}
+
+ProfileSummary summarize_wallclock(const std::vector<double>& run_seconds) {
+  ProfileSummary s;
+  s.backend = "wallclock";
+  std::vector<double> ms;
+  for (double sec : run_seconds) ms.push_back(sec * 1e3);
+  s.stability = compute_stability(ms, static_cast<int>(run_seconds.size()));
+  s.runtime_ms = s.stability.mean_ms;
+  if (s.stability.classification == "unstable") {
+    s.warnings.push_back(fmt::format("run time is unstable (cv {:.3f}); compare results with care", s.stability.cv));
+  }
+  return s;
+}
+
+}  // namespace rpl::analysis

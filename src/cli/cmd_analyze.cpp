@@ -1,0 +1,46 @@
+// rocm-perf analyze [opts] TRACE.db [...]
+#include <rpl/analysis/profile_summary.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/core/log.hpp>
+#include <rpl/report/json_documents.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "commands.hpp"
+#include "render.hpp"
+
+namespace rpl::cli {
+namespace {
+
+struct AnalyzeCommandOptions {
+  OutputOptions output;
+  std::vector<std::string> databases;
+  std::string kernel;
+  std::string out_dir;
+};
+
+}  // namespace
+
+Action add_analyze_command(CLI::App& app) {
+  auto o = std::make_shared<AnalyzeCommandOptions>();
+  auto* cmd = app.add_subcommand("analyze", "analyze existing rocpd trace databases (no GPU needed)");
+  add_output_options(*cmd, o->output, true);
+  cmd->add_option("databases", o->databases, "rocpd databases (one per run or process)")->required();
+  cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
+  cmd->add_option("--out", o->out_dir, "also write profile.json into this folder");
+  return [o]() -> int {
+    log::set_debug(o->output.debug);
+    std::vector<std::filesystem::path> files(o->databases.begin(), o->databases.end());
+    auto trace = trace::read_rocpd(files);
+    analysis::AnalyzeOptions options;
+    if (!o->kernel.empty()) options.kernel_regex = o->kernel;
+    auto summary = analysis::summarize_trace(trace, options, "rocm");
+    const auto document = report::profile_json(summary);
+    if (!o->out_dir.empty()) {
+      std::filesystem::create_directories(o->out_dir);
+      write_file_atomic(std::filesystem::path(o->out_dir) / "profile.json", report::dump(document));
+    }
+    return render_profile(summary, document, o->output);
+  };
+}
+
+}  // namespace rpl::cli

@@ -1,0 +1,82 @@
+// rocm-perf profile [opts] -- CMD [ARGS...]
+#include <iostream>
+
+#include <rpl/analysis/profile_summary.hpp>
+#include <rpl/backends/rocprofv3.hpp>
+#include <rpl/backends/wallclock.hpp>
+#include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/core/log.hpp>
+#include <rpl/report/json_documents.hpp>
+#include <rpl/report/text.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "commands.hpp"
+#include "render.hpp"
+
+namespace rpl::cli {
+namespace fs = std::filesystem;
+namespace {
+
+struct ProfileOptions {
+  OutputOptions output;
+  std::string out_dir = "rocm-perf-profile";
+  std::string backend = "auto";
+  bool no_rocprof = false;
+  int runs = 3;
+  double timeout = 0;
+  std::string kernel;
+  std::vector<std::string> command;  // given without "--"
+};
+
+}  // namespace
+
+Action add_profile_command(CLI::App& app, const std::vector<std::string>& program) {
+  auto o = std::make_shared<ProfileOptions>();
+  auto* cmd = app.add_subcommand("profile", "run a program under the profiler, analyze its dominant kernel");
+  add_output_options(*cmd, o->output, true);
+  cmd->add_option("--out", o->out_dir, "output folder (profile.json and .rocpd_profile/)")->capture_default_str();
+  cmd->add_option("--backend", o->backend, "auto, rocm or cuda")->check(CLI::IsMember({"auto", "rocm", "cuda"}))->capture_default_str();
+  cmd->add_flag("--no-rocprof", o->no_rocprof, "time the whole process instead of tracing kernels");
+  cmd->add_option("--runs", o->runs, "how many times to run the program")->check(CLI::Range(1, 1000))->capture_default_str();
+  cmd->add_option("--timeout", o->timeout, "seconds each run may take before its process group is killed")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
+  cmd->add_option("command", o->command, "the program and its arguments (or give them after --)");
+  return [o, program]() -> int {
+    log::set_debug(o->output.debug);
+    backends::RunOptions run;
+    run.command = program.empty() ? o->command : program;
+    if (!program.empty() && !o->command.empty()) {
+      fail(Errc::bad_input, "give the program either before or after --, not both");
+    }
+    run.runs = o->runs;
+    if (o->timeout > 0) run.timeout_seconds = o->timeout;
+    run.debug = o->output.debug;
+    backends::check_program_exists(run);
+
+    const fs::path out_dir = o->out_dir;
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    if (ec) fail(Errc::bad_input, "{}: cannot create the output folder: {}", out_dir.string(), ec.message());
+
+    analysis::ProfileSummary summary;
+    if (o->no_rocprof) {
+      summary = analysis::summarize_wallclock(backends::time_whole_process(run));
+    } else {
+      if (o->backend == "cuda") {
+        fail(Errc::missing_tool, "the CUDA backend is not part of this build yet; use --backend rocm or --no-rocprof");
+      }
+      auto dbs = backends::trace_with_rocprofv3(run, out_dir / ".rocpd_profile");
+      auto trace = trace::read_rocpd(dbs);
+      analysis::AnalyzeOptions options;
+      if (!o->kernel.empty()) options.kernel_regex = o->kernel;
+      summary = analysis::summarize_trace(trace, options, "rocm");
+    }
+    const auto document = report::profile_json(summary);
+    write_file_atomic(out_dir / "profile.json", report::dump(document));
+    return render_profile(summary, document, o->output);
+  };
+}
+
+}  // namespace rpl::cli

@@ -1,0 +1,29 @@
+#pragma once
+// Each subcommand registers its options on the app and returns the action to run after parsing.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace rpl::cli {
+
+using Action = std::function<int()>;
+
+/// Options every command that prints a result shares.
+struct OutputOptions {
+  bool json = false;
+  bool quiet = false;
+  bool debug = false;
+};
+void add_output_options(CLI::App& cmd, OutputOptions& options, bool with_quiet);
+
+/// Prints warnings to stderr (human mode only: JSON carries them in its document).
+void print_warnings(const std::vector<std::string>& warnings);
+
+Action add_profile_command(CLI::App& app, const std::vector<std::string>& program);
+Action add_analyze_command(CLI::App& app);
+Action add_occupancy_command(CLI::App& app);
+Action add_inspect_command(CLI::App& app);
+
+}  // namespace rpl::cli

@@ -1,0 +1,12 @@
+#pragma once
+#include <rpl/analysis/profile_summary.hpp>
+#include <rpl/report/json_documents.hpp>
+
+#include "commands.hpp"
+
+namespace rpl::cli {
+
+/// --json: the document alone; --quiet: runtime_ms alone; else the human summary and warnings.
+int render_profile(const analysis::ProfileSummary& summary, const report::Json& document, const OutputOptions& output);
+
+}  // namespace rpl::cli

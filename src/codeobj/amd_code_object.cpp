@@ -1,0 +1,246 @@
+#include <rpl/codeobj/amd_code_object.hpp>
+
+#include <cxxabi.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include <msgpack.hpp>
+
+#include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/hal/arch.hpp>
+
+namespace rpl::codeobj {
+namespace {
+
+constexpr std::string_view kBundleMagic = "__CLANG_OFFLOAD_BUNDLE__";
+constexpr std::string_view kCompressedBundleMagic = "CCOB";
+constexpr uint16_t kEmAmdgpu = 224;              // EM_AMDGPU
+constexpr uint32_t kNtAmdgpuMetadata = 32;       // NT_AMDGPU_METADATA, owner "AMDGPU" (code object v3+)
+constexpr uint32_t kEfAmdgpuMachMask = 0xff;
+
+// EF_AMDGPU_MACH_* values (llvm/BinaryFormat/ELF.h), for code objects without amdhsa.target.
+std::string arch_from_e_flags(uint32_t flags) {
+  switch (flags & kEfAmdgpuMachMask) {
+    case 0x030: return "gfx908";
+    case 0x03f: return "gfx90a";
+    case 0x040: return "gfx940";
+    case 0x04b: return "gfx941";
+    case 0x04c: return "gfx942";
+    case 0x036: return "gfx1030";
+    default: return "";
+  }
+}
+
+struct ElfDeleter {
+  void operator()(Elf* e) const { elf_end(e); }
+};
+using ElfPtr = std::unique_ptr<Elf, ElfDeleter>;
+
+ElfPtr open_elf(std::string_view image) {
+  if (elf_version(EV_CURRENT) == EV_NONE) fail(Errc::internal, "libelf: {}", elf_errmsg(-1));
+  // libelf reads but does not modify the image with ELF_C_READ_MEMORY.
+  return ElfPtr(elf_memory(const_cast<char*>(image.data()), image.size()));
+}
+
+std::string_view section_data(Elf* elf, Elf_Scn* scn, std::string_view image, const std::string& origin) {
+  GElf_Shdr shdr;
+  if (!gelf_getshdr(scn, &shdr)) fail(Errc::bad_input, "{}: unreadable ELF section header", origin);
+  if (shdr.sh_type == SHT_NOBITS) return {};
+  if (shdr.sh_offset > image.size() || shdr.sh_size > image.size() - shdr.sh_offset) {
+    fail(Errc::bad_input, "{}: ELF section extends past the end of the file (truncated?)", origin);
+  }
+  (void)elf;
+  return image.substr(shdr.sh_offset, shdr.sh_size);
+}
+
+const msgpack::object* map_find(const msgpack::object& map, std::string_view key) {
+  if (map.type != msgpack::type::MAP) return nullptr;
+  for (uint32_t i = 0; i < map.via.map.size; ++i) {
+    const auto& kv = map.via.map.ptr[i];
+    if (kv.key.type == msgpack::type::STR && std::string_view(kv.key.via.str.ptr, kv.key.via.str.size) == key) {
+      return &kv.val;
+    }
+  }
+  return nullptr;
+}
+
+int64_t map_int(const msgpack::object& map, std::string_view key, int64_t fallback) {
+  const auto* v = map_find(map, key);
+  if (!v) return fallback;
+  if (v->type == msgpack::type::POSITIVE_INTEGER) return static_cast<int64_t>(v->via.u64);
+  if (v->type == msgpack::type::NEGATIVE_INTEGER) return v->via.i64;
+  return fallback;
+}
+
+std::string map_string(const msgpack::object& map, std::string_view key) {
+  const auto* v = map_find(map, key);
+  if (!v || v->type != msgpack::type::STR) return "";
+  return std::string(v->via.str.ptr, v->via.str.size);
+}
+
+bool map_bool(const msgpack::object& map, std::string_view key) {
+  const auto* v = map_find(map, key);
+  return v && v->type == msgpack::type::BOOLEAN && v->via.boolean;
+}
+
+void read_metadata(std::string_view blob, AmdCodeObject& co, const std::string& origin) {
+  msgpack::object_handle handle;
+  try {
+    handle = msgpack::unpack(blob.data(), blob.size());
+  } catch (const std::exception& e) {
+    fail(Errc::bad_input, "{}: AMDGPU metadata note is not valid msgpack ({})", origin, e.what());
+  }
+  const msgpack::object& root = handle.get();
+  co.target = map_string(root, "amdhsa.target");
+  const auto* kernels = map_find(root, "amdhsa.kernels");
+  if (!kernels || kernels->type != msgpack::type::ARRAY) return;
+  for (uint32_t i = 0; i < kernels->via.array.size; ++i) {
+    const auto& k = kernels->via.array.ptr[i];
+    AmdKernelInfo info;
+    info.name = map_string(k, ".name");
+    info.symbol = map_string(k, ".symbol");
+    info.vgpr_count = map_int(k, ".vgpr_count", 0);
+    info.agpr_count = map_int(k, ".agpr_count", 0);
+    info.sgpr_count = map_int(k, ".sgpr_count", 0);
+    info.vgpr_spill_count = map_int(k, ".vgpr_spill_count", 0);
+    info.sgpr_spill_count = map_int(k, ".sgpr_spill_count", 0);
+    info.group_segment_fixed_size = map_int(k, ".group_segment_fixed_size", 0);
+    info.private_segment_fixed_size = map_int(k, ".private_segment_fixed_size", 0);
+    info.kernarg_segment_size = map_int(k, ".kernarg_segment_size", 0);
+    info.wavefront_size = map_int(k, ".wavefront_size", 64);
+    info.max_flat_workgroup_size = map_int(k, ".max_flat_workgroup_size", 1024);
+    info.uses_dynamic_stack = map_bool(k, ".uses_dynamic_stack");
+    co.kernels.push_back(std::move(info));
+  }
+}
+
+// Notes are 4-byte aligned records: namesz, descsz, type, name, desc.
+void read_notes(std::string_view notes, AmdCodeObject& co, const std::string& origin) {
+  size_t at = 0;
+  auto align4 = [](size_t n) { return (n + 3) & ~size_t{3}; };
+  while (at + 12 <= notes.size()) {
+    uint32_t namesz, descsz, type;
+    std::memcpy(&namesz, notes.data() + at, 4);
+    std::memcpy(&descsz, notes.data() + at + 4, 4);
+    std::memcpy(&type, notes.data() + at + 8, 4);
+    at += 12;
+    if (namesz > notes.size() - at || align4(namesz) > notes.size() - at) break;
+    std::string_view name = notes.substr(at, namesz ? namesz - 1 : 0);  // without the NUL
+    at += align4(namesz);
+    if (descsz > notes.size() - at) fail(Errc::bad_input, "{}: ELF note extends past its section (truncated?)", origin);
+    std::string_view desc = notes.substr(at, descsz);
+    at += align4(descsz);
+    if (name == "AMDGPU" && type == kNtAmdgpuMetadata) read_metadata(desc, co, origin);
+  }
+}
+
+}  // namespace
+
+std::string demangle(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                                  &std::free);
+  return (status == 0 && out) ? std::string(out.get()) : mangled;
+}
+
+AmdCodeObject parse_hsaco(std::string_view image, const std::string& origin) {
+  ElfPtr elf = open_elf(image);
+  GElf_Ehdr ehdr;
+  if (!elf || elf_kind(elf.get()) != ELF_K_ELF || !gelf_getehdr(elf.get(), &ehdr)) {
+    fail(Errc::bad_input, "{}: not a valid ELF image", origin);
+  }
+  if (ehdr.e_machine != kEmAmdgpu) fail(Errc::bad_input, "{}: ELF image is not for AMD GPUs (e_machine {})", origin, ehdr.e_machine);
+  AmdCodeObject co;
+  co.origin = origin;
+  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn; scn = elf_nextscn(elf.get(), scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_NOTE) read_notes(section_data(elf.get(), scn, image, origin), co, origin);
+  }
+  co.arch = co.target.empty() ? arch_from_e_flags(static_cast<uint32_t>(ehdr.e_flags)) : hal::normalize_arch_name(co.target);
+  if (co.target.empty()) co.target = co.arch;
+  if (co.kernels.empty() && co.arch.empty()) {
+    fail(Errc::bad_input, "{}: AMD GPU ELF without code object v3+ metadata (older code objects are not supported)", origin);
+  }
+  std::sort(co.kernels.begin(), co.kernels.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return co;
+}
+
+std::vector<std::pair<std::string, std::string_view>> parse_offload_bundle(std::string_view bundle, const std::string& origin) {
+  if (bundle.substr(0, kCompressedBundleMagic.size()) == kCompressedBundleMagic) {
+    fail(Errc::bad_input, "{}: compressed offload bundle (clang --offload-compress); decompress it with clang-offload-bundler first",
+         origin);
+  }
+  if (bundle.substr(0, kBundleMagic.size()) != kBundleMagic) fail(Errc::bad_input, "{}: not a clang offload bundle", origin);
+  auto read_u64 = [&](size_t at) {
+    if (at + 8 > bundle.size()) fail(Errc::bad_input, "{}: truncated clang offload bundle", origin);
+    uint64_t v;
+    std::memcpy(&v, bundle.data() + at, 8);
+    return v;
+  };
+  size_t at = kBundleMagic.size();
+  const uint64_t count = read_u64(at);
+  at += 8;
+  if (count > 4096) fail(Errc::bad_input, "{}: offload bundle claims {} entries; corrupt", origin, count);
+  std::vector<std::pair<std::string, std::string_view>> entries;
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint64_t offset = read_u64(at), size = read_u64(at + 8), id_len = read_u64(at + 16);
+    at += 24;
+    if (id_len > bundle.size() - std::min(at, bundle.size())) fail(Errc::bad_input, "{}: truncated clang offload bundle", origin);
+    std::string id(bundle.substr(at, id_len));
+    at += id_len;
+    if (offset > bundle.size() || size > bundle.size() - offset) {
+      fail(Errc::bad_input, "{}: offload bundle entry {} extends past the end (truncated?)", origin, id);
+    }
+    if (id.rfind("host-", 0) == 0 || size == 0) continue;
+    entries.emplace_back(id, bundle.substr(offset, size));
+  }
+  return entries;
+}
+
+std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& file) {
+  const std::string content = read_file(file);
+  const std::string name = file.string();
+  std::string_view data = content;
+  if (data.empty()) fail(Errc::bad_input, "{}: empty file", name);
+  std::vector<AmdCodeObject> out;
+  auto add_bundle = [&](std::string_view bundle, const std::string& where) {
+    for (const auto& [id, image] : parse_offload_bundle(bundle, where)) {
+      out.push_back(parse_hsaco(image, where + ": " + id));
+    }
+  };
+  if (data.substr(0, kBundleMagic.size()) == kBundleMagic || data.substr(0, 4) == kCompressedBundleMagic) {
+    add_bundle(data, name);
+  } else if (data.substr(0, 4) == "\x7f" "ELF") {
+    ElfPtr elf = open_elf(data);
+    GElf_Ehdr ehdr;
+    if (!elf || !gelf_getehdr(elf.get(), &ehdr)) fail(Errc::bad_input, "{}: malformed ELF file", name);
+    if (ehdr.e_machine == kEmAmdgpu) {
+      out.push_back(parse_hsaco(data, name));
+    } else {
+      size_t shstrndx = 0;
+      if (elf_getshdrstrndx(elf.get(), &shstrndx) != 0) fail(Errc::bad_input, "{}: malformed ELF section table", name);
+      for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn; scn = elf_nextscn(elf.get(), scn)) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr)) continue;
+        const char* sname = elf_strptr(elf.get(), shstrndx, shdr.sh_name);
+        if (!sname || std::strcmp(sname, ".hip_fatbin") != 0) continue;
+        // One bundle per translation unit, each starting with the magic.
+        std::string_view fatbin = section_data(elf.get(), scn, data, name);
+        for (size_t at = fatbin.find(kBundleMagic); at != std::string_view::npos; at = fatbin.find(kBundleMagic, at + 1)) {
+          add_bundle(fatbin.substr(at), name + " (.hip_fatbin)");
+        }
+      }
+      if (out.empty()) fail(Errc::bad_input, "{}: ELF file with no AMD GPU code (no .hip_fatbin section)", name);
+    }
+  } else {
+    fail(Errc::bad_input, "{}: not an AMD code object, clang offload bundle, or executable with embedded GPU code", name);
+  }
+  return out;
+}
+
+}  // namespace rpl::codeobj

@@ -1,0 +1,89 @@
+#include <rpl/core/files.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <rpl/core/error.hpp>
+
+namespace rpl {
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_all(int fd, std::string_view content, const fs::path& path) {
+  while (!content.empty()) {
+    ssize_t n = ::write(fd, content.data(), content.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail(Errc::run_failed, "{}: cannot write: {}", path.string(), std::strerror(errno));
+    }
+    content.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+}  // namespace
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) fail(Errc::run_failed, "{}: cannot create a file there: {}", dir.string(), std::strerror(errno));
+  try {
+    write_all(fd, content, path);
+    if (::fsync(fd) != 0) fail(Errc::run_failed, "{}: fsync failed: {}", path.string(), std::strerror(errno));
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    throw;
+  }
+  ::fchmod(fd, 0644);
+  ::close(fd);
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmpl.c_str());
+    fail(Errc::run_failed, "{}: cannot replace: {}", path.string(), std::strerror(err));
+  }
+  // Make the rename itself durable.
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) fail(Errc::bad_input, "{}: no such file", path.string());
+  if (fs::is_directory(path, ec)) fail(Errc::bad_input, "{}: is a directory, not a file", path.string());
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(Errc::bad_input, "{}: cannot open: {}", path.string(), std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) fail(Errc::bad_input, "{}: read error", path.string());
+  return std::move(buffer).str();
+}
+
+TempDir::TempDir(std::string_view prefix) {
+  const char* base = std::getenv("TMPDIR");
+  fs::path root = (base && *base) ? fs::path(base) : fs::path("/tmp");
+  std::string tmpl = (root / (std::string(prefix) + "XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr) {
+    fail(Errc::run_failed, "{}: cannot create a temporary folder: {}", root.string(), std::strerror(errno));
+  }
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  if (keep_ || path_.empty()) return;
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+}  // namespace rpl

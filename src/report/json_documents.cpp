@@ -1,0 +1,126 @@
+#include <rpl/report/json_documents.hpp>
+
+#include <cmath>
+
+#include <rpl/version.hpp>
+
+namespace rpl::report {
+
+double round6(double value) {
+  double r = std::round(value * 1e6) / 1e6;
+  return r == 0 ? 0.0 : r;  // no "-0.0"
+}
+
+namespace {
+
+template <typename T>
+Json optional_json(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+Json triple(const std::array<uint32_t, 3>& v) { return Json::array({v[0], v[1], v[2]}); }
+
+}  // namespace
+
+Json document_header() {
+  Json j;
+  j["schema_version"] = kSchemaVersion;
+  j["tool"] = {{"name", kToolName}, {"version", kVersion}};
+  return j;
+}
+
+Json occupancy_json(const hal::OccupancyResult& o) {
+  Json j;
+  j["theoretical"] = round6(o.theoretical);
+  j["unit"] = o.unit;
+  j["wave_size"] = o.wave_size;
+  j["waves_per_workgroup"] = o.waves_per_workgroup;
+  j["active_workgroups_per_cu"] = o.active_workgroups_per_cu;
+  j["active_waves_per_cu"] = o.active_waves_per_cu;
+  j["max_waves_per_cu"] = o.max_waves_per_cu;
+  if (o.waves_per_simd) j["waves_per_simd"] = round6(*o.waves_per_simd);
+  j["limiter"] = o.limiter;
+  j["limiters"] = o.limiters;
+  Json limits = Json::object();
+  for (const auto& l : o.limits) limits[l.name] = optional_json(l.workgroups);
+  j["limits"] = std::move(limits);
+  return j;
+}
+
+Json profile_json(const analysis::ProfileSummary& s) {
+  Json j = document_header();
+  j["backend"] = s.backend;
+  if (s.kernel) {
+    const auto& k = *s.kernel;
+    j["kernel"] = {{"name", k.name},
+                   {"mangled_name", k.mangled_name},
+                   {"grid", triple(k.grid)},
+                   {"block", triple(k.block)},
+                   {"dispatches", k.dispatches},
+                   {"total_ms", round6(k.total_ms)},
+                   {"time_fraction", round6(k.time_fraction)},
+                   {"longest_dispatch", {{"id", k.longest_dispatch_id}, {"duration_ms", round6(k.longest_dispatch_ms)}}}};
+  } else {
+    j["kernel"] = nullptr;
+  }
+  if (s.gpu) {
+    const auto& g = *s.gpu;
+    j["gpu"] = {{"vendor", g.vendor},
+                {"architecture", g.architecture},
+                {"product", g.product},
+                {"compute_units", optional_json(g.compute_units)},
+                {"wave_size", optional_json(g.wave_size)},
+                {"max_clock_mhz", optional_json(g.max_clock_mhz)}};
+  } else {
+    j["gpu"] = nullptr;
+  }
+  j["runtime_ms"] = round6(s.runtime_ms);
+  const auto& st = s.stability;
+  j["stability"] = {{"runs", st.runs},
+                    {"samples", st.samples},
+                    {"mean_ms", round6(st.mean_ms)},
+                    {"median_ms", round6(st.median_ms)},
+                    {"stddev_ms", round6(st.stddev_ms)},
+                    {"min_ms", round6(st.min_ms)},
+                    {"max_ms", round6(st.max_ms)},
+                    {"cv", round6(st.cv)},
+                    {"classification", st.classification}};
+  j["resources"] = s.resources ? resources_json(*s.resources) : Json(nullptr);
+  j["occupancy"] = s.occupancy ? occupancy_json(*s.occupancy) : Json(nullptr);
+  j["roofline"] = nullptr;  // needs a counter pass; a later capability
+  j["warnings"] = s.warnings;
+  return j;
+}
+
+Json resources_json(const analysis::ResourceSummary& r) {
+  return {{"vgpr_per_thread", r.vgpr_per_thread},   {"agpr_per_thread", r.agpr_per_thread},
+          {"sgpr_per_wave", r.sgpr_per_wave},       {"lds_bytes", r.lds_bytes},
+          {"static_lds_bytes", r.static_lds_bytes}, {"dynamic_lds_bytes", r.dynamic_lds_bytes},
+          {"scratch_bytes", r.scratch_bytes}};
+}
+
+Json inspect_json(const analysis::InspectReport& report) {
+  Json j = document_header();
+  j["file"] = report.file;
+  j["block"] = report.block;
+  Json kernels = Json::array();
+  for (const auto& k : report.kernels) {
+    Json kj;
+    kj["name"] = k.name;
+    kj["mangled_name"] = k.mangled_name;
+    kj["arch"] = k.arch;
+    kj["wave_size"] = k.wave_size;
+    kj["max_workgroup_size"] = k.max_flat_workgroup_size;
+    kj["resources"] = resources_json(k.resources);
+    kj["spills"] = {{"vgpr", k.vgpr_spills}, {"sgpr", k.sgpr_spills}};
+    kj["occupancy"] = k.occupancy ? occupancy_json(*k.occupancy) : Json(nullptr);
+    kernels.push_back(std::move(kj));
+  }
+  j["kernels"] = std::move(kernels);
+  j["warnings"] = report.warnings;
+  return j;
+}
+
+std::string dump(const Json& document) { return document.dump(2) + "\n"; }
+
+}  // namespace rpl::report

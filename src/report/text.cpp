@@ -1,0 +1,70 @@
+#include <rpl/report/text.hpp>
+
+#include <fmt/format.h>
+
+namespace rpl::report {
+namespace {
+
+std::string limit_value(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }
+
+}  // namespace
+
+std::string resources_text(const analysis::ResourceSummary& r) {
+  return fmt::format("VGPR {}, AGPR {}, SGPR {}, LDS {} B (static {} + dynamic {}), scratch {} B", r.vgpr_per_thread,
+                     r.agpr_per_thread, r.sgpr_per_wave, r.lds_bytes, r.static_lds_bytes, r.dynamic_lds_bytes,
+                     r.scratch_bytes);
+}
+
+std::string occupancy_text(const hal::OccupancyResult& o) {
+  const bool nvidia = o.unit == "SM";
+  const char* wave = nvidia ? "warps" : "waves";
+  const char* group = nvidia ? "blocks" : "workgroups";
+  std::string out = fmt::format("{:.1f} % ({} of {} {} per {}; {} {} per {}), limited by {}", o.theoretical * 100,
+                                o.active_waves_per_cu, o.max_waves_per_cu, wave, o.unit, o.active_workgroups_per_cu,
+                                group, o.unit, o.limiter);
+  if (o.waves_per_simd) out += fmt::format("; {:g} waves per SIMD", *o.waves_per_simd);
+  std::string limits;
+  for (const auto& l : o.limits) limits += fmt::format("{}{} {}", limits.empty() ? "" : ", ", l.name, limit_value(l.workgroups));
+  out += fmt::format("\n{:12}limits ({} per {}): {}", "", group, o.unit, limits);
+  return out;
+}
+
+std::string inspect_text(const analysis::InspectReport& report) {
+  std::string out = fmt::format("{}: {} kernels; occupancy for block {}\n", report.file, report.kernels.size(), report.block);
+  for (const auto& k : report.kernels) {
+    out += fmt::format("\n{}  [{}, wave{}]\n", k.name, k.arch, k.wave_size);
+    out += fmt::format("{:12}{}\n", "Resources", resources_text(k.resources));
+    if (k.vgpr_spills || k.sgpr_spills) out += fmt::format("{:12}{} VGPR and {} SGPR spills\n", "Spills", k.vgpr_spills, k.sgpr_spills);
+    out += fmt::format("{:12}{}\n", "Occupancy", k.occupancy ? occupancy_text(*k.occupancy) : std::string("not computed"));
+  }
+  return out;
+}
+
+std::string profile_text(const analysis::ProfileSummary& s) {
+  std::string out;
+  auto line = [&out](std::string_view label, const std::string& text) { out += fmt::format("{:<12}{}\n", label, text); };
+  if (s.kernel) {
+    const auto& k = *s.kernel;
+    line("Kernel", k.name);
+    line("", fmt::format("{} dispatches, {:.3f} ms in all, {:.1f} % of kernel time; grid [{}, {}, {}], block [{}, {}, {}]",
+                         k.dispatches, k.total_ms, k.time_fraction * 100, k.grid[0], k.grid[1], k.grid[2], k.block[0],
+                         k.block[1], k.block[2]));
+  }
+  if (s.gpu) {
+    const auto& g = *s.gpu;
+    std::string gpu = g.product.empty() ? g.architecture : fmt::format("{} ({})", g.product, g.architecture);
+    if (g.compute_units) gpu += fmt::format(", {} {}", *g.compute_units, g.vendor == "NVIDIA" ? "SMs" : "CUs");
+    if (g.wave_size) gpu += fmt::format(", {} {}", g.vendor == "NVIDIA" ? "warp" : "wave", *g.wave_size);
+    if (g.max_clock_mhz) gpu += fmt::format(", {:g} MHz", *g.max_clock_mhz);
+    line("GPU", gpu);
+  }
+  const auto& st = s.stability;
+  line("Runtime", fmt::format("{:.4f} ms {}", s.runtime_ms, s.kernel ? "per dispatch (mean)" : "per run (mean, whole process)"));
+  line("Stability", fmt::format("{}: cv {:.4f} over {} samples in {} runs (median {:.4f}, min {:.4f}, max {:.4f} ms)",
+                                st.classification, st.cv, st.samples, st.runs, st.median_ms, st.min_ms, st.max_ms));
+  line("Resources", s.resources ? resources_text(*s.resources) : "unknown (no trace)");
+  line("Occupancy", s.occupancy ? occupancy_text(*s.occupancy) : "unknown");
+  return out;
+}
+
+}  // namespace rpl::report

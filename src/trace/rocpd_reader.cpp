@@ -1,0 +1,377 @@
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json.hpp>
+
+#include <rpl/core/error.hpp>
+
+namespace rpl::trace {
+namespace fs = std::filesystem;
+namespace {
+
+// One set of rocpd tables sharing a suffix ("_<uuid>"), or the unsuffixed views when there are no tables.
+struct TableSet {
+  std::string suffix;
+  std::set<std::string> names;  // every table (or view) name of the set, suffix included
+  bool has(const std::string& base) const { return names.count("rocpd_" + base + suffix) != 0; }
+  std::string name(const std::string& base) const { return "\"rocpd_" + base + suffix + "\""; }
+};
+
+std::set<std::string> columns_of(SQLite::Database& db, const std::string& quoted_table) {
+  std::set<std::string> cols;
+  SQLite::Statement st(db, "PRAGMA table_info(" + quoted_table + ")");
+  while (st.executeStep()) cols.insert(st.getColumn(1).getString());
+  return cols;
+}
+
+// "col" when the table has it, else a literal default, so one SELECT serves every schema variant.
+std::string column_or(const std::set<std::string>& cols, const std::string& col, const std::string& fallback) {
+  return cols.count(col) ? "\"" + col + "\"" : fallback;
+}
+
+void require_columns(const std::set<std::string>& cols, std::initializer_list<const char*> needed,
+                     const fs::path& file, const std::string& table) {
+  for (const char* col : needed) {
+    if (!cols.count(col)) {
+      fail(Errc::bad_input, "{}: table {} has no column \"{}\"; not a rocpd v3 database this reader knows",
+           file.string(), table, col);
+    }
+  }
+}
+
+void check_sqlite_header(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) fail(Errc::bad_input, "{}: no such file", file.string());
+  if (fs::is_directory(file, ec)) fail(Errc::bad_input, "{}: is a directory, not a rocpd database", file.string());
+  auto size = fs::file_size(file, ec);
+  if (ec) fail(Errc::bad_input, "{}: cannot read: {}", file.string(), ec.message());
+  if (size == 0) fail(Errc::bad_input, "{}: empty file, not a rocpd database", file.string());
+  std::ifstream in(file, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  if (!in || std::memcmp(header, "SQLite format 3", 16) != 0) {
+    fail(Errc::bad_input, "{}: not a SQLite database (rocpd traces are SQLite files)", file.string());
+  }
+}
+
+std::vector<TableSet> find_table_sets(SQLite::Database& db, const fs::path& file) {
+  static const std::regex dispatch_table("^rocpd_kernel_dispatch(_[0-9A-Za-z_]+)?$");
+  std::vector<std::pair<std::string, std::string>> objects;  // name, type
+  SQLite::Statement st(db, "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name");
+  while (st.executeStep()) objects.emplace_back(st.getColumn(0).getString(), st.getColumn(1).getString());
+
+  std::vector<TableSet> sets;
+  for (const auto& [name, type] : objects) {
+    std::smatch m;
+    if (type == "table" && std::regex_match(name, m, dispatch_table)) sets.push_back({m[1].str(), {}});
+  }
+  if (sets.empty()) {
+    // No suffixed tables: a database of views only (e.g. merged by a tool) still reads through them.
+    for (const auto& [name, type] : objects) {
+      if (name == "rocpd_kernel_dispatch") sets.push_back({"", {}});
+    }
+  }
+  if (sets.empty()) {
+    fail(Errc::bad_input, "{}: no rocpd tables (no rocpd_kernel_dispatch table); is it a rocprofv3 --output-format rocpd database?",
+         file.string());
+  }
+  for (auto& set : sets) {
+    for (const auto& [name, type] : objects) {
+      if (name.rfind("rocpd_", 0) == 0 && name.size() >= set.suffix.size() &&
+          name.compare(name.size() - set.suffix.size(), set.suffix.size(), set.suffix) == 0) {
+        set.names.insert(name);
+      }
+    }
+  }
+  return sets;
+}
+
+std::optional<int> json_int(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return static_cast<int>(it->get<double>());
+}
+
+std::optional<double> json_double(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string text_or_empty(const SQLite::Column& c) { return c.isNull() ? std::string() : c.getString(); }
+
+// Maps (guid, rocpd id) to an index in the model.
+class IdMap {
+ public:
+  void add(const std::string& guid, int64_t id, int32_t index) { by_guid_[guid][id] = index; }
+  int32_t find(const std::string& guid, int64_t id) const {
+    auto g = by_guid_.find(guid);
+    if (g == by_guid_.end()) return -1;
+    auto it = g->second.find(id);
+    return it == g->second.end() ? -1 : it->second;
+  }
+  const std::unordered_map<int64_t, int32_t>* for_guid(const std::string& guid) const {
+    auto g = by_guid_.find(guid);
+    return g == by_guid_.end() ? nullptr : &g->second;
+  }
+
+ private:
+  std::map<std::string, std::unordered_map<int64_t, int32_t>> by_guid_;
+};
+
+class FileReader {
+ public:
+  FileReader(Trace& trace, const fs::path& file, SQLite::Database& db)
+      : trace_(trace), file_(file), db_(db), source_(static_cast<int32_t>(trace.sources.size())) {
+    trace_.sources.push_back({file.string(), {}});
+  }
+
+  void read(const TableSet& set) {
+    check_schema_version(set);
+    if (set.has("info_agent")) read_agents(set);
+    if (!set.has("info_kernel_symbol")) {
+      fail(Errc::bad_input, "{}: rocpd_info_kernel_symbol{} is missing; cannot name the kernels", file_.string(), set.suffix);
+    }
+    read_symbols(set);
+    read_dispatches(set);
+    if (set.has("memory_copy")) read_memory_copies(set);
+  }
+
+ private:
+  void note_guid(const std::string& guid) {
+    auto& guids = trace_.sources[source_].guids;
+    if (std::find(guids.begin(), guids.end(), guid) == guids.end()) guids.push_back(guid);
+  }
+
+  void check_schema_version(const TableSet& set) {
+    if (!set.has("metadata")) return;
+    auto cols = columns_of(db_, set.name("metadata"));
+    if (!cols.count("tag") || !cols.count("value")) return;
+    SQLite::Statement st(db_, "SELECT value FROM " + set.name("metadata") + " WHERE tag = 'schema_version'");
+    if (st.executeStep()) {
+      std::string version = text_or_empty(st.getColumn(0));
+      if (!version.empty() && version[0] != '3') {
+        trace_.warnings.push_back(fmt::format("{}: rocpd schema_version {} (this reader expects 3)", file_.string(), version));
+      }
+    }
+  }
+
+  void read_agents(const TableSet& set) {
+    const std::string table = set.name("info_agent");
+    auto cols = columns_of(db_, table);
+    require_columns(cols, {"id"}, file_, table);
+    SQLite::Statement st(db_, "SELECT " + column_or(cols, "guid", "''") + ", id, " + column_or(cols, "type", "'GPU'") +
+                                  ", " + column_or(cols, "name", "''") + ", " + column_or(cols, "vendor_name", "''") + ", " +
+                                  column_or(cols, "product_name", "''") + ", " + column_or(cols, "extdata", "'{}'") +
+                                  " FROM " + table);
+    while (st.executeStep()) {
+      Agent a;
+      a.source = source_;
+      a.guid = text_or_empty(st.getColumn(0));
+      a.id = st.getColumn(1).getInt64();
+      a.type = text_or_empty(st.getColumn(2));
+      a.name = text_or_empty(st.getColumn(3));
+      a.vendor_name = text_or_empty(st.getColumn(4));
+      a.product_name = text_or_empty(st.getColumn(5));
+      auto ext = nlohmann::json::parse(text_or_empty(st.getColumn(6)), nullptr, false);
+      if (ext.is_discarded()) {
+        trace_.warnings.push_back(fmt::format("{}: agent {} has extdata that is not JSON; its properties are unknown",
+                                              file_.string(), a.id));
+      } else if (ext.is_object()) {
+        a.compute_units = json_int(ext, "cu_count");
+        a.simds_per_cu = json_int(ext, "simd_per_cu");
+        a.wave_size = json_int(ext, "wave_front_size");
+        a.max_waves_per_cu = json_int(ext, "max_waves_per_cu");
+        a.max_clock_mhz = json_double(ext, "max_engine_clk_fcompute");
+        a.lds_kib = json_int(ext, "lds_size_in_kb");
+        if (a.product_name.empty() && ext.contains("product_name") && ext["product_name"].is_string()) {
+          a.product_name = ext["product_name"].get<std::string>();
+        }
+      }
+      note_guid(a.guid);
+      agents_.add(a.guid, a.id, static_cast<int32_t>(trace_.agents.size()));
+      trace_.agents.push_back(std::move(a));
+    }
+  }
+
+  void read_symbols(const TableSet& set) {
+    const std::string table = set.name("info_kernel_symbol");
+    auto cols = columns_of(db_, table);
+    require_columns(cols, {"id"}, file_, table);
+    if (!cols.count("kernel_name") && !cols.count("display_name")) {
+      fail(Errc::bad_input, "{}: table {} has neither kernel_name nor display_name", file_.string(), table);
+    }
+    SQLite::Statement st(db_, "SELECT " + column_or(cols, "guid", "''") + ", id, " + column_or(cols, "kernel_name", "NULL") +
+                                  ", " + column_or(cols, "display_name", "NULL") + ", " +
+                                  column_or(cols, "arch_vgpr_count", "0") + ", " + column_or(cols, "accum_vgpr_count", "0") +
+                                  ", " + column_or(cols, "sgpr_count", "0") + ", " + column_or(cols, "group_segment_size", "0") +
+                                  ", " + column_or(cols, "private_segment_size", "0") + ", " +
+                                  column_or(cols, "kernarg_segment_size", "0") + " FROM " + table);
+    while (st.executeStep()) {
+      KernelSymbol k;
+      k.source = source_;
+      k.guid = text_or_empty(st.getColumn(0));
+      k.id = st.getColumn(1).getInt64();
+      k.mangled_name = text_or_empty(st.getColumn(2));
+      k.display_name = text_or_empty(st.getColumn(3));
+      k.arch_vgpr_count = st.getColumn(4).getInt64();
+      k.accum_vgpr_count = st.getColumn(5).getInt64();
+      k.sgpr_count = st.getColumn(6).getInt64();
+      k.group_segment_size = st.getColumn(7).getInt64();
+      k.private_segment_size = st.getColumn(8).getInt64();
+      k.kernarg_segment_size = st.getColumn(9).getInt64();
+      if (k.mangled_name.empty() && k.display_name.empty()) k.display_name = fmt::format("<kernel {}>", k.id);
+      note_guid(k.guid);
+      symbols_.add(k.guid, k.id, static_cast<int32_t>(trace_.symbols.size()));
+      trace_.symbols.push_back(std::move(k));
+    }
+  }
+
+  int32_t unknown_symbol(const std::string& guid, int64_t kernel_id) {
+    int32_t index = symbols_.find(guid, kernel_id);
+    if (index >= 0) return index;
+    KernelSymbol k;
+    k.source = source_;
+    k.guid = guid;
+    k.id = kernel_id;
+    k.display_name = fmt::format("<unknown kernel {}>", kernel_id);
+    index = static_cast<int32_t>(trace_.symbols.size());
+    symbols_.add(guid, kernel_id, index);
+    trace_.symbols.push_back(std::move(k));
+    trace_.warnings.push_back(
+        fmt::format("{}: dispatches name kernel id {} that rocpd_info_kernel_symbol does not list", file_.string(), kernel_id));
+    return index;
+  }
+
+  void read_dispatches(const TableSet& set) {
+    const std::string table = set.name("kernel_dispatch");
+    auto cols = columns_of(db_, table);
+    require_columns(cols, {"kernel_id", "start", "end"}, file_, table);
+    const std::string select =
+        "SELECT " + column_or(cols, "guid", "''") + ", " + column_or(cols, "id", "rowid") + ", kernel_id, " +
+        column_or(cols, "agent_id", "-1") + ", " + column_or(cols, "queue_id", "0") + ", " +
+        column_or(cols, "stream_id", "0") + ", \"start\", \"end\", " + column_or(cols, "workgroup_size_x", "1") + ", " +
+        column_or(cols, "workgroup_size_y", "1") + ", " + column_or(cols, "workgroup_size_z", "1") + ", " +
+        column_or(cols, "grid_size_x", "1") + ", " + column_or(cols, "grid_size_y", "1") + ", " +
+        column_or(cols, "grid_size_z", "1") + ", " + column_or(cols, "group_segment_size", "0") + ", " +
+        column_or(cols, "private_segment_size", "0") + " FROM " + table;
+    SQLite::Statement st(db_, select);
+    // The GUID rarely changes from row to row: look its maps up only when it does.
+    std::string guid;
+    bool first = true;
+    const std::unordered_map<int64_t, int32_t>* symbols = nullptr;
+    const std::unordered_map<int64_t, int32_t>* agents = nullptr;
+    int64_t bad_times = 0;
+    while (st.executeStep()) {
+      const char* g = st.getColumn(0).getText("");
+      if (first || guid != g) {
+        guid = g;
+        first = false;
+        note_guid(guid);
+        symbols = symbols_.for_guid(guid);
+        agents = agents_.for_guid(guid);
+      }
+      Dispatch d;
+      d.source = source_;
+      d.id = st.getColumn(1).getInt64();
+      const int64_t kernel_id = st.getColumn(2).getInt64();
+      const int64_t agent_id = st.getColumn(3).getInt64();
+      d.queue_id = st.getColumn(4).getInt64();
+      d.stream_id = st.getColumn(5).getInt64();
+      d.start_ns = st.getColumn(6).getInt64();
+      d.end_ns = st.getColumn(7).getInt64();
+      for (int i = 0; i < 3; ++i) d.workgroup[i] = static_cast<uint32_t>(st.getColumn(8 + i).getInt64());
+      for (int i = 0; i < 3; ++i) d.grid[i] = static_cast<uint32_t>(st.getColumn(11 + i).getInt64());
+      d.group_segment_size = static_cast<uint32_t>(st.getColumn(14).getInt64());
+      d.private_segment_size = static_cast<uint32_t>(st.getColumn(15).getInt64());
+      if (d.end_ns < d.start_ns) {
+        ++bad_times;
+        d.end_ns = d.start_ns;
+      }
+      if (symbols) {
+        auto it = symbols->find(kernel_id);
+        if (it != symbols->end()) d.symbol = it->second;
+      }
+      if (d.symbol < 0) {
+        d.symbol = unknown_symbol(guid, kernel_id);
+        symbols = symbols_.for_guid(guid);
+      }
+      if (agents) {
+        auto ag = agents->find(agent_id);
+        if (ag != agents->end()) d.agent = ag->second;
+      }
+      trace_.dispatches.push_back(d);
+    }
+    if (bad_times > 0) {
+      trace_.warnings.push_back(fmt::format("{}: {} dispatches end before they start; their duration is taken as 0",
+                                            file_.string(), bad_times));
+    }
+  }
+
+  void read_memory_copies(const TableSet& set) {
+    const std::string table = set.name("memory_copy");
+    auto cols = columns_of(db_, table);
+    if (!cols.count("start") || !cols.count("end")) return;
+    const bool has_strings = set.has("string");
+    std::string name_expr = "''";
+    if (has_strings && cols.count("name_id")) {
+      name_expr = "(SELECT s.string FROM " + set.name("string") + " s WHERE s.id = c.name_id)";
+    }
+    SQLite::Statement st(db_, "SELECT " + column_or(cols, "id", "rowid") + ", \"start\", \"end\", " +
+                                  column_or(cols, "size", "0") + ", " + name_expr + ", " +
+                                  column_or(cols, "src_agent_id", "0") + ", " + column_or(cols, "dst_agent_id", "0") + ", " +
+                                  column_or(cols, "queue_id", "0") + ", " + column_or(cols, "stream_id", "0") + " FROM " +
+                                  table + " c");
+    while (st.executeStep()) {
+      MemoryCopy c;
+      c.source = source_;
+      c.id = st.getColumn(0).getInt64();
+      c.start_ns = st.getColumn(1).getInt64();
+      c.end_ns = st.getColumn(2).getInt64();
+      c.size = st.getColumn(3).getInt64();
+      c.name = text_or_empty(st.getColumn(4));
+      c.src_agent_id = st.getColumn(5).getInt64();
+      c.dst_agent_id = st.getColumn(6).getInt64();
+      c.queue_id = st.getColumn(7).getInt64();
+      c.stream_id = st.getColumn(8).getInt64();
+      trace_.memory_copies.push_back(std::move(c));
+    }
+  }
+
+  Trace& trace_;
+  const fs::path& file_;
+  SQLite::Database& db_;
+  int32_t source_;
+  IdMap agents_;
+  IdMap symbols_;
+};
+
+}  // namespace
+
+void read_rocpd_into(Trace& trace, const fs::path& file) {
+  check_sqlite_header(file);
+  try {
+    SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+    auto sets = find_table_sets(db, file);
+    FileReader reader(trace, file, db);
+    for (const auto& set : sets) reader.read(set);
+  } catch (const SQLite::Exception& e) {
+    fail(Errc::bad_input, "{}: unreadable rocpd database (truncated or corrupt?): {}", file.string(), e.what());
+  }
+}
+
+Trace read_rocpd(const std::vector<fs::path>& files) {
+  Trace trace;
+  for (const auto& file : files) read_rocpd_into(trace, file);
+  return trace;
+}
+
+}  // namespace rpl::trace

@@ -1,0 +1,276 @@
+#include <rpl/trace/rocpd_writer.hpp>
+
+#include <map>
+#include <set>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <rpl/core/error.hpp>
+
+#include "rocpd_schema.hpp"
+
+namespace rpl::trace {
+namespace fs = std::filesystem;
+
+struct RocpdWriter::Impl {
+  SQLite::Database db;
+  SQLite::Transaction transaction;
+  std::string suffix;
+  RocpdProcessInfo process;
+  int64_t node_id = 1;
+  std::set<int64_t> queues, streams, code_objects;
+  std::map<std::string, int64_t> strings;
+  int64_t next_event_id = 1;
+  // Prepared on first use: the tables do not exist when Impl is built.
+  std::unique_ptr<SQLite::Statement> insert_dispatch;
+  std::unique_ptr<SQLite::Statement> insert_event;
+
+  // Everything goes in one transaction: fast, and an interrupted writer leaves no half-written rows.
+  Impl(const fs::path& path, const RocpdProcessInfo& info, const std::string& table_suffix)
+      : db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE),
+        transaction(db),
+        suffix(table_suffix),
+        process(info) {}
+
+
+  std::string table(const char* name) const { return "\"rocpd_" + std::string(name) + suffix + "\""; }
+
+  int64_t string_id(const std::string& text) {
+    auto it = strings.find(text);
+    if (it != strings.end()) return it->second;
+    int64_t id = static_cast<int64_t>(strings.size()) + 1;
+    SQLite::Statement st(db, "INSERT INTO " + table("string") + " (id, string) VALUES (?, ?)");
+    st.bind(1, id);
+    st.bind(2, text);
+    st.exec();
+    strings.emplace(text, id);
+    return id;
+  }
+
+  void ensure_queue_and_stream(int64_t queue_id, int64_t stream_id) {
+    if (queues.insert(queue_id).second) {
+      SQLite::Statement st(db, "INSERT INTO " + table("info_queue") + " (id, nid, pid, name) VALUES (?,?,?,?)");
+      st.bind(1, queue_id);
+      st.bind(2, node_id);
+      st.bind(3, process.pid);
+      st.bind(4, "Queue " + std::to_string(queue_id));
+      st.exec();
+    }
+    if (streams.insert(stream_id).second) {
+      SQLite::Statement st(db, "INSERT INTO " + table("info_stream") + " (id, nid, pid, name) VALUES (?,?,?,?)");
+      st.bind(1, stream_id);
+      st.bind(2, node_id);
+      st.bind(3, process.pid);
+      st.bind(4, "Stream " + std::to_string(stream_id));
+      st.exec();
+    }
+  }
+};
+
+std::string RocpdWriter::table_suffix(const std::string& uuid) {
+  if (uuid.empty()) return "";
+  std::string s = "_" + uuid;
+  for (char& c : s) {
+    if (c == '-') c = '_';
+  }
+  return s;
+}
+
+RocpdWriter::RocpdWriter(const fs::path& path, const RocpdProcessInfo& process) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) fail(Errc::bad_input, "{}: already exists; refusing to overwrite it", path.string());
+  const std::string suffix = table_suffix(process.uuid);
+  try {
+    impl_ = std::make_unique<Impl>(path, process, suffix);
+    auto& db = impl_->db;
+    db.exec(detail::rocpd_tables_sql(suffix, process.uuid));
+    db.exec(detail::rocpd_views_sql(suffix));
+    db.exec(detail::rocpd_metadata_sql(suffix, process.uuid, process.uuid));
+    SQLite::Statement node(db, "INSERT INTO " + impl_->table("info_node") +
+                                   " (id, hash, machine_id, system_name, hostname) VALUES (?,?,?,?,?)");
+    node.bind(1, impl_->node_id);
+    node.bind(2, impl_->node_id);
+    node.bind(3, "machine-" + process.hostname);
+    node.bind(4, "Linux");
+    node.bind(5, process.hostname);
+    node.exec();
+    SQLite::Statement proc(db, "INSERT INTO " + impl_->table("info_process") +
+                                   " (id, nid, ppid, pid, init, fini, start, end, command) VALUES (?,?,?,?,?,?,?,?,?)");
+    proc.bind(1, process.pid);
+    proc.bind(2, impl_->node_id);
+    proc.bind(3, process.ppid);
+    proc.bind(4, process.pid);
+    proc.bind(5, process.start_ns);
+    proc.bind(6, process.end_ns);
+    proc.bind(7, process.start_ns);
+    proc.bind(8, process.end_ns);
+    proc.bind(9, process.command);
+    proc.exec();
+    SQLite::Statement thread(db, "INSERT INTO " + impl_->table("info_thread") +
+                                     " (id, nid, ppid, pid, tid, name, start, end) VALUES (?,?,?,?,?,?,?,?)");
+    thread.bind(1, process.pid);
+    thread.bind(2, impl_->node_id);
+    thread.bind(3, process.ppid);
+    thread.bind(4, process.pid);
+    thread.bind(5, process.pid);
+    thread.bind(6, "main");
+    thread.bind(7, process.start_ns);
+    thread.bind(8, process.end_ns);
+    thread.exec();
+  } catch (const SQLite::Exception& e) {
+    fail(Errc::run_failed, "{}: cannot create rocpd database: {}", path.string(), e.what());
+  }
+}
+
+RocpdWriter::~RocpdWriter() = default;
+
+void RocpdWriter::add_agent(const Agent& agent, const nlohmann::json& extra_extdata) {
+  nlohmann::json ext = nlohmann::json::object();
+  if (agent.compute_units) ext["cu_count"] = *agent.compute_units;
+  if (agent.simds_per_cu) ext["simd_per_cu"] = *agent.simds_per_cu;
+  if (agent.wave_size) ext["wave_front_size"] = *agent.wave_size;
+  if (agent.max_waves_per_cu) ext["max_waves_per_cu"] = *agent.max_waves_per_cu;
+  if (agent.max_clock_mhz) ext["max_engine_clk_fcompute"] = *agent.max_clock_mhz;
+  if (agent.lds_kib) ext["lds_size_in_kb"] = *agent.lds_kib;
+  ext["name"] = agent.name;
+  ext["product_name"] = agent.product_name;
+  ext["vendor_name"] = agent.vendor_name;
+  ext.update(extra_extdata);
+  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("info_agent") +
+                                      " (id, nid, pid, type, absolute_index, logical_index, type_index, uuid, name,"
+                                      " model_name, vendor_name, product_name, user_name, extdata)"
+                                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  st.bind(1, agent.id);
+  st.bind(2, impl_->node_id);
+  st.bind(3, impl_->process.pid);
+  st.bind(4, agent.type);
+  st.bind(5, agent.id);
+  st.bind(6, agent.id);
+  st.bind(7, agent.id);
+  st.bind(8, agent.id);
+  st.bind(9, agent.name);
+  st.bind(10, agent.name);
+  st.bind(11, agent.vendor_name);
+  st.bind(12, agent.product_name);
+  st.bind(13, agent.product_name);
+  st.bind(14, ext.dump());
+  st.exec();
+}
+
+void RocpdWriter::add_kernel_symbol(const KernelSymbol& symbol, const nlohmann::json& extdata) {
+  const int64_t code_object_id = 1;
+  if (impl_->code_objects.insert(code_object_id).second) {
+    SQLite::Statement co(impl_->db, "INSERT INTO " + impl_->table("info_code_object") +
+                                        " (id, nid, pid, agent_id, uri, storage_type) VALUES (?,?,?,?,?,?)");
+    co.bind(1, code_object_id);
+    co.bind(2, impl_->node_id);
+    co.bind(3, impl_->process.pid);
+    co.bind(4);
+    co.bind(5, "memory://" + std::to_string(impl_->process.pid));
+    co.bind(6, "MEMORY");
+    co.exec();
+  }
+  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("info_kernel_symbol") +
+                                      " (id, nid, pid, code_object_id, kernel_name, display_name, kernel_object,"
+                                      " kernarg_segment_size, kernarg_segment_alignment, group_segment_size,"
+                                      " private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count, extdata)"
+                                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  st.bind(1, symbol.id);
+  st.bind(2, impl_->node_id);
+  st.bind(3, impl_->process.pid);
+  st.bind(4, code_object_id);
+  st.bind(5, symbol.mangled_name);
+  st.bind(6, symbol.display_name);
+  st.bind(7, symbol.id * 64);
+  st.bind(8, symbol.kernarg_segment_size);
+  st.bind(9, 8);
+  st.bind(10, symbol.group_segment_size);
+  st.bind(11, symbol.private_segment_size);
+  st.bind(12, symbol.sgpr_count);
+  st.bind(13, symbol.arch_vgpr_count);
+  st.bind(14, symbol.accum_vgpr_count);
+  st.bind(15, extdata.dump());
+  st.exec();
+}
+
+void RocpdWriter::add_dispatch(const Dispatch& d, int64_t agent_id, int64_t kernel_id, const nlohmann::json& extdata) {
+  impl_->ensure_queue_and_stream(d.queue_id, d.stream_id);
+  const int64_t category = impl_->string_id("KERNEL_DISPATCH");
+  const int64_t region = impl_->string_id("");
+  const int64_t event_id = impl_->next_event_id++;
+  if (!impl_->insert_event) {
+    impl_->insert_event = std::make_unique<SQLite::Statement>(
+        impl_->db, "INSERT INTO " + impl_->table("event") +
+                       " (id, category_id, stack_id, parent_stack_id, correlation_id) VALUES (?,?,?,?,?)");
+    impl_->insert_dispatch = std::make_unique<SQLite::Statement>(
+        impl_->db, "INSERT INTO " + impl_->table("kernel_dispatch") +
+                       " (id, nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, stream_id, start, end,"
+                       " private_segment_size, group_segment_size, workgroup_size_x, workgroup_size_y,"
+                       " workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, region_name_id, event_id,"
+                       " extdata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  }
+  auto& ev = *impl_->insert_event;
+  ev.bind(1, event_id);
+  ev.bind(2, category);
+  ev.bind(3, d.id);
+  ev.bind(4, d.id);
+  ev.bind(5, d.id);
+  ev.exec();
+  ev.reset();
+  auto& st = *impl_->insert_dispatch;
+  st.bind(1, d.id);
+  st.bind(2, impl_->node_id);
+  st.bind(3, impl_->process.pid);
+  st.bind(4, impl_->process.pid);
+  st.bind(5, agent_id);
+  st.bind(6, kernel_id);
+  st.bind(7, d.id);
+  st.bind(8, d.queue_id);
+  st.bind(9, d.stream_id);
+  st.bind(10, d.start_ns);
+  st.bind(11, d.end_ns);
+  st.bind(12, static_cast<int64_t>(d.private_segment_size));
+  st.bind(13, static_cast<int64_t>(d.group_segment_size));
+  for (int i = 0; i < 3; ++i) st.bind(14 + i, static_cast<int64_t>(d.workgroup[i]));
+  for (int i = 0; i < 3; ++i) st.bind(17 + i, static_cast<int64_t>(d.grid[i]));
+  st.bind(20, region);
+  st.bind(21, event_id);
+  if (extdata.empty()) {
+    st.bind(22, "{}");
+  } else {
+    st.bind(22, extdata.dump());
+  }
+  st.exec();
+  st.reset();
+}
+
+void RocpdWriter::add_memory_copy(const MemoryCopy& c, const nlohmann::json& extdata) {
+  impl_->ensure_queue_and_stream(c.queue_id, c.stream_id);
+  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("memory_copy") +
+                                      " (id, nid, pid, tid, start, end, name_id, dst_agent_id, src_agent_id, size,"
+                                      " queue_id, stream_id, extdata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  st.bind(1, c.id);
+  st.bind(2, impl_->node_id);
+  st.bind(3, impl_->process.pid);
+  st.bind(4, impl_->process.pid);
+  st.bind(5, c.start_ns);
+  st.bind(6, c.end_ns);
+  st.bind(7, impl_->string_id(c.name));
+  st.bind(8, c.dst_agent_id);
+  st.bind(9, c.src_agent_id);
+  st.bind(10, c.size);
+  st.bind(11, c.queue_id);
+  st.bind(12, c.stream_id);
+  st.bind(13, extdata.dump());
+  st.exec();
+}
+
+void RocpdWriter::finish() {
+  try {
+    impl_->transaction.commit();
+  } catch (const SQLite::Exception& e) {
+    fail(Errc::run_failed, "cannot commit rocpd database: {}", e.what());
+  }
+}
+
+}  // namespace rpl::trace
