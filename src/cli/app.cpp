@@ -33,6 +33,15 @@ int run(const std::vector<std::string>& args) {
                                  add_inspect_command(app)};
   std::vector<CLI::App*> subs = app.get_subcommands([](const CLI::App*) { return true; });
   try {
+    if (ours.size() > 1 && ours[1].rfind('-', 0) != 0) {
+      std::string names;
+      bool known = false;
+      for (auto* sub : subs) {
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+        known |= sub->get_name() == ours[1];
+      }
+      if (!known) fail(Errc::bad_input, "unknown command '{}' (commands: {})", ours[1], names);
+    }
     std::vector<std::string> reversed(ours.rbegin(), ours.rend() - (ours.empty() ? 0 : 1));
     app.parse(reversed);
     if (dashes != args.end() && !app.got_subcommand("profile")) {

@@ -143,12 +143,16 @@ ProcessResult run_process(const ProcessOptions& options) {
   std::array<int, 2> pipe_fds{-1, -1};
   if (options.output_file) {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, options.output_file->c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   } else if (options.capture_output) {
     if (::pipe2(pipe_fds.data(), O_CLOEXEC) != 0) fail(Errc::internal, "pipe: {}", std::strerror(errno));
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+  }
+  if (options.error_file) {
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, options.error_file->c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (options.working_directory) {

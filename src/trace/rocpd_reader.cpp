@@ -1,6 +1,7 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -229,6 +230,11 @@ class FileReader {
       k.private_segment_size = st.getColumn(8).getInt64();
       k.kernarg_segment_size = st.getColumn(9).getInt64();
       if (k.mangled_name.empty() && k.display_name.empty()) k.display_name = fmt::format("<kernel {}>", k.id);
+      if (k.arch_vgpr_count < 0 || k.accum_vgpr_count < 0 || k.sgpr_count < 0 || k.group_segment_size < 0 ||
+          k.private_segment_size < 0) {
+        fail(Errc::bad_input, "{}: kernel symbol {} has a negative register or segment size; the database is corrupt",
+             file_.string(), k.id);
+      }
       note_guid(k.guid);
       symbols_.add(k.guid, k.id, static_cast<int32_t>(trace_.symbols.size()));
       trace_.symbols.push_back(std::move(k));
@@ -288,10 +294,12 @@ class FileReader {
       d.stream_id = st.getColumn(5).getInt64();
       d.start_ns = st.getColumn(6).getInt64();
       d.end_ns = st.getColumn(7).getInt64();
-      for (int i = 0; i < 3; ++i) d.workgroup[i] = static_cast<uint32_t>(st.getColumn(8 + i).getInt64());
-      for (int i = 0; i < 3; ++i) d.grid[i] = static_cast<uint32_t>(st.getColumn(11 + i).getInt64());
-      d.group_segment_size = static_cast<uint32_t>(st.getColumn(14).getInt64());
-      d.private_segment_size = static_cast<uint32_t>(st.getColumn(15).getInt64());
+      d.workgroup = {checked_size(st, 8, 1, kMaxWorkgroupDim, d.id), checked_size(st, 9, 1, kMaxWorkgroupDim, d.id),
+                     checked_size(st, 10, 1, kMaxWorkgroupDim, d.id)};
+      d.grid = {checked_size(st, 11, 1, UINT32_MAX, d.id), checked_size(st, 12, 1, UINT32_MAX, d.id),
+                checked_size(st, 13, 1, UINT32_MAX, d.id)};
+      d.group_segment_size = checked_size(st, 14, 0, UINT32_MAX, d.id);
+      d.private_segment_size = checked_size(st, 15, 0, UINT32_MAX, d.id);
       if (d.end_ns < d.start_ns) {
         ++bad_times;
         d.end_ns = d.start_ns;
@@ -314,6 +322,18 @@ class FileReader {
       trace_.warnings.push_back(fmt::format("{}: {} dispatches end before they start; their duration is taken as 0",
                                             file_.string(), bad_times));
     }
+  }
+
+  // AQL packets hold workgroup sizes in 16 bits and grid sizes and segment sizes in 32 bits.
+  static constexpr int64_t kMaxWorkgroupDim = 65535;
+
+  uint32_t checked_size(SQLite::Statement& st, int column, int64_t lo, int64_t hi, int64_t dispatch_id) {
+    const int64_t v = st.getColumn(column).getInt64();
+    if (v < lo || v > hi) {
+      fail(Errc::bad_input, "{}: dispatch {} has an invalid {} of {}; the database is corrupt", file_.string(), dispatch_id,
+           st.getColumnName(column), v);
+    }
+    return static_cast<uint32_t>(v);
   }
 
   void read_memory_copies(const TableSet& set) {

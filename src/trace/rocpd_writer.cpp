@@ -76,9 +76,11 @@ std::string RocpdWriter::table_suffix(const std::string& uuid) {
   return s;
 }
 
-RocpdWriter::RocpdWriter(const fs::path& path, const RocpdProcessInfo& process) {
+RocpdWriter::RocpdWriter(const fs::path& path, const RocpdProcessInfo& process, bool add_to_existing) {
   std::error_code ec;
-  if (fs::exists(path, ec)) fail(Errc::bad_input, "{}: already exists; refusing to overwrite it", path.string());
+  const bool exists = fs::exists(path, ec);
+  if (exists && !add_to_existing) fail(Errc::bad_input, "{}: already exists; refusing to overwrite it", path.string());
+  if (!exists && add_to_existing) fail(Errc::bad_input, "{}: no such rocpd database to add a process to", path.string());
   const std::string suffix = table_suffix(process.uuid);
   try {
     impl_ = std::make_unique<Impl>(path, process, suffix);

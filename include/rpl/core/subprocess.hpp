@@ -16,6 +16,7 @@ struct ProcessOptions {
   std::optional<std::chrono::duration<double>> timeout;           // whole process group killed past it
   std::optional<std::filesystem::path> output_file;               // stdout and stderr go here ...
   bool capture_output = false;                                    // ... or into ProcessResult::output
+  std::optional<std::filesystem::path> error_file;                // stderr apart, when set
   std::optional<std::filesystem::path> working_directory;
 };
 

@@ -23,8 +23,10 @@ struct RocpdProcessInfo {
 
 class RocpdWriter {
  public:
-  /// Creates a new database at path; Error(bad_input) if the file exists already.
-  RocpdWriter(const std::filesystem::path& path, const RocpdProcessInfo& process);
+  /// Creates a new database at path; Error(bad_input) if the file exists already. With
+  /// add_to_existing, adds this process's table set to an existing rocpd file instead (a file
+  /// holding several processes, as a merged run does).
+  RocpdWriter(const std::filesystem::path& path, const RocpdProcessInfo& process, bool add_to_existing = false);
   ~RocpdWriter();
   RocpdWriter(const RocpdWriter&) = delete;
   RocpdWriter& operator=(const RocpdWriter&) = delete;

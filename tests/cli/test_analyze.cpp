@@ -1,0 +1,110 @@
+// rocm-perf analyze on scenario traces: golden JSON, schema validity, determinism, the alias.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <rpl/core/subprocess.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+
+std::vector<std::string> three_runs(const std::string& scenario_name) {
+  const auto dir = fresh_dir(scenario_name);
+  std::vector<std::string> files;
+  for (int run = 1; run <= 3; ++run) files.push_back(scenario(scenario_name, run, dir).string());
+  return files;
+}
+
+void expect_golden_analysis(const std::string& scenario_name, const std::string& golden) {
+  auto args = three_runs(scenario_name);
+  args.insert(args.begin(), {"analyze", "--json"});
+  auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "--json keeps stderr quiet unless something is wrong";
+  EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  EXPECT_EQ(golden_difference(r.out, golden), "");
+}
+
+TEST(CliAnalyze, Mi300xGolden) { expect_golden_analysis("mi300x", "analyze_mi300x.json"); }
+TEST(CliAnalyze, Mi250xGolden) { expect_golden_analysis("mi250x", "analyze_mi250x.json"); }
+TEST(CliAnalyze, Rx6900xtGolden) { expect_golden_analysis("rx6900xt", "analyze_rx6900xt.json"); }
+
+TEST(CliAnalyze, RawSqlDatabaseGolden) {
+  const auto path = fresh_dir("raw") / "raw.db";
+  ProcessOptions p;
+  p.argv = {"sqlite3", path.string(), ".read " + (source_dir() / "tests/fixtures/rocpd_v3_raw.sql").string()};
+  ASSERT_TRUE(run_process(p).ok());
+  auto r = run_cli({"analyze", "--json", path.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  EXPECT_EQ(golden_difference(r.out, "analyze_raw_sql.json"), "");
+}
+
+TEST(CliAnalyze, SameInputSameBytes) {
+  auto files = three_runs("mi300x");
+  std::vector<std::string> args = {"analyze", "--json"};
+  args.insert(args.end(), files.begin(), files.end());
+  auto a = run_cli(args);
+  auto b = run_cli(args);
+  ASSERT_EQ(a.exit_code, 0);
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(CliAnalyze, HumanSummaryAndWarningsGoToTheirStreams) {
+  auto r = run_cli({"analyze", three_runs("mi300x")[0]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Kernel      matmul_kernel(float const*, float const*, float*, int, int, int)"), std::string::npos);
+  EXPECT_NE(r.out.find("Occupancy   25.0 %"), std::string::npos);
+  EXPECT_NE(r.out.find("limited by lds"), std::string::npos);
+  EXPECT_NE(r.err.find("warning: the selected kernel holds only"), std::string::npos);
+  EXPECT_EQ(r.out.find("warning"), std::string::npos);
+}
+
+TEST(CliAnalyze, QuietPrintsTheRuntimeAlone) {
+  auto files = three_runs("example");
+  auto quiet = run_cli({"analyze", "--quiet", files[0]});
+  auto json = run_cli({"analyze", "--json", files[0]});
+  ASSERT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(count_lines(quiet.out), 1);
+  EXPECT_DOUBLE_EQ(std::stod(quiet.out), nlohmann::json::parse(json.out)["runtime_ms"].get<double>());
+}
+
+TEST(CliAnalyze, KernelRegexSelects) {
+  auto r = run_cli({"analyze", "--json", "--kernel", "softmax", three_runs("mi300x")[0]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["kernel"]["mangled_name"], "_Z14softmax_kernelPfii");
+  EXPECT_EQ(doc["occupancy"]["limiter"], "waves");  // 1024-thread blocks: 16 waves each, 2 fit in 32 slots
+  EXPECT_EQ(doc["occupancy"]["active_workgroups_per_cu"], 2);
+}
+
+TEST(CliAnalyze, WritesProfileJsonWithOut) {
+  const auto out = fresh_dir("analyze-out") / "result";
+  auto r = run_cli({"analyze", "--json", "--out", out.string(), three_runs("example")[0]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text(out / "profile.json"), r.out);
+}
+
+TEST(CliAnalyze, BundledExampleTraceAnalyzes) {
+  auto r = run_cli({"analyze", "--json", (source_dir() / "examples/traces/softmax_example.db").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  EXPECT_EQ(golden_difference(r.out, "analyze_example.json"), "");
+}
+
+TEST(CliAnalyze, VersionAndAlias) {
+  auto r = run_cli({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "rocm-perf 0.1.0\n");
+  ProcessOptions p;
+  p.argv = {(bin_dir() / "rocm-perf-lab").string(), "--version"};
+  p.capture_output = true;
+  auto alias = run_process(p);
+  EXPECT_EQ(alias.exit_status, 0);
+  EXPECT_EQ(alias.output, "rocm-perf 0.1.0\n");
+}
+
+}  // namespace
+}  // namespace rpl::test

@@ -1,0 +1,144 @@
+// Bad input: each case gives the documented exit code and one clear line on stderr, nothing on
+// stdout, never a crash, and leaves the user's files as they were.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+void expect_error(const std::vector<std::string>& args, int code, const std::string& message,
+                  const std::vector<std::pair<std::string, std::string>>& env = {}) {
+  auto r = run_cli(args, env);
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("rocm-perf: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << "expected '" << message << "' in: " << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CliBadInput, MissingFile) { expect_error({"analyze", "/nonexistent/t.db"}, 2, "/nonexistent/t.db: no such file"); }
+
+TEST(CliBadInput, EmptyFile) {
+  const auto path = fresh_dir("empty") / "empty.db";
+  std::ofstream{path};
+  expect_error({"analyze", path.string()}, 2, "empty file");
+}
+
+TEST(CliBadInput, NonSqliteFile) {
+  const auto path = fresh_dir("text") / "trace.db";
+  std::ofstream(path) << "not sqlite";
+  expect_error({"analyze", "--json", path.string()}, 2, "not a SQLite database");
+}
+
+TEST(CliBadInput, TruncatedDatabase) {
+  const auto dir = fresh_dir("trunc");
+  const std::string bytes = read_text(scenario("mi300x", 1, dir));
+  const auto path = dir / "truncated.db";
+  std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  const std::string before = read_text(path);
+  expect_error({"analyze", path.string()}, 2, "unreadable rocpd database");
+  EXPECT_EQ(read_text(path), before) << "the user's file must not change";
+}
+
+TEST(CliBadInput, SqliteWithoutRocpdTables) {
+  const auto path = fresh_dir("plain") / "plain.db";
+  SQLite::Database(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE).exec("CREATE TABLE t(x);");
+  expect_error({"analyze", path.string()}, 2, "no rocpd tables");
+}
+
+TEST(CliBadInput, RocpdWithNoDispatches) {
+  expect_error({"analyze", scenario("no-dispatches", 1, fresh_dir("nod")).string()}, 2, "no kernel dispatches recorded");
+}
+
+TEST(CliBadInput, OnlyHelperKernelsFallBackWithAWarning) {
+  auto r = run_cli({"analyze", scenario("helpers-only", 1, fresh_dir("helpers")).string()});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.err.find("every kernel in the trace is a runtime helper"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("__amd_rocclr_fillBufferAligned"), std::string::npos);
+}
+
+TEST(CliBadInput, UnknownArchitecture) {
+  expect_error({"occupancy", "--arch", "gfx9999", "--block", "256"}, 2, "unknown architecture 'gfx9999' (known: gfx1030");
+  const auto dir = fresh_dir("arch");
+  std::ofstream(dir / "x") << "x";
+  expect_error({"inspect", "--arch", "sm_99", (dir / "x").string()}, 2, "unknown architecture 'sm_99'");
+}
+
+TEST(CliBadInput, KernelRegexThatMatchesNothingOrDoesNotCompile) {
+  const auto db = scenario("mi300x", 1, fresh_dir("regex")).string();
+  expect_error({"analyze", "--kernel", "no_such_kernel", db}, 2, "--kernel 'no_such_kernel' matches none of the 4 kernels");
+  expect_error({"analyze", "--kernel", "matmul(", db}, 2, "--kernel 'matmul(': not a valid regular expression");
+}
+
+TEST(CliBadInput, NegativeOrAbsurdBlockAndRuns) {
+  expect_error({"occupancy", "--arch", "gfx942", "--block", "-4"}, 2, "block size -4 is outside 1..1024");
+  expect_error({"occupancy", "--arch", "gfx942", "--block", "100000"}, 2, "block size 100000 is outside 1..1024");
+  expect_error({"occupancy", "--arch", "sm_90", "--block", "0"}, 2, "block size 0 is outside 1..1024");
+  expect_error({"occupancy", "--arch", "gfx942", "--block", "lots"}, 2, "--block");
+  expect_error({"profile", "--runs", "0", "--", "/bin/true"}, 2, "--runs");
+  expect_error({"profile", "--runs", "-3", "--", "/bin/true"}, 2, "--runs");
+  expect_error({"profile", "--runs", "99999999", "--", "/bin/true"}, 2, "--runs");
+  expect_error({"profile", "--timeout", "-1", "--", "/bin/true"}, 2, "--timeout");
+  expect_error({"inspect", "--block", "2048", "/bin/true"}, 2, "--block 2048 is outside 1..1024");
+}
+
+TEST(CliBadInput, OptionsOfTheOtherVendor) {
+  expect_error({"occupancy", "--arch", "sm_90", "--block", "256", "--vgpr", "64"}, 2, "--vgpr does not apply to sm_90");
+  expect_error({"occupancy", "--arch", "gfx942", "--block", "256", "--regs", "64"}, 2, "--regs does not apply to gfx942");
+}
+
+TEST(CliBadInput, ProgramThatDoesNotExist) {
+  expect_error({"profile", "--no-rocprof", "--", "/nonexistent/app"}, 2, "/nonexistent/app: no such program");
+  expect_error({"profile", "--", "rpl-no-such-app"}, 2, "rpl-no-such-app: no such program",
+               {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}});
+}
+
+TEST(CliBadInput, ProfileWithoutAProgram) {
+  expect_error({"profile", "--runs", "1"}, 2, "no program to run");
+}
+
+TEST(CliBadInput, UsageErrors) {
+  expect_error({}, 2, "subcommand");
+  expect_error({"frobnicate"}, 2, "frobnicate");
+  expect_error({"analyze"}, 2, "databases");
+  expect_error({"occupancy", "--block", "64"}, 2, "--arch");
+  expect_error({"analyze", "--no-such-flag", "x.db"}, 2, "--no-such-flag");
+  expect_error({"analyze", "x.db", "--", "/bin/true"}, 2, "only accepted by 'profile'");
+}
+
+TEST(CliBadInput, InspectNonCodeObjects) {
+  const auto dir = fresh_dir("inspect");
+  std::ofstream(dir / "notes.txt") << "plain text";
+  expect_error({"inspect", (dir / "notes.txt").string()}, 2, "not an AMD code object");
+  expect_error({"inspect", "/bin/true"}, 2, "no AMD GPU code");
+  expect_error({"inspect", (dir / "missing.hsaco").string()}, 2, "no such file");
+  expect_error({"inspect", dir.string()}, 2, "is a directory");
+}
+
+TEST(CliBadInput, HugeHostileDatabaseIsRejectedWithoutACrash) {
+  // A dispatch table with absurd values: negative sizes, end before start, a 1 MiB kernel name.
+  const auto path = fresh_dir("hostile") / "hostile.db";
+  {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE rocpd_kernel_dispatch_h (id INTEGER PRIMARY KEY, kernel_id INTEGER, agent_id INTEGER, start INTEGER,"
+            " end INTEGER, workgroup_size_x INTEGER, workgroup_size_y INTEGER, workgroup_size_z INTEGER,"
+            " group_segment_size INTEGER);"
+            "CREATE TABLE rocpd_info_kernel_symbol_h (id INTEGER PRIMARY KEY, kernel_name TEXT, arch_vgpr_count INTEGER);"
+            "CREATE TABLE rocpd_info_agent_h (id INTEGER PRIMARY KEY, type TEXT, name TEXT, extdata TEXT);"
+            "INSERT INTO rocpd_info_agent_h VALUES (1, 'GPU', 'gfx942', '{not json');"
+            "INSERT INTO rocpd_info_kernel_symbol_h VALUES (1, printf('%.*c', 1048576, 'k'), -7);"
+            "INSERT INTO rocpd_kernel_dispatch_h VALUES (1, 1, 1, 500, 100, 4000000, -1, 0, -5);");
+  }
+  expect_error({"analyze", "--json", path.string()}, 2, "has a negative register or segment size; the database is corrupt");
+  SQLite::Database(path.string(), SQLite::OPEN_READWRITE).exec("UPDATE rocpd_info_kernel_symbol_h SET arch_vgpr_count = 7;");
+  expect_error({"analyze", "--json", path.string()}, 2, "dispatch 1 has an invalid workgroup_size_x of 4000000");
+}
+
+}  // namespace
+}  // namespace rpl::test

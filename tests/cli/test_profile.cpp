@@ -1,0 +1,183 @@
+// rocm-perf profile through the stand-in rocprofv3, and --no-rocprof.
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+struct FakeProfiler {
+  fs::path dir = fresh_dir("profile");
+  fs::path log = dir / "rocprofv3-argv.jsonl";
+  std::vector<std::pair<std::string, std::string>> env(const std::string& scenario_name = "mi300x") const {
+    return {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"},
+            {"RPL_FAKE_ROCPROF_LOG", log.string()},
+            {"RPL_FAKE_ROCPROF_SCENARIO", scenario_name}};
+  }
+  std::vector<nlohmann::json> invocations() const {
+    std::vector<nlohmann::json> out;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+    return out;
+  }
+};
+
+TEST(CliProfile, RunsRocprofv3WithExactlyTheDocumentedArguments) {
+  FakeProfiler fake;
+  const fs::path out = fake.dir / "out";
+  auto r = run_cli({"profile", "--runs", "3", "--out", out.string(), "--json", "--", "/bin/echo", "hello world", "--flag"},
+                   fake.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto calls = fake.invocations();
+  ASSERT_EQ(calls.size(), 3u);
+  std::set<std::string> dirs;
+  for (const auto& argv : calls) {
+    ASSERT_EQ(argv.size(), 10u) << argv.dump();
+    EXPECT_EQ(argv[0], (fake_rocprof_dir() / "rocprofv3").string());
+    EXPECT_EQ(argv[1], "--kernel-trace");
+    EXPECT_EQ(argv[2], "--output-format");
+    EXPECT_EQ(argv[3], "rocpd");
+    EXPECT_EQ(argv[4], "-d");
+    EXPECT_EQ(argv[6], "--");
+    EXPECT_EQ(argv[7], "/bin/echo");
+    EXPECT_EQ(argv[8], "hello world");  // one argument, untouched by any shell
+    EXPECT_EQ(argv[9], "--flag");
+    dirs.insert(argv[5].get<std::string>());
+    EXPECT_FALSE(fs::exists(argv[5].get<std::string>())) << "temporary folders are removed without --debug";
+  }
+  EXPECT_EQ(dirs.size(), 3u) << "each run gets its own output folder";
+
+  // The output folder: profile.json equal to stdout, and one database per run.
+  EXPECT_EQ(read_text(out / "profile.json"), r.out);
+  EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  int dbs = 0;
+  for (const auto& e : fs::directory_iterator(out / ".rocpd_profile")) {
+    EXPECT_NE(e.path().filename().string().find("_results.db"), std::string::npos);
+    ++dbs;
+  }
+  EXPECT_EQ(dbs, 3);
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["backend"], "rocm");
+  EXPECT_EQ(doc["stability"]["runs"], 3);
+  EXPECT_EQ(doc["kernel"]["dispatches"], 120);
+  // The program's own output never reaches our stdout.
+  EXPECT_EQ(r.out.find("hello world"), std::string::npos);
+}
+
+TEST(CliProfile, ProfileAgainReplacesTheTracesOfTheLastProfile) {
+  FakeProfiler fake;
+  const fs::path out = fake.dir / "out";
+  ASSERT_EQ(run_cli({"profile", "--runs", "3", "--out", out.string(), "--", "/bin/true"}, fake.env()).exit_code, 0);
+  ASSERT_EQ(run_cli({"profile", "--runs", "1", "--out", out.string(), "--", "/bin/true"}, fake.env()).exit_code, 0);
+  int dbs = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(out / ".rocpd_profile")) ++dbs;
+  EXPECT_EQ(dbs, 1);
+  EXPECT_EQ(nlohmann::json::parse(read_text(out / "profile.json"))["stability"]["runs"], 1);
+}
+
+TEST(CliProfile, HumanAndQuietOutput) {
+  FakeProfiler fake;
+  auto human = run_cli({"profile", "--runs", "2", "--out", (fake.dir / "h").string(), "--", "/bin/true"}, fake.env());
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("Runtime     "), std::string::npos);
+  EXPECT_NE(human.out.find("Occupancy   25.0 %"), std::string::npos);
+  auto quiet = run_cli({"profile", "--quiet", "--runs", "1", "--out", (fake.dir / "q").string(), "--", "/bin/true"}, fake.env());
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(count_lines(quiet.out), 1);
+  EXPECT_GT(std::stod(quiet.out), 0.9);
+}
+
+TEST(CliProfile, DebugKeepsTemporaryFoldersAndPrintsCommands) {
+  FakeProfiler fake;
+  auto r = run_cli({"profile", "--debug", "--runs", "1", "--out", (fake.dir / "d").string(), "--", "/bin/true"}, fake.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("--kernel-trace --output-format rocpd -d"), std::string::npos);
+  auto calls = fake.invocations();
+  ASSERT_EQ(calls.size(), 1u);
+  const fs::path kept = fs::path(calls[0][5].get<std::string>()).parent_path();
+  EXPECT_TRUE(fs::exists(kept / "rocprofv3.log"));
+  fs::remove_all(kept);
+}
+
+TEST(CliProfile, FailingProgramIsExitCode1NamingTheRun) {
+  FakeProfiler fake;
+  auto r = run_cli({"profile", "--runs", "3", "--out", (fake.dir / "f").string(), "--", "/bin/false"}, fake.env());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("run 1 of 3: /bin/false exited with status 1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(fake.dir / "f" / "profile.json"));
+}
+
+TEST(CliProfile, HangingProgramIsKilledWithItsProcessGroup) {
+  FakeProfiler fake;
+  const fs::path pid_file = fake.dir / "app.pid";
+  auto r = run_cli({"profile", "--timeout", "1", "--runs", "2", "--out", (fake.dir / "t").string(), "--", "/bin/sh", "-c",
+                    "echo $$ > \"$0\"; exec sleep 60", pid_file.string()},
+                   fake.env(), 30);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_LT(r.seconds, 15);
+  EXPECT_NE(r.err.find("run 1 of 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("timed out after 1 s"), std::string::npos) << r.err;
+  pid_t app = 0;
+  std::ifstream(pid_file) >> app;
+  ASSERT_GT(app, 0);
+  bool alive = true;
+  for (int i = 0; i < 100 && alive; ++i) {
+    alive = ::kill(app, 0) == 0;
+    if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(alive) << "the profiled program survived the timeout";
+}
+
+TEST(CliProfile, ProfilerThatWritesNoDatabaseIsExitCode1) {
+  FakeProfiler fake;
+  auto env = fake.env();
+  env.emplace_back("RPL_FAKE_ROCPROF_NO_DB", "1");
+  auto r = run_cli({"profile", "--runs", "1", "--out", (fake.dir / "n").string(), "--", "/bin/true"}, env);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("rocprofv3 wrote no *_results.db"), std::string::npos) << r.err;
+}
+
+TEST(CliProfile, MissingRocprofv3IsExitCode3) {
+  FakeProfiler fake;
+  auto r = run_cli({"profile", "--out", (fake.dir / "m").string(), "--", "/bin/true"}, {{"PATH", "/usr/bin:/bin"}});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(count_lines(r.err), 1);
+  EXPECT_NE(r.err.find("rocprofv3 not found"), std::string::npos) << r.err;
+}
+
+TEST(CliProfile, NoRocprofTimesTheWholeProcess) {
+  FakeProfiler fake;
+  auto r = run_cli({"profile", "--no-rocprof", "--runs", "3", "--json", "--out", (fake.dir / "w").string(), "--", "/bin/sleep",
+                    "0.05"},
+                   {{"PATH", "/usr/bin:/bin"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["backend"], "wallclock");
+  EXPECT_TRUE(doc["kernel"].is_null());
+  EXPECT_TRUE(doc["resources"].is_null());
+  EXPECT_TRUE(doc["occupancy"].is_null());
+  EXPECT_EQ(doc["stability"]["samples"], 3);
+  EXPECT_GE(doc["runtime_ms"].get<double>(), 50.0);
+  EXPECT_TRUE(fake.invocations().empty()) << "--no-rocprof must not run rocprofv3";
+}
+
+TEST(CliProfile, ProgramMayAlsoBeGivenWithoutDashes) {
+  FakeProfiler fake;
+  auto r = run_cli({"profile", "--runs", "1", "--out", (fake.dir / "p").string(), "/bin/true"}, fake.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(fake.invocations().size(), 1u);
+  EXPECT_EQ(fake.invocations()[0][7], "/bin/true");
+}
+
+}  // namespace
+}  // namespace rpl::test

@@ -1,0 +1,108 @@
+#include "test_support.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <rpl/core/files.hpp>
+#include <rpl/core/subprocess.hpp>
+
+#include "trace_scenarios.hpp"
+
+namespace rpl::test {
+namespace fs = std::filesystem;
+
+namespace {
+
+// One scratch folder per test binary, removed at exit unless RPL_KEEP_TEST_FILES is set.
+const fs::path& scratch_root() {
+  static TempDir dir("rpl-test-");
+  static bool keep = [] {
+    if (std::getenv("RPL_KEEP_TEST_FILES")) dir.keep();
+    return true;
+  }();
+  (void)keep;
+  return dir.path();
+}
+
+}  // namespace
+
+fs::path source_dir() { return RPL_SOURCE_DIR; }
+fs::path bin_dir() { return RPL_BIN_DIR; }
+fs::path fake_rocprof_dir() { return RPL_FAKE_ROCPROF_DIR; }
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int count_lines(const std::string& text) {
+  int n = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) ++n;
+  }
+  return n;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  static int counter = 0;
+  fs::path dir = scratch_root() / (name + "-" + std::to_string(++counter));
+  fs::create_directories(dir);
+  return dir;
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& env,
+                  double timeout_seconds) {
+  const fs::path dir = fresh_dir("cli");
+  ProcessOptions p;
+  p.argv = {(bin_dir() / "rocm-perf").string()};
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.extra_env = env;
+  p.extra_env.emplace_back("NO_COLOR", "1");
+  p.output_file = dir / "stdout";
+  p.error_file = dir / "stderr";
+  p.timeout = std::chrono::duration<double>(timeout_seconds);
+  ProcessResult r = run_process(p);
+  CliResult out;
+  out.exit_code = r.timed_out ? -2 : r.term_signal ? 128 + r.term_signal : r.exit_status;
+  out.out = read_text(dir / "stdout");
+  out.err = read_text(dir / "stderr");
+  out.seconds = r.wall_seconds;
+  return out;
+}
+
+fs::path scenario(const std::string& name, int run, const fs::path& dir) {
+  fs::path path = dir / (name + "_run" + std::to_string(run) + ".db");
+  tools::write_scenario(name, run, path);
+  return path;
+}
+
+std::string schema_errors(const std::string& json_text, const std::string& schema) {
+  const fs::path doc = fresh_dir("json") / "document.json";
+  std::ofstream(doc) << json_text;
+  ProcessOptions p;
+  p.argv = {RPL_TEST_PYTHON, (source_dir() / "tests/support/validate_json.py").string(), (source_dir() / "schemas").string(),
+            schema, doc.string()};
+  p.capture_output = true;
+  ProcessResult r = run_process(p);
+  return r.ok() ? std::string() : (r.output.empty() ? r.describe() : r.output);
+}
+
+std::string golden_difference(const std::string& text, const std::string& name) {
+  const fs::path golden = source_dir() / "tests/golden" / name;
+  if (std::getenv("RPL_UPDATE_GOLDEN")) {
+    write_file_atomic(golden, text);
+    return "";
+  }
+  if (!fs::exists(golden)) return "missing golden file " + golden.string() + " (run with RPL_UPDATE_GOLDEN=1)";
+  const std::string expected = read_text(golden);
+  if (expected == text) return "";
+  return "output differs from " + golden.string() + ":\n--- expected\n" + expected + "\n--- actual\n" + text;
+}
+
+}  // namespace rpl::test

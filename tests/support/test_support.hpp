@@ -1,0 +1,43 @@
+#pragma once
+// Helpers shared by the tests: where things are, running the real rocm-perf binary, building
+// scenario traces, and validating JSON against schemas/.
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rpl::test {
+
+std::filesystem::path source_dir();
+std::filesystem::path bin_dir();           // rocm-perf, rocm-perf-lab, rpl-make-trace
+std::filesystem::path fake_rocprof_dir();  // holds the stand-in "rocprofv3"
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  double seconds = 0;
+};
+
+/// Runs build/bin/rocm-perf with args (PATH and other variables from env added).
+CliResult run_cli(const std::vector<std::string>& args,
+                  const std::vector<std::pair<std::string, std::string>>& env = {}, double timeout_seconds = 120);
+
+/// A fresh folder for one test, removed when the test binary exits.
+std::filesystem::path fresh_dir(const std::string& name);
+
+/// Writes a scenario trace (tools/trace_scenarios.hpp) and returns its path.
+std::filesystem::path scenario(const std::string& name, int run, const std::filesystem::path& dir);
+
+/// Empty when the document is valid against schemas/<schema>.schema.json, else the validator's errors.
+std::string schema_errors(const std::string& json_text, const std::string& schema);
+
+/// Compares text with tests/golden/<name>; RPL_UPDATE_GOLDEN=1 rewrites the golden file instead.
+std::string golden_difference(const std::string& text, const std::string& name);
+
+std::string read_text(const std::filesystem::path& path);
+
+/// Number of non-empty lines.
+int count_lines(const std::string& text);
+
+}  // namespace rpl::test

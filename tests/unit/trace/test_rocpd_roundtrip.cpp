@@ -1,0 +1,112 @@
+// The writer's databases read back as what was written, across scenarios, files and processes.
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/core/error.hpp>
+#include <rpl/trace/rocpd_writer.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::trace {
+namespace {
+
+const KernelSymbol& symbol_named(const Trace& t, const std::string& mangled) {
+  for (const auto& s : t.symbols) {
+    if (s.mangled_name == mangled) return s;
+  }
+  throw std::runtime_error("no symbol " + mangled);
+}
+
+TEST(RocpdRoundTrip, Mi300xRunReadsBackEveryTable) {
+  const auto dir = test::fresh_dir("mi300x");
+  Trace t = read_rocpd({test::scenario("mi300x", 1, dir)});
+  ASSERT_EQ(t.sources.size(), 1u);
+  ASSERT_EQ(t.sources[0].guids.size(), 1u);
+  EXPECT_EQ(t.agents.size(), 2u);
+  EXPECT_EQ(t.symbols.size(), 4u);
+  EXPECT_EQ(t.dispatches.size(), 12u + 40u + 30u + 20u);
+  ASSERT_EQ(t.memory_copies.size(), 1u);
+  EXPECT_EQ(t.memory_copies[0].name, "MEMORY_COPY_HOST_TO_DEVICE");
+  EXPECT_EQ(t.memory_copies[0].size, 64 << 20);
+  EXPECT_TRUE(t.warnings.empty());
+
+  const Agent* gpu = nullptr;
+  for (const auto& a : t.agents) {
+    if (a.type == "GPU") gpu = &a;
+  }
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->name, "gfx942");
+  EXPECT_EQ(gpu->product_name, "AMD Instinct MI300X");
+  EXPECT_EQ(gpu->compute_units, 304);
+  EXPECT_EQ(gpu->wave_size, 64);
+  EXPECT_EQ(gpu->max_clock_mhz, 2100);
+
+  const auto& matmul = symbol_named(t, "_Z13matmul_kernelPKfS0_Pfiii");
+  EXPECT_EQ(matmul.display_name, "matmul_kernel(float const*, float const*, float*, int, int, int)");
+  EXPECT_EQ(matmul.arch_vgpr_count, 128);
+  EXPECT_EQ(matmul.sgpr_count, 48);
+  EXPECT_EQ(matmul.group_segment_size, 16384);
+
+  std::set<int64_t> queues;
+  for (const auto& d : t.dispatches) {
+    ASSERT_GE(d.symbol, 0);
+    ASSERT_GE(d.agent, 0);
+    EXPECT_EQ(t.agents[d.agent].name, "gfx942");
+    EXPECT_GE(d.end_ns, d.start_ns);
+    queues.insert(d.queue_id);
+    if (t.symbols[d.symbol].mangled_name == matmul.mangled_name) {
+      EXPECT_EQ(d.workgroup, (std::array<uint32_t, 3>{256, 1, 1}));
+      EXPECT_EQ(d.grid, (std::array<uint32_t, 3>{65536, 64, 1}));
+      EXPECT_EQ(d.group_segment_size, 24576u);
+    }
+  }
+  EXPECT_EQ(queues, (std::set<int64_t>{1, 2}));
+}
+
+TEST(RocpdRoundTrip, SeveralFilesBecomeSeveralSourcesWithTheirOwnGuids) {
+  const auto dir = test::fresh_dir("runs");
+  Trace t = read_rocpd({test::scenario("mi300x", 1, dir), test::scenario("mi300x", 2, dir), test::scenario("mi300x", 3, dir)});
+  ASSERT_EQ(t.sources.size(), 3u);
+  std::set<std::string> guids;
+  for (const auto& s : t.sources) guids.insert(s.guids.at(0));
+  EXPECT_EQ(guids.size(), 3u);
+  EXPECT_EQ(t.dispatches.size(), 3u * 102u);
+  for (const auto& d : t.dispatches) {
+    // Every dispatch resolves to the symbol and agent of its own file.
+    EXPECT_EQ(t.symbols[d.symbol].source, d.source);
+    EXPECT_EQ(t.agents[d.agent].source, d.source);
+  }
+}
+
+TEST(RocpdRoundTrip, TwoProcessesInOneFileKeepTheirAgentsApart) {
+  const auto dir = test::fresh_dir("mi250x");
+  Trace t = read_rocpd({test::scenario("mi250x", 1, dir)});
+  ASSERT_EQ(t.sources.size(), 1u);
+  EXPECT_EQ(t.sources[0].guids.size(), 2u);
+  EXPECT_EQ(t.dispatches.size(), 100u);
+  EXPECT_EQ(t.agents.size(), 2u);
+  for (const auto& d : t.dispatches) {
+    const auto& symbol = t.symbols[d.symbol];
+    const auto& agent = t.agents[d.agent];
+    EXPECT_EQ(symbol.guid, agent.guid);
+    EXPECT_EQ(agent.name, "gfx90a");
+  }
+  const auto& gemm = symbol_named(t, "_Z9gemm_mfmaPKDhS0_Pfi");
+  EXPECT_EQ(gemm.arch_vgpr_count, 64);
+  EXPECT_EQ(gemm.accum_vgpr_count, 64);
+}
+
+TEST(RocpdRoundTrip, WriterRefusesToOverwrite) {
+  const auto dir = test::fresh_dir("overwrite");
+  const auto path = test::scenario("example", 1, dir);
+  const auto before = test::read_text(path);
+  RocpdProcessInfo p;
+  p.uuid = "0192f0c1-0000-7000-8000-000000000001";
+  EXPECT_THROW(RocpdWriter(path, p), rpl::Error);
+  EXPECT_EQ(test::read_text(path), before);
+}
+
+}  // namespace
+}  // namespace rpl::trace

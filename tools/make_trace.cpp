@@ -1,0 +1,35 @@
+// rpl-make-trace: writes the scenario traces of tools/trace_scenarios.hpp (tests, benchmark, example).
+//   rpl-make-trace SCENARIO OUT.db [--run N]
+//   rpl-make-trace benchmark OUT.db [--dispatches N] [--kernels K] [--queues Q]
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include <rpl/core/error.hpp>
+
+#include "trace_scenarios.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Writes rocpd trace scenarios with rocm-perf's writer", "rpl-make-trace"};
+  std::string scenario, out;
+  int run = 1, kernels = 2000, queues = 8;
+  int64_t dispatches = 1'000'000;
+  app.add_option("scenario", scenario, "benchmark, or one of the test scenarios")->required();
+  app.add_option("out", out, "database to create")->required();
+  app.add_option("--run", run, "run number (1-based)")->check(CLI::Range(1, 1000));
+  app.add_option("--dispatches", dispatches, "benchmark: dispatches")->check(CLI::Range(int64_t{1}, int64_t{100'000'000}));
+  app.add_option("--kernels", kernels, "benchmark: kernel symbols")->check(CLI::Range(1, 1'000'000));
+  app.add_option("--queues", queues, "benchmark: queues")->check(CLI::Range(1, 1024));
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (scenario == "benchmark") {
+      rpl::tools::write_benchmark_trace(out, dispatches, kernels, queues);
+    } else {
+      rpl::tools::write_scenario(scenario, run, out);
+    }
+  } catch (const rpl::Error& e) {
+    std::cerr << "rpl-make-trace: error: " << e.what() << "\n";
+    return rpl::exit_code(e.code());
+  }
+  return 0;
+}

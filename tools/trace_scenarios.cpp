@@ -1,0 +1,265 @@
+#include "trace_scenarios.hpp"
+
+#include <array>
+#include <map>
+
+#include <fmt/format.h>
+
+#include <rpl/core/error.hpp>
+#include <rpl/trace/rocpd_writer.hpp>
+
+namespace rpl::tools {
+namespace {
+
+using trace::Agent;
+using trace::Dispatch;
+using trace::KernelSymbol;
+using trace::RocpdWriter;
+
+// Deterministic jitter: a small LCG, so every build of a scenario has the same bytes of data.
+class Jitter {
+ public:
+  explicit Jitter(uint64_t seed) : state_(seed * 6364136223846793005ULL + 1442695040888963407ULL) {}
+  // A value in [-1, 1).
+  double next() {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>((state_ >> 33) % 2000000) / 1000000.0 - 1.0;
+  }
+
+ private:
+  uint64_t state_;
+};
+
+std::string uuid_for(const std::string& scenario, int run, int process) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : scenario) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  h ^= static_cast<uint64_t>(run) * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(process);
+  return fmt::format("{:08x}-{:04x}-7{:03x}-{:04x}-{:012x}", static_cast<uint32_t>(h >> 32), static_cast<uint16_t>(h >> 16),
+                     static_cast<uint16_t>(h) & 0xfff, 0x8000 | (static_cast<uint16_t>(h >> 8) & 0x3fff),
+                     (h * 2654435761ULL) & 0xffffffffffffULL);
+}
+
+Agent gpu_agent(int64_t id, std::string name, std::string product, int cus, int wave, int max_waves_per_cu, double clock,
+                int lds_kib) {
+  Agent a;
+  a.id = id;
+  a.type = "GPU";
+  a.name = std::move(name);
+  a.vendor_name = "AMD";
+  a.product_name = std::move(product);
+  a.compute_units = cus;
+  a.simds_per_cu = a.name == "gfx1030" ? 2 : 4;
+  a.wave_size = wave;
+  a.max_waves_per_cu = max_waves_per_cu;
+  a.max_clock_mhz = clock;
+  a.lds_kib = lds_kib;
+  return a;
+}
+
+Agent cpu_agent(int64_t id) {
+  Agent a;
+  a.id = id;
+  a.type = "CPU";
+  a.name = "AMD EPYC 9654 96-Core Processor";
+  a.vendor_name = "CPU";
+  a.product_name = a.name;
+  return a;
+}
+
+KernelSymbol symbol(int64_t id, std::string mangled, std::string display, int vgpr, int agpr, int sgpr, int static_lds,
+                    int scratch = 0) {
+  KernelSymbol k;
+  k.id = id;
+  k.mangled_name = std::move(mangled);
+  k.display_name = std::move(display);
+  k.arch_vgpr_count = vgpr;
+  k.accum_vgpr_count = agpr;
+  k.sgpr_count = sgpr;
+  k.group_segment_size = static_lds;
+  k.private_segment_size = scratch;
+  k.kernarg_segment_size = 64;
+  return k;
+}
+
+struct Series {
+  int64_t kernel_id;
+  int count;
+  double mean_us;
+  double jitter;  // relative
+  int64_t queue;
+  std::array<uint32_t, 3> block;
+  std::array<uint32_t, 3> grid;
+  uint32_t lds;   // static + dynamic
+};
+
+// Lays the dispatches of each series out on its queue, one after another.
+void add_series(RocpdWriter& w, int64_t agent_id, const std::vector<Series>& series, uint64_t seed, int64_t& next_id,
+                int64_t start_ns) {
+  Jitter jitter(seed);
+  std::map<int64_t, int64_t> queue_time;
+  for (const auto& s : series) {
+    for (int i = 0; i < s.count; ++i) {
+      int64_t& t = queue_time.try_emplace(s.queue, start_ns).first->second;
+      Dispatch d;
+      d.id = next_id++;
+      d.queue_id = s.queue;
+      d.stream_id = s.queue;
+      d.start_ns = t;
+      d.end_ns = t + static_cast<int64_t>(s.mean_us * 1000.0 * (1.0 + s.jitter * jitter.next()));
+      d.workgroup = s.block;
+      d.grid = s.grid;
+      d.group_segment_size = s.lds;
+      w.add_dispatch(d, agent_id, s.kernel_id);
+      t = d.end_ns + 2000;
+    }
+  }
+}
+
+RocpdWriter open_writer(const std::filesystem::path& path, const std::string& scenario, int run, int process, int64_t pid) {
+  trace::RocpdProcessInfo p;
+  p.uuid = uuid_for(scenario, run, process);
+  p.pid = pid;
+  p.ppid = 1;
+  p.hostname = "node01";
+  p.command = "./app";
+  p.start_ns = 1'000'000'000;
+  p.end_ns = 9'000'000'000;
+  return RocpdWriter(path, p);
+}
+
+void mi300x(const std::filesystem::path& path, int run) {
+  auto w = open_writer(path, "mi300x", run, 0, 4000 + run);
+  w.add_agent(cpu_agent(1));
+  w.add_agent(gpu_agent(2, "gfx942", "AMD Instinct MI300X", 304, 64, 32, 2100, 64));
+  w.add_kernel_symbol(symbol(1, "_Z13matmul_kernelPKfS0_Pfiii", "matmul_kernel(float const*, float const*, float*, int, int, int)",
+                             128, 0, 48, 16384));
+  w.add_kernel_symbol(symbol(2, "_Z14softmax_kernelPfii", "softmax_kernel(float*, int, int)", 32, 0, 24, 0));
+  w.add_kernel_symbol(symbol(3, "__amd_rocclr_fillBufferAligned", "__amd_rocclr_fillBufferAligned", 8, 0, 16, 0));
+  w.add_kernel_symbol(symbol(4, "_Z11reduce_rowsPKfPfi", "reduce_rows(float const*, float*, int)", 40, 0, 32, 4096));
+  int64_t id = 1;
+  add_series(w, 2,
+             {{3, 12, 4200.0, 0.01, 1, {256, 1, 1}, {1048576, 1, 1}, 0},
+              {1, 40, 1000.0 + 10.0 * run, 0.02, 1, {256, 1, 1}, {65536, 64, 1}, 24576},
+              {2, 30, 300.0, 0.03, 2, {1024, 1, 1}, {1024 * 512, 1, 1}, 0},
+              {4, 20, 150.0, 0.05, 2, {128, 1, 1}, {128 * 2048, 1, 1}, 4096}},
+             static_cast<uint64_t>(run), id, 2'000'000'000);
+  trace::MemoryCopy c;
+  c.id = 1;
+  c.start_ns = 1'500'000'000;
+  c.end_ns = 1'500'800'000;
+  c.size = 64 << 20;
+  c.name = "MEMORY_COPY_HOST_TO_DEVICE";
+  c.src_agent_id = 1;
+  c.dst_agent_id = 2;
+  c.queue_id = 1;
+  c.stream_id = 1;
+  w.add_memory_copy(c);
+  w.finish();
+}
+
+void mi250x(const std::filesystem::path& path, int run) {
+  // Two processes (two GUIDs, two table sets) in one file, as a merged MPI run looks.
+  for (int process = 0; process < 2; ++process) {
+    trace::RocpdProcessInfo p;
+    p.uuid = uuid_for("mi250x", run, process);
+    p.pid = 5000 + process;
+    p.hostname = "node02";
+    p.command = "./mpi_app";
+    RocpdWriter w(path, p, /*add_to_existing=*/process > 0);
+    w.add_agent(gpu_agent(4 + process, "gfx90a", "AMD Instinct MI250X", 110, 64, 32, 1700, 64));
+    w.add_kernel_symbol(symbol(1, "_Z9gemm_mfmaPKDhS0_Pfi", "gemm_mfma(__half const*, __half const*, float*, int)", 64, 64, 96,
+                               32768));
+    w.add_kernel_symbol(symbol(2, "_Z4axpyfPKfPfi", "axpy(float, float const*, float*, int)", 16, 0, 16, 0));
+    int64_t id = 1;
+    add_series(w, 4 + process,
+               {{1, 25, 2000.0, 0.015, 1, {256, 1, 1}, {256 * 880, 1, 1}, 32768},
+                {2, 25, 80.0, 0.05, 2, {512, 1, 1}, {1 << 22, 1, 1}, 0}},
+               static_cast<uint64_t>(run * 10 + process), id, 3'000'000'000);
+    w.finish();
+  }
+}
+
+void rx6900xt(const std::filesystem::path& path, int run) {
+  auto w = open_writer(path, "rx6900xt", run, 0, 6000 + run);
+  w.add_agent(gpu_agent(1, "gfx1030", "AMD Radeon RX 6900 XT", 80, 32, 32, 2250, 64));
+  w.add_kernel_symbol(symbol(1, "_Z12stencil_stepPKfPfii", "stencil_step(float const*, float*, int, int)", 96, 0, 128, 8192));
+  int64_t id = 1;
+  add_series(w, 1, {{1, 50, 500.0, 0.12, 1, {16, 16, 1}, {4096, 4096, 1}, 8192}}, static_cast<uint64_t>(run), id, 1'000'000'000);
+  w.finish();
+}
+
+void helpers_only(const std::filesystem::path& path, int run) {
+  auto w = open_writer(path, "helpers-only", run, 0, 7000);
+  w.add_agent(gpu_agent(1, "gfx942", "AMD Instinct MI300X", 304, 64, 32, 2100, 64));
+  w.add_kernel_symbol(symbol(1, "__amd_rocclr_copyBuffer", "__amd_rocclr_copyBuffer", 8, 0, 16, 0));
+  w.add_kernel_symbol(symbol(2, "__amd_rocclr_fillBufferAligned", "__amd_rocclr_fillBufferAligned", 8, 0, 16, 0));
+  int64_t id = 1;
+  add_series(w, 1, {{1, 5, 100.0, 0.01, 1, {256, 1, 1}, {1 << 20, 1, 1}, 0}, {2, 2, 400.0, 0.01, 1, {256, 1, 1}, {1 << 20, 1, 1}, 0}},
+             static_cast<uint64_t>(run), id, 1'000'000'000);
+  w.finish();
+}
+
+void no_dispatches(const std::filesystem::path& path, int run) {
+  auto w = open_writer(path, "no-dispatches", run, 0, 7100);
+  w.add_agent(gpu_agent(1, "gfx942", "AMD Instinct MI300X", 304, 64, 32, 2100, 64));
+  w.finish();
+}
+
+void example(const std::filesystem::path& path, int run) {
+  auto w = open_writer(path, "example", run, 0, 8000 + run);
+  w.add_agent(cpu_agent(1));
+  w.add_agent(gpu_agent(2, "gfx942", "AMD Instinct MI300X", 304, 64, 32, 2100, 64));
+  w.add_kernel_symbol(symbol(1, "_Z14softmax_kernelPKfPfii", "softmax_kernel(float const*, float*, int, int)", 48, 0, 32, 2048));
+  w.add_kernel_symbol(symbol(2, "__amd_rocclr_copyBuffer", "__amd_rocclr_copyBuffer", 8, 0, 16, 0));
+  int64_t id = 1;
+  add_series(w, 2,
+             {{2, 2, 120.0, 0.01, 1, {256, 1, 1}, {1 << 20, 1, 1}, 0},
+              {1, 100, 210.0, 0.02, 1, {256, 1, 1}, {256 * 4096, 1, 1}, 2048}},
+             static_cast<uint64_t>(run), id, 1'000'000'000);
+  w.finish();
+}
+
+}  // namespace
+
+std::vector<std::string> scenario_names() {
+  return {"example", "helpers-only", "mi250x", "mi300x", "no-dispatches", "rx6900xt"};
+}
+
+void write_scenario(const std::string& name, int run, const std::filesystem::path& path) {
+  if (name == "mi300x") return mi300x(path, run);
+  if (name == "mi250x") return mi250x(path, run);
+  if (name == "rx6900xt") return rx6900xt(path, run);
+  if (name == "helpers-only") return helpers_only(path, run);
+  if (name == "no-dispatches") return no_dispatches(path, run);
+  if (name == "example") return example(path, run);
+  fail(Errc::bad_input, "unknown scenario '{}'", name);
+}
+
+void write_benchmark_trace(const std::filesystem::path& path, int64_t dispatches, int kernels, int queues) {
+  auto w = open_writer(path, "benchmark", 1, 0, 9000);
+  w.add_agent(gpu_agent(1, "gfx942", "AMD Instinct MI300X", 304, 64, 32, 2100, 64));
+  for (int k = 1; k <= kernels; ++k) {
+    w.add_kernel_symbol(symbol(k, fmt::format("_Z8kernel{}Pfi", k), fmt::format("kernel{}(float*, int)", k), 32 + 8 * (k % 12), 0,
+                               32, (k % 4) * 4096));
+  }
+  Jitter jitter(42);
+  std::vector<int64_t> queue_time(static_cast<size_t>(queues), 1'000'000'000);
+  for (int64_t i = 0; i < dispatches; ++i) {
+    const int kernel = 1 + static_cast<int>(i % kernels);
+    const int queue = static_cast<int>(i % queues);
+    Dispatch d;
+    d.id = i + 1;
+    d.queue_id = queue + 1;
+    d.stream_id = queue + 1;
+    d.start_ns = queue_time[queue];
+    d.end_ns = d.start_ns + 5000 + kernel * 10 + static_cast<int64_t>(500 * jitter.next());
+    d.workgroup = {256, 1, 1};
+    d.grid = {256u * 1024u, 1, 1};
+    d.group_segment_size = static_cast<uint32_t>((kernel % 4) * 4096);
+    w.add_dispatch(d, 1, kernel);
+    queue_time[queue] = d.end_ns + 1000;
+  }
+  w.finish();
+}
+
+}  // namespace rpl::tools

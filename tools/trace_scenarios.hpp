@@ -1,0 +1,21 @@
+#pragma once
+// Realistic rocpd traces built with the project's writer, for tests, the benchmark and the example.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rpl::tools {
+
+/// Names of the scenarios write_scenario knows.
+std::vector<std::string> scenario_names();
+
+/// Writes scenario `name` for run `run` (1-based; durations and GUIDs differ per run) to path.
+/// Scenarios: mi300x (helpers, several kernels and queues), mi250x (AGPRs, two processes in one
+/// file), rx6900xt (wave32), helpers-only, no-dispatches, example (the README's bundled trace).
+void write_scenario(const std::string& name, int run, const std::filesystem::path& path);
+
+/// A large trace for the benchmark: dispatches spread over kernels and queues.
+void write_benchmark_trace(const std::filesystem::path& path, int64_t dispatches, int kernels, int queues);
+
+}  // namespace rpl::tools
