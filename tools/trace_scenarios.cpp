@@ -100,16 +100,17 @@ void add_series(RocpdWriter& w, int64_t agent_id, const std::vector<Series>& ser
   for (const auto& s : series) {
     for (int i = 0; i < s.count; ++i) {
       int64_t& t = queue_time.try_emplace(s.queue, start_ns).first->second;
-      Dispatch d;
+      Dispatch d{};
       d.id = next_id++;
       d.queue_id = s.queue;
       d.stream_id = s.queue;
       d.start_ns = t;
       d.end_ns = t + static_cast<int64_t>(s.mean_us * 1000.0 * (1.0 + s.jitter * jitter.next()));
-      d.workgroup = s.block;
-      d.grid = s.grid;
-      d.group_segment_size = s.lds;
-      w.add_dispatch(d, agent_id, s.kernel_id);
+      trace::DispatchGeometry g;
+      g.workgroup = s.block;
+      g.grid = s.grid;
+      g.group_segment_size = s.lds;
+      w.add_dispatch(d, g, agent_id, s.kernel_id);
       t = d.end_ns + 2000;
     }
   }
@@ -247,16 +248,17 @@ void write_benchmark_trace(const std::filesystem::path& path, int64_t dispatches
   for (int64_t i = 0; i < dispatches; ++i) {
     const int kernel = 1 + static_cast<int>(i % kernels);
     const int queue = static_cast<int>(i % queues);
-    Dispatch d;
+    Dispatch d{};
     d.id = i + 1;
     d.queue_id = queue + 1;
     d.stream_id = queue + 1;
     d.start_ns = queue_time[queue];
     d.end_ns = d.start_ns + 5000 + kernel * 10 + static_cast<int64_t>(500 * jitter.next());
-    d.workgroup = {256, 1, 1};
-    d.grid = {256u * 1024u, 1, 1};
-    d.group_segment_size = static_cast<uint32_t>((kernel % 4) * 4096);
-    w.add_dispatch(d, 1, kernel);
+    trace::DispatchGeometry g;
+    g.workgroup = {256, 1, 1};
+    g.grid = {256u * 1024u, 1, 1};
+    g.group_segment_size = static_cast<uint32_t>((kernel % 4) * 4096);
+    w.add_dispatch(d, g, 1, kernel);
     queue_time[queue] = d.end_ns + 1000;
   }
   w.finish();

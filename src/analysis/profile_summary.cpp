@@ -45,7 +45,7 @@ GpuSummary summarize_gpu(const trace::Agent* agent, const std::string& arch_name
   return gpu;
 }
 
-ResourceSummary summarize_resources(const trace::KernelSymbol& symbol, const trace::Dispatch& dispatch) {
+ResourceSummary summarize_resources(const trace::KernelSymbol& symbol, const trace::DispatchGeometry& dispatch) {
   ResourceSummary r;
   r.vgpr_per_thread = symbol.arch_vgpr_count;
   r.agpr_per_thread = symbol.accum_vgpr_count;
@@ -91,6 +91,7 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   KernelSelection sel = select_dominant_kernel(trace, options.kernel_regex);
   const KernelGroup& g = sel.kernel;
   const trace::Dispatch& longest = trace.dispatches[g.longest_dispatch];
+  const trace::DispatchGeometry& launch = trace.geometry(longest);
   const trace::KernelSymbol& symbol = trace.symbols[longest.symbol];
   const trace::Agent* agent = longest.agent >= 0 ? &trace.agents[longest.agent] : nullptr;
 
@@ -102,8 +103,8 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   KernelSummary k;
   k.name = g.display_name;
   k.mangled_name = g.mangled_name;
-  k.grid = longest.grid;
-  k.block = longest.workgroup;
+  k.grid = launch.grid;
+  k.block = launch.workgroup;
   k.dispatches = g.dispatches.size();
   k.total_ms = static_cast<double>(g.total_ns) / kNsPerMs;
   k.time_fraction = sel.time_fraction;
@@ -112,13 +113,13 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   s.kernel = k;
 
   std::set<std::array<uint32_t, 3>> blocks;
-  std::set<int32_t> runs_with_kernel;
+  std::set<int16_t> runs_with_kernel;
   std::vector<double> samples;
   samples.reserve(g.dispatches.size());
   for (int32_t i : g.dispatches) {
     const auto& d = trace.dispatches[i];
     samples.push_back(static_cast<double>(d.duration_ns()) / kNsPerMs);
-    blocks.insert(d.workgroup);
+    blocks.insert(trace.geometry(d).workgroup);
     runs_with_kernel.insert(d.source);
   }
   s.stability = compute_stability(std::move(samples), static_cast<int>(trace.sources.size()));
@@ -139,8 +140,8 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   const std::string arch_name = agent ? hal::normalize_arch_name(agent->name) : std::string();
   if (!agent) s.warnings.push_back("the selected kernel's agent is not in the trace; GPU properties are unknown");
   s.gpu = summarize_gpu(agent, arch_name);
-  s.resources = summarize_resources(symbol, longest);
-  const int block = static_cast<int>(longest.workgroup[0] * longest.workgroup[1] * longest.workgroup[2]);
+  s.resources = summarize_resources(symbol, launch);
+  const int block = static_cast<int>(std::min<uint32_t>(launch.block_size(), INT32_MAX));
   s.occupancy = occupancy_of(arch_name, *s.resources, block, s.gpu->wave_size, s.warnings);
   return s;
 }

@@ -5,11 +5,15 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
+#include <optional>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 #include <nlohmann/json.hpp>
 
 #include <rpl/core/error.hpp>
@@ -128,11 +132,45 @@ class IdMap {
   std::map<std::string, std::unordered_map<int64_t, int32_t>> by_guid_;
 };
 
+struct GeometryHash {
+  size_t operator()(const DispatchGeometry& g) const {
+    size_t h = 0;
+    for (uint32_t v : {g.workgroup[0], g.workgroup[1], g.workgroup[2], g.grid[0], g.grid[1], g.grid[2], g.group_segment_size,
+                       g.private_segment_size}) {
+      h = (h ^ v) * 0x100000001b3ULL;
+    }
+    return h;
+  }
+};
+using GeometryIndex = std::unordered_map<DispatchGeometry, uint32_t, GeometryHash>;
+
+// Interns launch geometries into a list; consecutive dispatches often share one.
+class GeometryTable {
+ public:
+  explicit GeometryTable(std::vector<DispatchGeometry>& list, GeometryIndex* index = nullptr)
+      : list_(list), index_(index ? *index : own_index_) {}
+  uint32_t intern(const DispatchGeometry& g) {
+    if (last_ < list_.size() && list_[last_] == g) return last_;
+    auto [it, inserted] = index_.try_emplace(g, static_cast<uint32_t>(list_.size()));
+    if (inserted) list_.push_back(g);
+    last_ = it->second;
+    return last_;
+  }
+
+ private:
+  std::vector<DispatchGeometry>& list_;
+  GeometryIndex own_index_;
+  GeometryIndex& index_;
+  uint32_t last_ = UINT32_MAX;
+};
+
 class FileReader {
  public:
   FileReader(Trace& trace, const fs::path& file, SQLite::Database& db)
-      : trace_(trace), file_(file), db_(db), source_(static_cast<int32_t>(trace.sources.size())) {
+      : trace_(trace), file_(file), db_(db), source_(static_cast<int16_t>(trace.sources.size())) {
+    if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files (at most {})", file.string(), INT16_MAX);
     trace_.sources.push_back({file.string(), {}});
+    for (uint32_t i = 0; i < trace_.geometries.size(); ++i) geometry_index_.emplace(trace_.geometries[i], i);
   }
 
   void read(const TableSet& set) {
@@ -198,6 +236,7 @@ class FileReader {
         }
       }
       note_guid(a.guid);
+      if (trace_.agents.size() >= INT16_MAX) fail(Errc::bad_input, "{}: more than {} agents", file_.string(), INT16_MAX);
       agents_.add(a.guid, a.id, static_cast<int32_t>(trace_.agents.size()));
       trace_.agents.push_back(std::move(a));
     }
@@ -269,69 +308,197 @@ class FileReader {
         column_or(cols, "grid_size_x", "1") + ", " + column_or(cols, "grid_size_y", "1") + ", " +
         column_or(cols, "grid_size_z", "1") + ", " + column_or(cols, "group_segment_size", "0") + ", " +
         column_or(cols, "private_segment_size", "0") + " FROM " + table;
-    SQLite::Statement st(db_, select);
-    // The GUID rarely changes from row to row: look its maps up only when it does.
-    std::string guid;
-    bool first = true;
+
+    // A large table is read in rowid ranges, a connection and thread each, every range written in
+    // place into its own slice of the list: the same rows in the same order as one scan, sooner.
+    // (Decoding rows and first touching their memory are the cost; both split across cores.)
+    const size_t base = trace_.dispatches.size();
+    std::vector<Range> ranges = plan_ranges(set, table);
+    if (ranges.empty()) {
+      DispatchChunk chunk = read_rows(db_, select, std::nullopt);
+      trace_.dispatches.insert(trace_.dispatches.end(), chunk.rows.begin(), chunk.rows.end());
+      chunk.rows.clear();
+      chunk.offset = base;
+      adopt(chunk);
+      return;
+    }
+    const int64_t span = ranges.back().hi - ranges.front().lo + 1;
+    trace_.dispatches.resize(base + static_cast<size_t>(span));  // uninitialized: nothing touched yet
+    std::vector<DispatchChunk> chunks(ranges.size());
+    std::vector<std::exception_ptr> errors(ranges.size());
+    std::vector<std::thread> workers;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      workers.emplace_back([&, i] {
+        try {
+          const size_t offset = base + static_cast<size_t>(ranges[i].lo - ranges.front().lo);
+          SQLite::Database db(file_.string(), SQLite::OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+          chunks[i] = read_rows(db, select, ranges[i], offset);
+          chunks[i].offset = offset;
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+      });
+    }
+    for (auto& w : workers) w.join();
+    for (auto& e : errors) {
+      if (e) {
+        trace_.dispatches.resize(base);
+        std::rethrow_exception(e);
+      }
+    }
+    // Ids with holes leave gaps at the end of a slice: close them up, in order.
+    size_t end = base;
+    for (auto& chunk : chunks) {
+      if (chunk.offset != end) {
+        std::memmove(&trace_.dispatches[end], &trace_.dispatches[chunk.offset], chunk.count * sizeof(Dispatch));
+        chunk.offset = end;
+      }
+      end += chunk.count;
+    }
+    trace_.dispatches.resize(end);
+    for (auto& chunk : chunks) adopt(chunk);
+  }
+
+ private:
+  struct Range {
+    int64_t lo, hi;
+  };
+
+  // Rows read by one thread, with what only the owning FileReader may add to the trace.
+  struct DispatchChunk {
+    size_t offset = 0;                                      // first row's index in Trace::dispatches
+    size_t count = 0;
+    std::vector<Dispatch> rows;                             // when not written in place
+    std::vector<DispatchGeometry> geometries;               // chunk-local; Dispatch::geometry indexes it
+    std::vector<std::pair<std::string, size_t>> guid_runs;  // (guid, first row) wherever the GUID changes
+    std::vector<std::pair<size_t, int64_t>> unknown_kernels;  // (row, kernel id) the symbol table lacks
+    int64_t bad_times = 0;
+  };
+
+  // Splits a table's rowids among the cores, for tables worth it and ids dense enough to size a
+  // list by their span; none otherwise (one plain scan).
+  std::vector<Range> plan_ranges(const TableSet& set, const std::string& table) {
+    if (!set.names.count("rocpd_kernel_dispatch" + set.suffix)) return {};  // a view
+    int64_t lo = 0, hi = 0, rows_bound = 0;
+    try {
+      // Separate statements: SQLite finds a lone min() or max() of the rowid in the b-tree,
+      // but scans the whole table for both at once.
+      SQLite::Statement first(db_, "SELECT min(rowid) FROM " + table);
+      SQLite::Statement last(db_, "SELECT max(rowid) FROM " + table);
+      if (!first.executeStep() || !last.executeStep() || first.getColumn(0).isNull()) return {};
+      lo = first.getColumn(0).getInt64();
+      hi = last.getColumn(0).getInt64();
+    } catch (const SQLite::Exception&) {
+      return {};  // WITHOUT ROWID
+    }
+    std::error_code ec;
+    rows_bound = static_cast<int64_t>(fs::file_size(file_, ec)) / 16;  // no row takes fewer bytes
+    constexpr int64_t kRowsPerThread = 100'000;
+    if (ec || hi - lo + 1 > rows_bound || hi - lo + 1 < 2 * kRowsPerThread) return {};
+    const int64_t cores = std::max<int64_t>(std::thread::hardware_concurrency(), 1);
+    const int64_t threads = std::clamp<int64_t>((hi - lo + 1) / kRowsPerThread, 1, std::min<int64_t>(cores, 8));
+    if (threads < 2) return {};
+    std::vector<Range> ranges;
+    const int64_t step = (hi - lo) / threads + 1;
+    for (int64_t start = lo; start <= hi; start += step) ranges.push_back({start, std::min(hi, start + step - 1)});
+    return ranges;
+  }
+
+  // The hot loop of the reader: the C API directly, as SQLiteCpp's Column objects cost a
+  // reference-counted copy per cell. Writes rows at trace_.dispatches[out...] when out is given.
+  // Runs on worker threads: it reads only what no thread writes.
+  DispatchChunk read_rows(SQLite::Database& db, const std::string& select, std::optional<Range> range,
+                          std::optional<size_t> out = std::nullopt) const {
+    const std::string sql = range ? select + fmt::format(" WHERE rowid BETWEEN {} AND {}", range->lo, range->hi) : select;
+    sqlite3_stmt* raw = nullptr;
+    if (int rc = sqlite3_prepare_v2(db.getHandle(), sql.c_str(), -1, &raw, nullptr); rc != SQLITE_OK) {
+      throw SQLite::Exception(db.getHandle(), rc);
+    }
+    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> statement(raw, &sqlite3_finalize);
+    sqlite3_stmt* st = statement.get();
+    DispatchChunk chunk;
+    GeometryTable geometries(chunk.geometries);
     const std::unordered_map<int64_t, int32_t>* symbols = nullptr;
     const std::unordered_map<int64_t, int32_t>* agents = nullptr;
-    int64_t bad_times = 0;
-    while (st.executeStep()) {
-      const char* g = st.getColumn(0).getText("");
-      if (first || guid != g) {
-        guid = g;
-        first = false;
-        note_guid(guid);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      const auto* guid = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+      if (!guid) guid = "";
+      if (chunk.guid_runs.empty() || chunk.guid_runs.back().first != guid) {
+        chunk.guid_runs.emplace_back(guid, chunk.count);
         symbols = symbols_.for_guid(guid);
         agents = agents_.for_guid(guid);
       }
-      Dispatch d;
+      Dispatch d{};
       d.source = source_;
-      d.id = st.getColumn(1).getInt64();
-      const int64_t kernel_id = st.getColumn(2).getInt64();
-      const int64_t agent_id = st.getColumn(3).getInt64();
-      d.queue_id = st.getColumn(4).getInt64();
-      d.stream_id = st.getColumn(5).getInt64();
-      d.start_ns = st.getColumn(6).getInt64();
-      d.end_ns = st.getColumn(7).getInt64();
-      d.workgroup = {checked_size(st, 8, 1, kMaxWorkgroupDim, d.id), checked_size(st, 9, 1, kMaxWorkgroupDim, d.id),
+      d.id = sqlite3_column_int64(st, 1);
+      const int64_t kernel_id = sqlite3_column_int64(st, 2);
+      const int64_t agent_id = sqlite3_column_int64(st, 3);
+      d.queue_id = sqlite3_column_int64(st, 4);
+      d.stream_id = sqlite3_column_int64(st, 5);
+      d.start_ns = sqlite3_column_int64(st, 6);
+      d.end_ns = sqlite3_column_int64(st, 7);
+      DispatchGeometry g;
+      g.workgroup = {checked_size(st, 8, 1, kMaxWorkgroupDim, d.id), checked_size(st, 9, 1, kMaxWorkgroupDim, d.id),
                      checked_size(st, 10, 1, kMaxWorkgroupDim, d.id)};
-      d.grid = {checked_size(st, 11, 1, UINT32_MAX, d.id), checked_size(st, 12, 1, UINT32_MAX, d.id),
+      g.grid = {checked_size(st, 11, 1, UINT32_MAX, d.id), checked_size(st, 12, 1, UINT32_MAX, d.id),
                 checked_size(st, 13, 1, UINT32_MAX, d.id)};
-      d.group_segment_size = checked_size(st, 14, 0, UINT32_MAX, d.id);
-      d.private_segment_size = checked_size(st, 15, 0, UINT32_MAX, d.id);
+      g.group_segment_size = checked_size(st, 14, 0, UINT32_MAX, d.id);
+      g.private_segment_size = checked_size(st, 15, 0, UINT32_MAX, d.id);
+      d.geometry = geometries.intern(g);
       if (d.end_ns < d.start_ns) {
-        ++bad_times;
+        ++chunk.bad_times;
         d.end_ns = d.start_ns;
       }
+      d.symbol = -1;
       if (symbols) {
         auto it = symbols->find(kernel_id);
         if (it != symbols->end()) d.symbol = it->second;
       }
-      if (d.symbol < 0) {
-        d.symbol = unknown_symbol(guid, kernel_id);
-        symbols = symbols_.for_guid(guid);
-      }
+      if (d.symbol < 0) chunk.unknown_kernels.emplace_back(chunk.count, kernel_id);
+      d.agent = -1;
       if (agents) {
-        auto ag = agents->find(agent_id);
-        if (ag != agents->end()) d.agent = ag->second;
+        auto it = agents->find(agent_id);
+        if (it != agents->end()) d.agent = static_cast<int16_t>(it->second);
       }
-      trace_.dispatches.push_back(d);
+      if (out) {
+        trace_.dispatches[*out + chunk.count] = d;
+      } else {
+        chunk.rows.push_back(d);
+      }
+      ++chunk.count;
     }
-    if (bad_times > 0) {
+    if (rc != SQLITE_DONE) throw SQLite::Exception(db.getHandle(), rc);
+    return chunk;
+  }
+
+  // Adds what a chunk found to the trace: its GUIDs, geometries, unknown kernels and warnings.
+  void adopt(DispatchChunk& chunk) {
+    for (const auto& [guid, first] : chunk.guid_runs) note_guid(guid);
+    std::vector<uint32_t> global(chunk.geometries.size());
+    GeometryTable table(trace_.geometries, &geometry_index_);
+    for (size_t i = 0; i < chunk.geometries.size(); ++i) global[i] = table.intern(chunk.geometries[i]);
+    Dispatch* rows = trace_.dispatches.data() + chunk.offset;
+    for (size_t i = 0; i < chunk.count; ++i) rows[i].geometry = global[rows[i].geometry];
+    for (const auto& [row, kernel_id] : chunk.unknown_kernels) {
+      auto run = std::upper_bound(chunk.guid_runs.begin(), chunk.guid_runs.end(), row,
+                                  [](size_t r, const auto& g) { return r < g.second; });
+      rows[row].symbol = unknown_symbol(std::prev(run)->first, kernel_id);
+    }
+    if (chunk.bad_times > 0) {
       trace_.warnings.push_back(fmt::format("{}: {} dispatches end before they start; their duration is taken as 0",
-                                            file_.string(), bad_times));
+                                            file_.string(), chunk.bad_times));
     }
   }
 
   // AQL packets hold workgroup sizes in 16 bits and grid sizes and segment sizes in 32 bits.
   static constexpr int64_t kMaxWorkgroupDim = 65535;
 
-  uint32_t checked_size(SQLite::Statement& st, int column, int64_t lo, int64_t hi, int64_t dispatch_id) {
-    const int64_t v = st.getColumn(column).getInt64();
+  uint32_t checked_size(sqlite3_stmt* st, int column, int64_t lo, int64_t hi, int64_t dispatch_id) const {
+    const int64_t v = sqlite3_column_int64(st, column);
     if (v < lo || v > hi) {
       fail(Errc::bad_input, "{}: dispatch {} has an invalid {} of {}; the database is corrupt", file_.string(), dispatch_id,
-           st.getColumnName(column), v);
+           sqlite3_column_name(st, column), v);
     }
     return static_cast<uint32_t>(v);
   }
@@ -369,9 +536,10 @@ class FileReader {
   Trace& trace_;
   const fs::path& file_;
   SQLite::Database& db_;
-  int32_t source_;
+  int16_t source_;
   IdMap agents_;
   IdMap symbols_;
+  GeometryIndex geometry_index_;
 };
 
 }  // namespace
@@ -379,7 +547,8 @@ class FileReader {
 void read_rocpd_into(Trace& trace, const fs::path& file) {
   check_sqlite_header(file);
   try {
-    SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+    // One thread reads: no need for SQLite's per-call mutex.
+    SQLite::Database db(file.string(), SQLite::OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
     auto sets = find_table_sets(db, file);
     FileReader reader(trace, file, db);
     for (const auto& set : sets) reader.read(set);

@@ -195,7 +195,8 @@ void RocpdWriter::add_kernel_symbol(const KernelSymbol& symbol, const nlohmann::
   st.exec();
 }
 
-void RocpdWriter::add_dispatch(const Dispatch& d, int64_t agent_id, int64_t kernel_id, const nlohmann::json& extdata) {
+void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int64_t agent_id, int64_t kernel_id,
+                               const nlohmann::json& extdata) {
   impl_->ensure_queue_and_stream(d.queue_id, d.stream_id);
   const int64_t category = impl_->string_id("KERNEL_DISPATCH");
   const int64_t region = impl_->string_id("");
@@ -231,10 +232,10 @@ void RocpdWriter::add_dispatch(const Dispatch& d, int64_t agent_id, int64_t kern
   st.bind(9, d.stream_id);
   st.bind(10, d.start_ns);
   st.bind(11, d.end_ns);
-  st.bind(12, static_cast<int64_t>(d.private_segment_size));
-  st.bind(13, static_cast<int64_t>(d.group_segment_size));
-  for (int i = 0; i < 3; ++i) st.bind(14 + i, static_cast<int64_t>(d.workgroup[i]));
-  for (int i = 0; i < 3; ++i) st.bind(17 + i, static_cast<int64_t>(d.grid[i]));
+  st.bind(12, static_cast<int64_t>(g.private_segment_size));
+  st.bind(13, static_cast<int64_t>(g.group_segment_size));
+  for (int i = 0; i < 3; ++i) st.bind(14 + i, static_cast<int64_t>(g.workgroup[i]));
+  for (int i = 0; i < 3; ++i) st.bind(17 + i, static_cast<int64_t>(g.grid[i]));
   st.bind(20, region);
   st.bind(21, event_id);
   if (extdata.empty()) {

@@ -2,6 +2,9 @@
 // The trace model: what a profiled run recorded, vendor-neutral, in rocpd's terms.
 // One Trace may merge several databases (one per run or process) and several GUIDs per database.
 #include <array>
+#include <memory>
+#include <type_traits>
+#include <utility>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,21 +51,61 @@ struct KernelSymbol {
   const std::string& name() const { return display_name.empty() ? mangled_name : display_name; }
 };
 
-struct Dispatch {
-  int32_t symbol = -1;  // index into Trace::symbols
-  int32_t agent = -1;   // index into Trace::agents, -1 if the agent is unknown
-  int32_t source = 0;   // index into Trace::sources
-  int64_t id = 0;
-  int64_t queue_id = 0;
-  int64_t stream_id = 0;
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
+/// How a dispatch was launched. Dispatches of one kernel nearly always share it, so the trace keeps
+/// each distinct geometry once (Trace::geometries) and dispatches refer to it: a million
+/// dispatches then take 56 MB, not 88.
+struct DispatchGeometry {
   std::array<uint32_t, 3> workgroup{1, 1, 1};
   std::array<uint32_t, 3> grid{1, 1, 1};  // work-items, as AQL counts them
-  uint32_t group_segment_size = 0;        // static + dynamic LDS of this dispatch
+  uint32_t group_segment_size = 0;        // static + dynamic LDS of the dispatch
   uint32_t private_segment_size = 0;
+  uint32_t block_size() const { return workgroup[0] * workgroup[1] * workgroup[2]; }
+  bool operator==(const DispatchGeometry&) const = default;
+};
+
+/// One kernel dispatch. Trivially constructible, so a reader can size a list of millions without
+/// touching its memory (DispatchList); build one by hand with `Dispatch d{}`.
+struct Dispatch {
+  int64_t id;
+  int64_t start_ns;
+  int64_t end_ns;
+  int64_t queue_id;
+  int64_t stream_id;
+  int32_t symbol;     // index into Trace::symbols
+  uint32_t geometry;  // index into Trace::geometries
+  int16_t agent;      // index into Trace::agents, -1 if the agent is unknown
+  int16_t source;     // index into Trace::sources
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
+
+/// Asks the kernel to back a large allocation with huge pages: first touching a million
+/// dispatches otherwise costs as much as reading them. Only advice; harmless where unsupported.
+void advise_huge_pages(void* data, std::size_t bytes) noexcept;
+
+/// An allocator whose default construction leaves trivial elements uninitialized.
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  T* allocate(std::size_t n) {
+    T* p = std::allocator<T>::allocate(n);
+    advise_huge_pages(p, n * sizeof(T));
+    return p;
+  }
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+using DispatchList = std::vector<Dispatch, DefaultInitAllocator<Dispatch>>;
 
 struct MemoryCopy {
   int32_t source = 0;
@@ -81,9 +124,12 @@ struct Trace {
   std::vector<Source> sources;
   std::vector<Agent> agents;
   std::vector<KernelSymbol> symbols;
-  std::vector<Dispatch> dispatches;
+  DispatchList dispatches;
+  std::vector<DispatchGeometry> geometries;
   std::vector<MemoryCopy> memory_copies;
   std::vector<std::string> warnings;  // non-fatal oddities found while reading
+
+  const DispatchGeometry& geometry(const Dispatch& d) const { return geometries[d.geometry]; }
 };
 
 }  // namespace rpl::trace

@@ -35,7 +35,7 @@ class RocpdWriter {
   void add_agent(const Agent& agent, const nlohmann::json& extra_extdata = nlohmann::json::object());
   void add_kernel_symbol(const KernelSymbol& symbol, const nlohmann::json& extdata = nlohmann::json::object());
   /// Dispatch row; agent_id and kernel_id are the rocpd ids (Agent::id, KernelSymbol::id).
-  void add_dispatch(const Dispatch& dispatch, int64_t agent_id, int64_t kernel_id,
+  void add_dispatch(const Dispatch& dispatch, const DispatchGeometry& geometry, int64_t agent_id, int64_t kernel_id,
                     const nlohmann::json& extdata = nlohmann::json::object());
   void add_memory_copy(const MemoryCopy& copy, const nlohmann::json& extdata = nlohmann::json::object());
 

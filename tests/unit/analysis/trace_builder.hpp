@@ -27,16 +27,19 @@ class TraceBuilder {
     trace.symbols.push_back(s);
     return static_cast<int>(trace.symbols.size()) - 1;
   }
-  void dispatch(int symbol, int64_t duration_ns, int source = 0, uint32_t block = 256) {
-    trace::Dispatch d;
+  void dispatch(int symbol, int64_t duration_ns, int16_t source = 0, uint32_t block = 256) {
+    trace::Dispatch d{};
     d.symbol = symbol;
     d.agent = 0;
     d.source = source;
     d.id = static_cast<int64_t>(trace.dispatches.size()) + 1;
     d.start_ns = clock_;
     d.end_ns = clock_ + duration_ns;
-    d.workgroup = {block, 1, 1};
-    d.grid = {block * 100, 1, 1};
+    trace::DispatchGeometry g;
+    g.workgroup = {block, 1, 1};
+    g.grid = {block * 100, 1, 1};
+    d.geometry = static_cast<uint32_t>(trace.geometries.size());
+    trace.geometries.push_back(g);
     clock_ = d.end_ns + 10;
     trace.dispatches.push_back(d);
   }

@@ -40,7 +40,7 @@ TEST(RocpdRawSql, RegistersComeFromKernelSymbolsNotTheKernelsView) {
     EXPECT_EQ(s.accum_vgpr_count, 32);
     EXPECT_EQ(s.sgpr_count, 112);
     EXPECT_EQ(s.group_segment_size, 8192);
-    EXPECT_EQ(d.group_segment_size, 12288u);
+    EXPECT_EQ(t.geometry(d).group_segment_size, 12288u);
   }
 }
 

@@ -3,11 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <rpl/trace/rocpd_reader.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/trace/rocpd_writer.hpp>
 
 #include "test_support.hpp"
+#include "trace_scenarios.hpp"
 
 namespace rpl::trace {
 namespace {
@@ -57,12 +60,13 @@ TEST(RocpdRoundTrip, Mi300xRunReadsBackEveryTable) {
     EXPECT_GE(d.end_ns, d.start_ns);
     queues.insert(d.queue_id);
     if (t.symbols[d.symbol].mangled_name == matmul.mangled_name) {
-      EXPECT_EQ(d.workgroup, (std::array<uint32_t, 3>{256, 1, 1}));
-      EXPECT_EQ(d.grid, (std::array<uint32_t, 3>{65536, 64, 1}));
-      EXPECT_EQ(d.group_segment_size, 24576u);
+      EXPECT_EQ(t.geometry(d).workgroup, (std::array<uint32_t, 3>{256, 1, 1}));
+      EXPECT_EQ(t.geometry(d).grid, (std::array<uint32_t, 3>{65536, 64, 1}));
+      EXPECT_EQ(t.geometry(d).group_segment_size, 24576u);
     }
   }
   EXPECT_EQ(queues, (std::set<int64_t>{1, 2}));
+  EXPECT_EQ(t.geometries.size(), 4u) << "one launch geometry per kernel of the scenario";
 }
 
 TEST(RocpdRoundTrip, SeveralFilesBecomeSeveralSourcesWithTheirOwnGuids) {
@@ -106,6 +110,47 @@ TEST(RocpdRoundTrip, WriterRefusesToOverwrite) {
   p.uuid = "0192f0c1-0000-7000-8000-000000000001";
   EXPECT_THROW(RocpdWriter(path, p), rpl::Error);
   EXPECT_EQ(test::read_text(path), before);
+}
+
+}  // namespace
+}  // namespace rpl::trace
+
+namespace rpl::trace {
+namespace {
+
+// Large tables are read in parallel rowid ranges: the result must equal one ordered scan.
+void expect_benchmark_rows(const Trace& t, int kernels, int64_t expected_rows, int64_t id_step) {
+  ASSERT_EQ(static_cast<int64_t>(t.dispatches.size()), expected_rows);
+  int64_t previous = 0;
+  for (const auto& d : t.dispatches) {
+    ASSERT_GT(d.id, previous) << "rows out of order";
+    ASSERT_EQ((d.id - 1) % id_step, 0);
+    previous = d.id;
+    const int kernel = 1 + static_cast<int>((d.id - 1) % kernels);
+    ASSERT_GE(d.symbol, 0);
+    ASSERT_EQ(t.symbols[d.symbol].mangled_name, "_Z8kernel" + std::to_string(kernel) + "Pfi") << "dispatch " << d.id;
+    ASSERT_EQ(t.geometry(d).group_segment_size, static_cast<uint32_t>((kernel % 4) * 4096));
+    ASSERT_EQ(d.agent, 0);
+    ASSERT_GE(d.duration_ns(), 4500);
+  }
+  EXPECT_EQ(t.geometries.size(), 4u);
+}
+
+TEST(RocpdParallelRead, LargeTableReadsInOrderWithEveryReferenceResolved) {
+  const auto path = test::fresh_dir("large") / "large.db";
+  tools::write_benchmark_trace(path, 250'000, 37, 3);
+  expect_benchmark_rows(read_rocpd({path}), 37, 250'000, 1);
+}
+
+TEST(RocpdParallelRead, HolesInTheIdsAreClosedUp) {
+  const auto path = test::fresh_dir("holes") / "holes.db";
+  tools::write_benchmark_trace(path, 300'000, 37, 3);
+  {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
+    const std::string table = db.execAndGet("SELECT name FROM sqlite_master WHERE name LIKE 'rocpd_kernel_dispatch_%'");
+    db.exec("DELETE FROM \"" + table + "\" WHERE (id - 1) % 3 != 0");
+  }
+  expect_benchmark_rows(read_rocpd({path}), 37, 100'000, 3);
 }
 
 }  // namespace
