@@ -87,7 +87,7 @@ std::optional<hal::OccupancyResult> occupancy_of(const std::string& arch_name, c
 
 }  // namespace
 
-ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& options, std::string backend) {
+ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& options) {
   KernelSelection sel = select_dominant_kernel(trace, options.kernel_regex);
   const KernelGroup& g = sel.kernel;
   const trace::Dispatch& longest = trace.dispatches[g.longest_dispatch];
@@ -96,7 +96,6 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   const trace::Agent* agent = longest.agent >= 0 ? &trace.agents[longest.agent] : nullptr;
 
   ProfileSummary s;
-  s.backend = std::move(backend);
   s.warnings = trace.warnings;
   s.warnings.insert(s.warnings.end(), sel.warnings.begin(), sel.warnings.end());
 
@@ -140,6 +139,7 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   const std::string arch_name = agent ? hal::normalize_arch_name(agent->name) : std::string();
   if (!agent) s.warnings.push_back("the selected kernel's agent is not in the trace; GPU properties are unknown");
   s.gpu = summarize_gpu(agent, arch_name);
+  s.backend = s.gpu->vendor == "NVIDIA" ? "cuda" : "rocm";
   s.resources = summarize_resources(symbol, launch);
   const int block = static_cast<int>(std::min<uint32_t>(launch.block_size(), INT32_MAX));
   s.occupancy = occupancy_of(arch_name, *s.resources, block, s.gpu->wave_size, s.warnings);

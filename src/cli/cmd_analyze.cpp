@@ -33,7 +33,7 @@ Action add_analyze_command(CLI::App& app) {
     auto trace = trace::read_rocpd(files);
     analysis::AnalyzeOptions options;
     if (!o->kernel.empty()) options.kernel_regex = o->kernel;
-    auto summary = analysis::summarize_trace(trace, options, "rocm");
+    auto summary = analysis::summarize_trace(trace, options);
     const auto document = report::profile_json(summary);
     if (!o->out_dir.empty()) {
       std::filesystem::create_directories(o->out_dir);

@@ -71,7 +71,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       auto trace = trace::read_rocpd(dbs);
       analysis::AnalyzeOptions options;
       if (!o->kernel.empty()) options.kernel_regex = o->kernel;
-      summary = analysis::summarize_trace(trace, options, "rocm");
+      summary = analysis::summarize_trace(trace, options);
     }
     const auto document = report::profile_json(summary);
     write_file_atomic(out_dir / "profile.json", report::dump(document));

@@ -7,6 +7,12 @@ namespace {
 
 std::string limit_value(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }
 
+// "1 run", "3 runs"; "1 dispatch", "2 dispatches"
+std::string count(size_t n, std::string_view noun, std::string_view plural = "") {
+  if (n == 1) return fmt::format("1 {}", noun);
+  return plural.empty() ? fmt::format("{} {}s", n, noun) : fmt::format("{} {}", n, plural);
+}
+
 }  // namespace
 
 std::string resources_text(const analysis::ResourceSummary& r) {
@@ -19,9 +25,10 @@ std::string occupancy_text(const hal::OccupancyResult& o) {
   const bool nvidia = o.unit == "SM";
   const char* wave = nvidia ? "warps" : "waves";
   const char* group = nvidia ? "blocks" : "workgroups";
-  std::string out = fmt::format("{:.1f} % ({} of {} {} per {}; {} {} per {}), limited by {}", o.theoretical * 100,
-                                o.active_waves_per_cu, o.max_waves_per_cu, wave, o.unit, o.active_workgroups_per_cu,
-                                group, o.unit, o.limiter);
+  std::string out = fmt::format("{:.1f} % ({} of {} {} per {}; {} per {}), limited by {}", o.theoretical * 100,
+                                o.active_waves_per_cu, o.max_waves_per_cu, wave, o.unit,
+                                count(static_cast<size_t>(o.active_workgroups_per_cu), nvidia ? "block" : "workgroup"),
+                                o.unit, o.limiter);
   if (o.waves_per_simd) out += fmt::format("; {:g} waves per SIMD", *o.waves_per_simd);
   std::string limits;
   for (const auto& l : o.limits) limits += fmt::format("{}{} {}", limits.empty() ? "" : ", ", l.name, limit_value(l.workgroups));
@@ -30,7 +37,8 @@ std::string occupancy_text(const hal::OccupancyResult& o) {
 }
 
 std::string inspect_text(const analysis::InspectReport& report) {
-  std::string out = fmt::format("{}: {} kernels; occupancy for block {}\n", report.file, report.kernels.size(), report.block);
+  std::string out = fmt::format("{}: {}; occupancy for block {}\n", report.file, count(report.kernels.size(), "kernel"),
+                                report.block);
   for (const auto& k : report.kernels) {
     out += fmt::format("\n{}  [{}, wave{}]\n", k.name, k.arch, k.wave_size);
     out += fmt::format("{:12}{}\n", "Resources", resources_text(k.resources));
@@ -46,8 +54,8 @@ std::string profile_text(const analysis::ProfileSummary& s) {
   if (s.kernel) {
     const auto& k = *s.kernel;
     line("Kernel", k.name);
-    line("", fmt::format("{} dispatches, {:.3f} ms in all, {:.1f} % of kernel time; grid [{}, {}, {}], block [{}, {}, {}]",
-                         k.dispatches, k.total_ms, k.time_fraction * 100, k.grid[0], k.grid[1], k.grid[2], k.block[0],
+    line("", fmt::format("{}, {:.3f} ms in all, {:.1f} % of kernel time; grid [{}, {}, {}], block [{}, {}, {}]",
+                         count(k.dispatches, "dispatch", "dispatches"), k.total_ms, k.time_fraction * 100, k.grid[0], k.grid[1], k.grid[2], k.block[0],
                          k.block[1], k.block[2]));
   }
   if (s.gpu) {
@@ -60,8 +68,9 @@ std::string profile_text(const analysis::ProfileSummary& s) {
   }
   const auto& st = s.stability;
   line("Runtime", fmt::format("{:.4f} ms {}", s.runtime_ms, s.kernel ? "per dispatch (mean)" : "per run (mean, whole process)"));
-  line("Stability", fmt::format("{}: cv {:.4f} over {} samples in {} runs (median {:.4f}, min {:.4f}, max {:.4f} ms)",
-                                st.classification, st.cv, st.samples, st.runs, st.median_ms, st.min_ms, st.max_ms));
+  line("Stability", fmt::format("{}: cv {:.4f} over {} in {} (median {:.4f}, min {:.4f}, max {:.4f} ms)", st.classification,
+                                st.cv, count(st.samples, "sample"), count(static_cast<size_t>(st.runs), "run"), st.median_ms,
+                                st.min_ms, st.max_ms));
   line("Resources", s.resources ? resources_text(*s.resources) : "unknown (no trace)");
   line("Occupancy", s.occupancy ? occupancy_text(*s.occupancy) : "unknown");
   return out;

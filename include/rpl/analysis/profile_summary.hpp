@@ -59,8 +59,9 @@ struct AnalyzeOptions {
   std::optional<std::string> kernel_regex;
 };
 
-/// Everything in the summary that a trace can tell. Error(bad_input) as select_dominant_kernel.
-ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& options, std::string backend = "rocm");
+/// Everything in the summary that a trace can tell; backend "cuda" for NVIDIA traces, else "rocm".
+/// Error(bad_input) as select_dominant_kernel.
+ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& options);
 
 /// The summary of whole-process timings (--no-rocprof): no kernel, resources or occupancy.
 ProfileSummary summarize_wallclock(const std::vector<double>& run_seconds);

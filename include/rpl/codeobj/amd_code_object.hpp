@@ -39,7 +39,8 @@ std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& fi
 /// The code objects of one HSACO ELF image in memory.
 AmdCodeObject parse_hsaco(std::string_view image, const std::string& origin);
 
-/// The device images of a clang offload bundle (host entries skipped): (entry id, bytes).
+/// The device images of a clang offload bundle (host entries skipped): (entry id, bytes viewing
+/// into `bundle`, which must outlive them).
 std::vector<std::pair<std::string, std::string_view>> parse_offload_bundle(std::string_view bundle, const std::string& origin);
 
 /// "_Z5smallPfi" -> "small(float*, int)"; the input when it is not a mangled name.

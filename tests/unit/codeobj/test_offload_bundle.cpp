@@ -43,7 +43,8 @@ Errc error_code_of(const std::function<void()>& f, std::string* message = nullpt
 }
 
 TEST(OffloadBundle, EntriesAreParsedAndHostSkipped) {
-  auto entries = parse_offload_bundle(make_bundle("IMAGE"), "test");
+  const std::string bundle = make_bundle("IMAGE");  // the entries are views into it
+  auto entries = parse_offload_bundle(bundle, "test");
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].first, "hipv4-amdgcn-amd-amdhsa--gfx90a");
   EXPECT_EQ(entries[0].second, "IMAGE");
