@@ -88,7 +88,7 @@ struct Series {
   double jitter;  // relative
   int64_t queue;
   std::array<uint32_t, 3> block;
-  std::array<uint32_t, 3> grid;
+  std::array<uint64_t, 3> grid;
   uint32_t lds;   // static + dynamic
 };
 

@@ -3,7 +3,7 @@
 #include <rpl/core/log.hpp>
 #include <rpl/core/subprocess.hpp>
 
-#include "run_failure.hpp"
+#include <rpl/core/error.hpp>
 
 namespace rpl::backends {
 
@@ -17,7 +17,10 @@ std::vector<double> time_whole_process(const RunOptions& options) {
     p.capture_output = true;  // keeps stdout free for --json
     log::debug(fmt::format("run {} of {}: {}", run, options.runs, display_command(p.argv)));
     ProcessResult r = run_process(p);
-    if (!r.ok()) detail::fail_run(options, run, r, "");
+    if (!r.ok()) {
+      fail(Errc::run_failed, "run {} of {}: {} {}", run, options.runs, display_command(options.command),
+           r.describe(options.timeout_seconds.value_or(0)));
+    }
     seconds.push_back(r.wall_seconds);
   }
   return seconds;

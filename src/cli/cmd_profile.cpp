@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include <rpl/analysis/profile_summary.hpp>
+#include <rpl/backends/cuda_tracer.hpp>
 #include <rpl/backends/rocprofv3.hpp>
 #include <rpl/backends/wallclock.hpp>
 #include <rpl/core/error.hpp>
@@ -28,6 +29,17 @@ struct ProfileOptions {
   std::string kernel;
   std::vector<std::string> command;  // given without "--"
 };
+
+// rocprofv3 when it is installed, else the CUPTI tracer when an NVIDIA GPU can be traced.
+std::string choose_backend() {
+  if (backends::find_rocprofv3()) return "rocm";
+  const auto why_not_cuda = backends::nvidia_gpu_unavailable();
+  if (!why_not_cuda && backends::find_cupti_tracer()) return "cuda";
+  fail(Errc::missing_tool,
+       "no profiler found: rocprofv3 is not in PATH or /opt/rocm/bin, and NVIDIA tracing is unavailable ({}); install ROCm "
+       "7, or use --no-rocprof to time the whole program",
+       why_not_cuda.value_or("rocm-perf was built without its CUPTI tracer"));
+}
 
 }  // namespace
 
@@ -64,10 +76,9 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     if (o->no_rocprof) {
       summary = analysis::summarize_wallclock(backends::time_whole_process(run));
     } else {
-      if (o->backend == "cuda") {
-        fail(Errc::missing_tool, "the CUDA backend is not part of this build yet; use --backend rocm or --no-rocprof");
-      }
-      auto dbs = backends::trace_with_rocprofv3(run, out_dir / ".rocpd_profile");
+      const std::string backend = o->backend == "auto" ? choose_backend() : o->backend;
+      const auto trace_dir = out_dir / ".rocpd_profile";
+      auto dbs = backend == "cuda" ? backends::trace_with_cupti(run, trace_dir) : backends::trace_with_rocprofv3(run, trace_dir);
       auto trace = trace::read_rocpd(dbs);
       analysis::AnalyzeOptions options;
       if (!o->kernel.empty()) options.kernel_regex = o->kernel;

@@ -18,7 +18,10 @@ Json optional_json(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
-Json triple(const std::array<uint32_t, 3>& v) { return Json::array({v[0], v[1], v[2]}); }
+template <typename T>
+Json triple(const std::array<T, 3>& v) {
+  return Json::array({v[0], v[1], v[2]});
+}
 
 }  // namespace
 

@@ -135,7 +135,7 @@ class IdMap {
 struct GeometryHash {
   size_t operator()(const DispatchGeometry& g) const {
     size_t h = 0;
-    for (uint32_t v : {g.workgroup[0], g.workgroup[1], g.workgroup[2], g.grid[0], g.grid[1], g.grid[2], g.group_segment_size,
+    for (uint64_t v : std::initializer_list<uint64_t>{g.workgroup[0], g.workgroup[1], g.workgroup[2], g.grid[0], g.grid[1], g.grid[2], g.group_segment_size,
                        g.private_segment_size}) {
       h = (h ^ v) * 0x100000001b3ULL;
     }
@@ -174,7 +174,7 @@ class FileReader {
   }
 
   void read(const TableSet& set) {
-    check_schema_version(set);
+    read_metadata(set);
     if (set.has("info_agent")) read_agents(set);
     if (!set.has("info_kernel_symbol")) {
       fail(Errc::bad_input, "{}: rocpd_info_kernel_symbol{} is missing; cannot name the kernels", file_.string(), set.suffix);
@@ -190,15 +190,21 @@ class FileReader {
     if (std::find(guids.begin(), guids.end(), guid) == guids.end()) guids.push_back(guid);
   }
 
-  void check_schema_version(const TableSet& set) {
+  void read_metadata(const TableSet& set) {
     if (!set.has("metadata")) return;
     auto cols = columns_of(db_, set.name("metadata"));
     if (!cols.count("tag") || !cols.count("value")) return;
-    SQLite::Statement st(db_, "SELECT value FROM " + set.name("metadata") + " WHERE tag = 'schema_version'");
-    if (st.executeStep()) {
-      std::string version = text_or_empty(st.getColumn(0));
-      if (!version.empty() && version[0] != '3') {
-        trace_.warnings.push_back(fmt::format("{}: rocpd schema_version {} (this reader expects 3)", file_.string(), version));
+    SQLite::Statement st(db_, "SELECT tag, value FROM " + set.name("metadata") +
+                                  " WHERE tag IN ('schema_version', 'rpl_dropped_records') ORDER BY id");
+    while (st.executeStep()) {
+      const std::string tag = text_or_empty(st.getColumn(0)), value = text_or_empty(st.getColumn(1));
+      if (tag == "schema_version" && !value.empty() && value[0] != '3') {
+        trace_.warnings.push_back(fmt::format("{}: rocpd schema_version {} (this reader expects 3)", file_.string(), value));
+      }
+      // Written by rocm-perf's CUPTI tracer when its activity buffers overflowed.
+      if (tag == "rpl_dropped_records" && value != "0") {
+        trace_.warnings.push_back(fmt::format("{}: the tracer dropped {} activity records; timings may miss dispatches",
+                                              file_.string(), value));
       }
     }
   }
@@ -439,12 +445,13 @@ class FileReader {
       d.start_ns = sqlite3_column_int64(st, 6);
       d.end_ns = sqlite3_column_int64(st, 7);
       DispatchGeometry g;
-      g.workgroup = {checked_size(st, 8, 1, kMaxWorkgroupDim, d.id), checked_size(st, 9, 1, kMaxWorkgroupDim, d.id),
-                     checked_size(st, 10, 1, kMaxWorkgroupDim, d.id)};
-      g.grid = {checked_size(st, 11, 1, UINT32_MAX, d.id), checked_size(st, 12, 1, UINT32_MAX, d.id),
-                checked_size(st, 13, 1, UINT32_MAX, d.id)};
-      g.group_segment_size = checked_size(st, 14, 0, UINT32_MAX, d.id);
-      g.private_segment_size = checked_size(st, 15, 0, UINT32_MAX, d.id);
+      g.workgroup = {static_cast<uint32_t>(checked_size(st, 8, 1, kMaxWorkgroupDim, d.id)),
+                     static_cast<uint32_t>(checked_size(st, 9, 1, kMaxWorkgroupDim, d.id)),
+                     static_cast<uint32_t>(checked_size(st, 10, 1, kMaxWorkgroupDim, d.id))};
+      g.grid = {checked_size(st, 11, 1, INT64_MAX, d.id), checked_size(st, 12, 1, INT64_MAX, d.id),
+                checked_size(st, 13, 1, INT64_MAX, d.id)};
+      g.group_segment_size = static_cast<uint32_t>(checked_size(st, 14, 0, UINT32_MAX, d.id));
+      g.private_segment_size = static_cast<uint32_t>(checked_size(st, 15, 0, UINT32_MAX, d.id));
       d.geometry = geometries.intern(g);
       if (d.end_ns < d.start_ns) {
         ++chunk.bad_times;
@@ -491,16 +498,17 @@ class FileReader {
     }
   }
 
-  // AQL packets hold workgroup sizes in 16 bits and grid sizes and segment sizes in 32 bits.
+  // AQL packets hold workgroup sizes in 16 bits and segment sizes in 32 bits; CUDA grids of
+  // work-items can pass 32 bits.
   static constexpr int64_t kMaxWorkgroupDim = 65535;
 
-  uint32_t checked_size(sqlite3_stmt* st, int column, int64_t lo, int64_t hi, int64_t dispatch_id) const {
+  uint64_t checked_size(sqlite3_stmt* st, int column, int64_t lo, int64_t hi, int64_t dispatch_id) const {
     const int64_t v = sqlite3_column_int64(st, column);
     if (v < lo || v > hi) {
       fail(Errc::bad_input, "{}: dispatch {} has an invalid {} of {}; the database is corrupt", file_.string(), dispatch_id,
            sqlite3_column_name(st, column), v);
     }
-    return static_cast<uint32_t>(v);
+    return static_cast<uint64_t>(v);
   }
 
   void read_memory_copies(const TableSet& set) {

@@ -268,6 +268,26 @@ void RocpdWriter::add_memory_copy(const MemoryCopy& c, const nlohmann::json& ext
   st.exec();
 }
 
+void RocpdWriter::add_region(const std::string& name, int64_t start_ns, int64_t end_ns, const nlohmann::json& extdata) {
+  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("region") +
+                                      " (nid, pid, tid, start, end, name_id, extdata) VALUES (?,?,?,?,?,?,?)");
+  st.bind(1, impl_->node_id);
+  st.bind(2, impl_->process.pid);
+  st.bind(3, impl_->process.pid);
+  st.bind(4, start_ns);
+  st.bind(5, end_ns);
+  st.bind(6, impl_->string_id(name));
+  st.bind(7, extdata.dump());
+  st.exec();
+}
+
+void RocpdWriter::add_metadata(const std::string& tag, const std::string& value) {
+  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("metadata") + " (tag, value) VALUES (?, ?)");
+  st.bind(1, tag);
+  st.bind(2, value);
+  st.exec();
+}
+
 void RocpdWriter::finish() {
   try {
     impl_->transaction.commit();

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <rpl/backends/cuda_tracer.hpp>
+
 #include "test_support.hpp"
 
 namespace rpl::test {
@@ -103,7 +105,7 @@ TEST(CliProfile, DebugKeepsTemporaryFoldersAndPrintsCommands) {
   auto calls = fake.invocations();
   ASSERT_EQ(calls.size(), 1u);
   const fs::path kept = fs::path(calls[0][5].get<std::string>()).parent_path();
-  EXPECT_TRUE(fs::exists(kept / "rocprofv3.log"));
+  EXPECT_TRUE(fs::exists(kept / "run.log"));
   fs::remove_all(kept);
 }
 
@@ -144,14 +146,34 @@ TEST(CliProfile, ProfilerThatWritesNoDatabaseIsExitCode1) {
   auto r = run_cli({"profile", "--runs", "1", "--out", (fake.dir / "n").string(), "--", "/bin/true"}, env);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("rocprofv3 wrote no *_results.db"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no kernels were recorded"), std::string::npos) << r.err;
 }
 
 TEST(CliProfile, MissingRocprofv3IsExitCode3) {
   FakeProfiler fake;
-  auto r = run_cli({"profile", "--out", (fake.dir / "m").string(), "--", "/bin/true"}, {{"PATH", "/usr/bin:/bin"}});
+  auto r = run_cli({"profile", "--backend", "rocm", "--out", (fake.dir / "m").string(), "--", "/bin/true"},
+                   {{"PATH", "/usr/bin:/bin"}});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(count_lines(r.err), 1);
   EXPECT_NE(r.err.find("rocprofv3 not found"), std::string::npos) << r.err;
+}
+
+TEST(CliProfile, NoProfilerAtAllIsExitCode3) {
+  if (!backends::nvidia_gpu_unavailable()) GTEST_SKIP() << "this machine has an NVIDIA GPU";
+  FakeProfiler fake;
+  auto r = run_cli({"profile", "--out", (fake.dir / "n").string(), "--", "/bin/true"}, {{"PATH", "/usr/bin:/bin"}});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(count_lines(r.err), 1);
+  EXPECT_NE(r.err.find("no profiler found: rocprofv3 is not in PATH"), std::string::npos) << r.err;
+}
+
+TEST(CliProfile, CudaBackendWithoutAGpuIsExitCode3) {
+  if (!backends::nvidia_gpu_unavailable()) GTEST_SKIP() << "this machine has an NVIDIA GPU";
+  FakeProfiler fake;
+  auto r = run_cli({"profile", "--backend", "cuda", "--out", (fake.dir / "c").string(), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(count_lines(r.err), 1);
+  EXPECT_NE(r.err.find("cannot trace on NVIDIA"), std::string::npos) << r.err;
 }
 
 TEST(CliProfile, NoRocprofTimesTheWholeProcess) {

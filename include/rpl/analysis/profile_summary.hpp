@@ -15,7 +15,7 @@ namespace rpl::analysis {
 struct KernelSummary {
   std::string name;          // demangled
   std::string mangled_name;
-  std::array<uint32_t, 3> grid{};   // work-items
+  std::array<uint64_t, 3> grid{};   // work-items
   std::array<uint32_t, 3> block{};
   size_t dispatches = 0;
   double total_ms = 0;

@@ -56,7 +56,7 @@ struct KernelSymbol {
 /// dispatches then take 56 MB, not 88.
 struct DispatchGeometry {
   std::array<uint32_t, 3> workgroup{1, 1, 1};
-  std::array<uint32_t, 3> grid{1, 1, 1};  // work-items, as AQL counts them
+  std::array<uint64_t, 3> grid{1, 1, 1};  // work-items, as AQL counts them (CUDA's can pass 2^32)
   uint32_t group_segment_size = 0;        // static + dynamic LDS of the dispatch
   uint32_t private_segment_size = 0;
   uint32_t block_size() const { return workgroup[0] * workgroup[1] * workgroup[2]; }

@@ -38,6 +38,11 @@ class RocpdWriter {
   void add_dispatch(const Dispatch& dispatch, const DispatchGeometry& geometry, int64_t agent_id, int64_t kernel_id,
                     const nlohmann::json& extdata = nlohmann::json::object());
   void add_memory_copy(const MemoryCopy& copy, const nlohmann::json& extdata = nlohmann::json::object());
+  /// A host-side interval (rocpd_region), e.g. a synchronization.
+  void add_region(const std::string& name, int64_t start_ns, int64_t end_ns,
+                  const nlohmann::json& extdata = nlohmann::json::object());
+  /// A (tag, value) row of rocpd_metadata.
+  void add_metadata(const std::string& tag, const std::string& value);
 
   /// Commits everything. The destructor rolls back what was not committed.
   void finish();

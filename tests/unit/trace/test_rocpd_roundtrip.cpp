@@ -61,7 +61,7 @@ TEST(RocpdRoundTrip, Mi300xRunReadsBackEveryTable) {
     queues.insert(d.queue_id);
     if (t.symbols[d.symbol].mangled_name == matmul.mangled_name) {
       EXPECT_EQ(t.geometry(d).workgroup, (std::array<uint32_t, 3>{256, 1, 1}));
-      EXPECT_EQ(t.geometry(d).grid, (std::array<uint32_t, 3>{65536, 64, 1}));
+      EXPECT_EQ(t.geometry(d).grid, (std::array<uint64_t, 3>{65536, 64, 1}));
       EXPECT_EQ(t.geometry(d).group_segment_size, 24576u);
     }
   }

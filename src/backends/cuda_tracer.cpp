@@ -1,0 +1,93 @@
+#include <rpl/backends/cuda_tracer.hpp>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <climits>
+
+#include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+
+#include "traced_runs.hpp"
+
+namespace rpl::backends {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kRequiredDriverVersion = 13000;  // CUDA 13.0: the CUPTI the tracer is built with
+
+std::string executable_dir() {
+  char buf[PATH_MAX] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? fs::path(std::string(buf, static_cast<size_t>(n))).parent_path().string() : std::string(".");
+}
+
+}  // namespace
+
+std::optional<std::string> nvidia_gpu_unavailable() {
+  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!driver) return std::string("no NVIDIA driver (libcuda.so.1 cannot be loaded)");
+  using InitFn = int (*)(unsigned);
+  using IntFn = int (*)(int*);
+  auto init = reinterpret_cast<InitFn>(::dlsym(driver, "cuInit"));
+  auto version = reinterpret_cast<IntFn>(::dlsym(driver, "cuDriverGetVersion"));
+  auto count = reinterpret_cast<IntFn>(::dlsym(driver, "cuDeviceGetCount"));
+  if (!init || !version || !count) return std::string("libcuda.so.1 lacks the CUDA driver API");
+  int v = 0;
+  if (version(&v) != 0) return std::string("cuDriverGetVersion failed");
+  if (v < kRequiredDriverVersion) {
+    return fmt::format("the NVIDIA driver supports CUDA {}.{}; the CUPTI tracer needs CUDA 13.0 or newer", v / 1000,
+                       (v % 1000) / 10);
+  }
+  if (int rc = init(0); rc != 0) return fmt::format("no usable NVIDIA GPU (cuInit returned {})", rc);
+  int devices = 0;
+  if (count(&devices) != 0 || devices == 0) return std::string("no NVIDIA GPU found");
+  return std::nullopt;
+}
+
+std::optional<fs::path> find_cupti_tracer() {
+  if (const char* env = std::getenv("RPL_CUPTI_TRACE_LIB"); env && *env) {
+    return fs::exists(env) ? std::optional<fs::path>(fs::absolute(env)) : std::nullopt;
+  }
+  for (const fs::path& candidate : {fs::path(executable_dir()) / "../lib/librpl_cupti_trace.so",
+                                    fs::path(executable_dir()) / "librpl_cupti_trace.so"}) {
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return fs::canonical(candidate);
+  }
+  return std::nullopt;
+}
+
+std::vector<fs::path> trace_with_cupti(const RunOptions& options, const fs::path& trace_dir) {
+  check_program_exists(options);
+  const auto library = find_cupti_tracer();
+  if (!library) {
+    fail(Errc::missing_tool, "rocm-perf's CUPTI tracer (librpl_cupti_trace.so) is not built: configure rocm-perf with the "
+                             "CUDA toolkit installed, or set RPL_CUPTI_TRACE_LIB");
+  }
+  if (auto why = nvidia_gpu_unavailable()) fail(Errc::missing_tool, "cannot trace on NVIDIA: {}", *why);
+  detail::TraceTool tool;
+  tool.name = "the CUPTI tracer";
+  tool.plan = [&](const fs::path& run_dir) {
+    detail::TracedRun run;
+    run.output_dir = run_dir / "trace";
+    fs::create_directories(run.output_dir);
+    run.argv = options.command;
+    run.env = {{"CUDA_INJECTION64_PATH", library->string()}, {"RPL_TRACE_DIR", run.output_dir.string()}};
+    return run;
+  };
+  tool.refusal = [](const detail::TracedRun& run) -> std::optional<std::string> {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(run.output_dir, ec)) {
+      if (entry.path().extension() == ".refused") {
+        std::string why = read_file(entry.path());
+        while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
+        return "the CUPTI tracer refused to run: " + why;
+      }
+    }
+    return std::nullopt;
+  };
+  return detail::collect_traces(options, trace_dir, tool);
+}
+
+}  // namespace rpl::backends

@@ -1,0 +1,125 @@
+// The CUPTI tracer's records, mapped into rocpd (DESIGN.md "NVIDIA trace mapping into rocpd") and
+// read back by the same reader and analyses as AMD traces.
+#include <gtest/gtest.h>
+
+#include <rpl/analysis/profile_summary.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "cuda_trace_data.hpp"
+#include "test_support.hpp"
+
+namespace rpl::capture {
+namespace {
+
+CudaTraceData h100_trace() {
+  CudaTraceData d;
+  d.pid = 4242;
+  d.hostname = "gpu-node";
+  d.command = "./softmax_testbed 4096 4096 20";
+  d.start_ns = 1'000'000;
+  d.end_ns = 900'000'000;
+  CudaDeviceInfo dev;
+  dev.id = 0;
+  dev.name = "NVIDIA H100 80GB HBM3";
+  dev.cc_major = 9;
+  dev.sm_count = 132;
+  dev.max_threads_per_sm = 2048;
+  dev.registers_per_sm = 65536;
+  dev.shared_memory_per_sm = 233472;
+  dev.clock_khz = 1980000;
+  d.devices.push_back(dev);
+  d.names = {"_Z15softmax_rowwisePKfPfii", "_Z4fillPff"};
+  for (int i = 0; i < 20; ++i) {
+    CudaKernelRecord k;
+    k.start = 10'000'000 + i * 1'000'000ull;
+    k.end = k.start + 400'000 + (i % 3) * 1000;
+    k.stream = 7;
+    k.correlation = 100 + i;
+    k.grid[0] = 4096;
+    k.block[0] = 256;
+    k.static_shared = 1024;
+    k.dynamic_shared = 2048;
+    k.registers_per_thread = 40;
+    k.name = 0;
+    d.kernels.push_back(k);
+  }
+  CudaKernelRecord fill;
+  fill.start = 5'000'000;
+  fill.end = 5'100'000;
+  fill.grid[0] = 1u << 20;   // 2^20 blocks of 8192 work-items: 2^33 in all, past 32 bits
+  fill.block[0] = 1024;
+  fill.block[1] = 8;
+  fill.registers_per_thread = 8;
+  fill.name = 1;
+  fill.launch_type = 1;
+  fill.graph_id = 3;
+  d.kernels.push_back(fill);
+  d.memcpys.push_back({1'000'000, 2'000'000, 64u << 20, 0, 7, 1, 1, 0});
+  d.memsets.push_back({2'000'000, 2'100'000, 1u << 20, 0, 7, 2, 0, 0});
+  d.syncs.push_back({40'000'000, 40'100'000, 4, 0, 200});
+  d.dropped_records = 17;
+  return d;
+}
+
+TEST(CudaTraceWriter, MapsRecordsOntoRocpd) {
+  const auto path = test::fresh_dir("cuda") / "4242_results.db";
+  write_cuda_trace(path, h100_trace());
+  EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
+  auto t = trace::read_rocpd({path});
+  ASSERT_EQ(t.agents.size(), 2u);
+  const auto& gpu = t.agents[1];
+  EXPECT_EQ(gpu.type, "GPU");
+  EXPECT_EQ(gpu.name, "sm_90");
+  EXPECT_EQ(gpu.vendor_name, "NVIDIA");
+  EXPECT_EQ(gpu.product_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(gpu.compute_units, 132);
+  EXPECT_EQ(gpu.wave_size, 32);
+  EXPECT_EQ(gpu.max_clock_mhz, 1980.0);
+  ASSERT_EQ(t.dispatches.size(), 21u);
+  EXPECT_EQ(t.dispatches[0].id, 1);  // numbered in start order: the fill kernel came first
+  EXPECT_EQ(t.symbols[t.dispatches[0].symbol].mangled_name, "_Z4fillPff");
+  EXPECT_EQ(t.geometry(t.dispatches[0]).grid[0], uint64_t{1} << 30);
+  EXPECT_EQ(t.geometry(t.dispatches[0]).grid[1], 8u);
+  const auto& softmax = t.dispatches[1];
+  const auto& symbol = t.symbols[softmax.symbol];
+  EXPECT_EQ(symbol.display_name, "softmax_rowwise(float const*, float*, int, int)");
+  EXPECT_EQ(symbol.arch_vgpr_count, 40);
+  EXPECT_EQ(symbol.group_segment_size, 1024);
+  EXPECT_EQ(t.geometry(softmax).group_segment_size, 3072u);  // static + dynamic
+  EXPECT_EQ(t.geometry(softmax).grid[0], 4096u * 256u);       // work-items
+  EXPECT_EQ(softmax.stream_id, 7);
+  EXPECT_EQ(softmax.queue_id, 7);
+  ASSERT_EQ(t.memory_copies.size(), 2u);
+  EXPECT_EQ(t.memory_copies[0].name, "MEMORY_COPY_HOST_TO_DEVICE");
+  EXPECT_EQ(t.memory_copies[0].src_agent_id, 0);
+  EXPECT_EQ(t.memory_copies[0].dst_agent_id, 1);
+  EXPECT_EQ(t.memory_copies[1].name, "MEMORY_SET");
+  bool dropped_warned = false;
+  for (const auto& w : t.warnings) dropped_warned |= w.find("dropped 17 activity records") != std::string::npos;
+  EXPECT_TRUE(dropped_warned);
+}
+
+TEST(CudaTraceWriter, AnalyzesLikeAnAmdTrace) {
+  const auto path = test::fresh_dir("cuda-summary") / "4242_results.db";
+  write_cuda_trace(path, h100_trace());
+  auto s = analysis::summarize_trace(trace::read_rocpd({path}), {});
+  EXPECT_EQ(s.backend, "cuda");
+  ASSERT_TRUE(s.kernel && s.gpu && s.occupancy && s.resources);
+  EXPECT_EQ(s.kernel->mangled_name, "_Z15softmax_rowwisePKfPfii");
+  EXPECT_EQ(s.kernel->dispatches, 20u);
+  EXPECT_EQ(s.gpu->architecture, "sm_90");
+  EXPECT_EQ(s.resources->vgpr_per_thread, 40);
+  EXPECT_EQ(s.resources->dynamic_lds_bytes, 2048);
+  EXPECT_EQ(s.occupancy->unit, "SM");
+  // 40 registers: 1280 per warp -> 12 warps per sub-partition -> 48 warps -> 6 blocks of 8 warps.
+  EXPECT_EQ(s.occupancy->active_workgroups_per_cu, 6);
+  EXPECT_EQ(s.occupancy->limiter, "registers");
+}
+
+TEST(CudaTraceWriter, ArchNames) {
+  EXPECT_EQ(sm_arch_name(9, 0), "sm_90");
+  EXPECT_EQ(sm_arch_name(8, 6), "sm_86");
+}
+
+}  // namespace
+}  // namespace rpl::capture
