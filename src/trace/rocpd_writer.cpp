@@ -4,6 +4,7 @@
 #include <set>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 
 #include <rpl/core/error.hpp>
 
@@ -17,6 +18,7 @@ struct RocpdWriter::Impl {
   SQLite::Transaction transaction;
   std::string suffix;
   RocpdProcessInfo process;
+  RocpdWriterOptions options;
   int64_t node_id = 1;
   std::set<int64_t> queues, streams, code_objects;
   std::map<std::string, int64_t> strings;
@@ -26,11 +28,18 @@ struct RocpdWriter::Impl {
   std::unique_ptr<SQLite::Statement> insert_event;
 
   // Everything goes in one transaction: fast, and an interrupted writer leaves no half-written rows.
-  Impl(const fs::path& path, const RocpdProcessInfo& info, const std::string& table_suffix)
-      : db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE),
-        transaction(db),
+  Impl(const fs::path& path, const RocpdProcessInfo& info, const std::string& table_suffix, RocpdWriterOptions opts)
+      : db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLITE_OPEN_NOMUTEX),
+        transaction(without_journal_if(db, !opts.journal)),
         suffix(table_suffix),
-        process(info) {}
+        process(info),
+        options(opts) {}
+
+  // Pragmas must run before the transaction begins.
+  static SQLite::Database& without_journal_if(SQLite::Database& db, bool off) {
+    if (off) db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;");
+    return db;
+  }
 
 
   std::string table(const char* name) const { return "\"rocpd_" + std::string(name) + suffix + "\""; }
@@ -76,14 +85,15 @@ std::string RocpdWriter::table_suffix(const std::string& uuid) {
   return s;
 }
 
-RocpdWriter::RocpdWriter(const fs::path& path, const RocpdProcessInfo& process, bool add_to_existing) {
+RocpdWriter::RocpdWriter(const fs::path& path, const RocpdProcessInfo& process, bool add_to_existing,
+                         RocpdWriterOptions options) {
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
   if (exists && !add_to_existing) fail(Errc::bad_input, "{}: already exists; refusing to overwrite it", path.string());
   if (!exists && add_to_existing) fail(Errc::bad_input, "{}: no such rocpd database to add a process to", path.string());
   const std::string suffix = table_suffix(process.uuid);
   try {
-    impl_ = std::make_unique<Impl>(path, process, suffix);
+    impl_ = std::make_unique<Impl>(path, process, suffix, options);
     auto& db = impl_->db;
     db.exec(detail::rocpd_tables_sql(suffix, process.uuid));
     db.exec(detail::rocpd_views_sql(suffix));
@@ -196,7 +206,7 @@ void RocpdWriter::add_kernel_symbol(const KernelSymbol& symbol, const nlohmann::
 }
 
 void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int64_t agent_id, int64_t kernel_id,
-                               const nlohmann::json& extdata) {
+                               std::string_view extdata_json) {
   impl_->ensure_queue_and_stream(d.queue_id, d.stream_id);
   const int64_t category = impl_->string_id("KERNEL_DISPATCH");
   const int64_t region = impl_->string_id("");
@@ -237,12 +247,12 @@ void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int
   for (int i = 0; i < 3; ++i) st.bind(14 + i, static_cast<int64_t>(g.workgroup[i]));
   for (int i = 0; i < 3; ++i) st.bind(17 + i, static_cast<int64_t>(g.grid[i]));
   st.bind(20, region);
-  st.bind(21, event_id);
-  if (extdata.empty()) {
-    st.bind(22, "{}");
+  if (event_id > 0) {
+    st.bind(21, event_id);
   } else {
-    st.bind(22, extdata.dump());
+    st.bind(21);
   }
+  st.bind(22, extdata_json.data(), static_cast<int>(extdata_json.size()));
   st.exec();
   st.reset();
 }

@@ -29,9 +29,22 @@ const fs::path& scratch_root() {
 
 }  // namespace
 
-fs::path source_dir() { return RPL_SOURCE_DIR; }
-fs::path bin_dir() { return RPL_BIN_DIR; }
-fs::path fake_rocprof_dir() { return RPL_FAKE_ROCPROF_DIR; }
+namespace {
+
+// A build may run elsewhere than it was made (the GPU machine gets a copy): the variables
+// RPL_SOURCE_DIR and RPL_BUILD_DIR override the paths compiled in.
+fs::path from_env_or(const char* variable, const fs::path& fallback) {
+  const char* value = std::getenv(variable);
+  return value && *value ? fs::path(value) : fallback;
+}
+
+}  // namespace
+
+fs::path source_dir() { return from_env_or("RPL_SOURCE_DIR", RPL_SOURCE_DIR); }
+fs::path build_dir() { return from_env_or("RPL_BUILD_DIR", RPL_BUILD_DIR); }
+fs::path bin_dir() { return build_dir() / "bin"; }
+fs::path fake_rocprof_dir() { return build_dir() / "fake-rocprof/bin"; }
+fs::path examples_dir() { return build_dir() / "examples"; }
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -86,7 +99,7 @@ std::string schema_errors(const std::string& json_text, const std::string& schem
   const fs::path doc = fresh_dir("json") / "document.json";
   std::ofstream(doc) << json_text;
   ProcessOptions p;
-  p.argv = {RPL_TEST_PYTHON, (source_dir() / "tests/support/validate_json.py").string(), (source_dir() / "schemas").string(),
+  p.argv = {from_env_or("RPL_TEST_PYTHON", RPL_TEST_PYTHON).string(), (source_dir() / "tests/support/validate_json.py").string(), (source_dir() / "schemas").string(),
             schema, doc.string()};
   p.capture_output = true;
   ProcessResult r = run_process(p);

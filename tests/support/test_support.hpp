@@ -9,8 +9,10 @@
 namespace rpl::test {
 
 std::filesystem::path source_dir();
+std::filesystem::path build_dir();
 std::filesystem::path bin_dir();           // rocm-perf, rocm-perf-lab, rpl-make-trace
 std::filesystem::path fake_rocprof_dir();  // holds the stand-in "rocprofv3"
+std::filesystem::path examples_dir();      // the GPU testbeds, where a CUDA compiler built them
 
 struct CliResult {
   int exit_code = -1;

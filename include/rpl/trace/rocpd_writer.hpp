@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -21,12 +22,21 @@ struct RocpdProcessInfo {
   int64_t end_ns = 0;
 };
 
+struct RocpdWriterOptions {
+  /// One rocpd_event row per dispatch, as rocprofv3 writes (the reader does not need them).
+  bool event_rows = true;
+  /// A rollback journal. A writer whose file is renamed into place only when finished (the
+  /// tracer) has no use for one.
+  bool journal = true;
+};
+
 class RocpdWriter {
  public:
   /// Creates a new database at path; Error(bad_input) if the file exists already. With
   /// add_to_existing, adds this process's table set to an existing rocpd file instead (a file
   /// holding several processes, as a merged run does).
-  RocpdWriter(const std::filesystem::path& path, const RocpdProcessInfo& process, bool add_to_existing = false);
+  RocpdWriter(const std::filesystem::path& path, const RocpdProcessInfo& process, bool add_to_existing = false,
+              RocpdWriterOptions options = {});
   ~RocpdWriter();
   RocpdWriter(const RocpdWriter&) = delete;
   RocpdWriter& operator=(const RocpdWriter&) = delete;
@@ -35,8 +45,9 @@ class RocpdWriter {
   void add_agent(const Agent& agent, const nlohmann::json& extra_extdata = nlohmann::json::object());
   void add_kernel_symbol(const KernelSymbol& symbol, const nlohmann::json& extdata = nlohmann::json::object());
   /// Dispatch row; agent_id and kernel_id are the rocpd ids (Agent::id, KernelSymbol::id).
+  /// extdata is a serialized JSON object: writers of millions of rows format it themselves.
   void add_dispatch(const Dispatch& dispatch, const DispatchGeometry& geometry, int64_t agent_id, int64_t kernel_id,
-                    const nlohmann::json& extdata = nlohmann::json::object());
+                    std::string_view extdata_json = "{}");
   void add_memory_copy(const MemoryCopy& copy, const nlohmann::json& extdata = nlohmann::json::object());
   /// A host-side interval (rocpd_region), e.g. a synchronization.
   void add_region(const std::string& name, int64_t start_ns, int64_t end_ns,

@@ -82,7 +82,8 @@ void write_cuda_trace(const fs::path& path, const CudaTraceData& data) {
   process.start_ns = static_cast<int64_t>(data.start_ns);
   process.end_ns = static_cast<int64_t>(data.end_ns);
   {
-    trace::RocpdWriter w(temporary, process);
+    // Written to a temporary file renamed into place when complete: no journal needed.
+    trace::RocpdWriter w(temporary, process, false, {.event_rows = false, .journal = false});
     trace::Agent host;
     host.id = kHostAgentId;
     host.type = "CPU";
@@ -150,16 +151,15 @@ void write_cuda_trace(const fs::path& path, const CudaTraceData& data) {
       }
       g.group_segment_size = static_cast<uint32_t>(k->static_shared + k->dynamic_shared);
       g.private_segment_size = k->local_memory_per_thread;
-      nlohmann::json ext = {{"correlation_id", k->correlation},
-                            {"context_id", k->context},
-                            {"blocks", {k->grid[0], k->grid[1], k->grid[2]}},
-                            {"shared_memory_executed", k->shared_memory_executed},
-                            {"shmem_limit_config", k->shmem_limit_config}};
-      if (k->launch_type != 0) ext["launch_type"] = k->launch_type == 1 ? "cooperative" : "cooperative_multi_device";
-      if (k->graph_id != 0) {
-        ext["graph_id"] = k->graph_id;
-        ext["graph_node_id"] = k->graph_node_id;
+      // Formatted directly: a traced program may have launched millions of kernels.
+      std::string ext = fmt::format(
+          R"({{"correlation_id":{},"context_id":{},"blocks":[{},{},{}],"shared_memory_executed":{},"shmem_limit_config":{})",
+          k->correlation, k->context, k->grid[0], k->grid[1], k->grid[2], k->shared_memory_executed, k->shmem_limit_config);
+      if (k->launch_type != 0) {
+        ext += k->launch_type == 1 ? R"(,"launch_type":"cooperative")" : R"(,"launch_type":"cooperative_multi_device")";
       }
+      if (k->graph_id != 0) ext += fmt::format(R"(,"graph_id":{},"graph_node_id":{})", k->graph_id, k->graph_node_id);
+      ext += '}';
       w.add_dispatch(d, g, gpu_agent_id(k->device), it->second, ext);
     }
 

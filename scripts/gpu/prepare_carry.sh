@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the device preset here and gathers what the NVIDIA machine needs into .devcarry/ (ignored
+# by git): rocm-perf, the tracer, the testbeds, the gpu tests, the three shared libraries of
+# Debian's that the machine lacks, and Python's jsonschema for the schema checks.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cmake --preset device > /dev/null
+cmake --build --preset device
+rm -rf .devcarry
+mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py}
+cp build/device/bin/rocm-perf .devcarry/bin/
+cp build/device/lib/librpl_cupti_trace.so .devcarry/lib/
+for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns; do
+  cp build/device/examples/$e .devcarry/examples/
+done
+cp build/device/tests/test_nvidia_gpu .devcarry/tests/
+cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1} .devcarry/syslib/
+cp -r /usr/lib/python3/dist-packages/{jsonschema,pyrsistent,_pyrsistent_version.py} .devcarry/py/
+du -sh .devcarry

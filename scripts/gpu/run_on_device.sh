@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs on the NVIDIA machine (through the device tool), from the repository root, with a build made
+# on a development machine carried in CARRY (scripts/gpu/prepare_carry.sh): the gpu-labelled
+# tests, the tracer overhead benchmark, and a real trace of the softmax testbed. Results in $OUT.
+set -uo pipefail
+carry="$PWD/${1:-.devcarry}"
+out=${OUT:-/tmp/rpl-gpu}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
+export PYTHONPATH="$carry/py"
+export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; ncu --version | tail -1; } \
+  | tee "$out/machine.txt"
+"$carry/tests/test_nvidia_gpu" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} 2>&1 | tee "$out/gpu_tests.log"
+if [ -z "${SKIP_BENCH:-}" ]; then bash bench/tracer_overhead.sh "$carry" "${REPEATS:-5}" 2>&1 | tee "$out/overhead.log"; fi
+trace=$(mktemp -d)
+"$carry/bin/rocm-perf" profile --backend cuda --runs 1 --out "$trace" -- "$carry/examples/softmax_testbed" 4096 1024 20 \
+  | tee "$out/softmax_profile.txt"
+cp "$trace"/.rocpd_profile/run1_*_results.db "$out/softmax_trace.db"

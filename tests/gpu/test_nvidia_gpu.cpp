@@ -1,0 +1,304 @@
+// On a real NVIDIA GPU (label gpu): the CUPTI tracer end to end on the testbeds, checked against
+// Nsight Compute and cuobjdump. Every test skips, saying why, where there is no GPU.
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json.hpp>
+
+#include <rpl/backends/cuda_tracer.hpp>
+#include <rpl/core/subprocess.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+#define SKIP_WITHOUT_GPU()                                                                      \
+  do {                                                                                          \
+    if (auto why = backends::nvidia_gpu_unavailable()) GTEST_SKIP() << "no NVIDIA GPU: " << *why; \
+    if (!fs::exists(examples_dir() / "softmax_testbed")) GTEST_SKIP() << "testbeds not built (no CUDA compiler)"; \
+  } while (0)
+
+std::string program(const std::string& name) { return (examples_dir() / name).string(); }
+
+struct Profiled {
+  CliResult cli;
+  fs::path out;
+  json doc;
+  std::vector<fs::path> databases() const {
+    std::vector<fs::path> dbs;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(out / ".rocpd_profile", ec)) dbs.push_back(e.path());
+    std::sort(dbs.begin(), dbs.end());
+    return dbs;
+  }
+};
+
+Profiled profile(const std::vector<std::string>& command, int runs = 1, const std::vector<std::string>& extra = {}) {
+  Profiled p;
+  p.out = fresh_dir("gpu-profile");
+  std::vector<std::string> args = {"profile", "--backend", "cuda", "--json", "--runs", std::to_string(runs), "--out",
+                                   p.out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back("--");
+  args.insert(args.end(), command.begin(), command.end());
+  p.cli = run_cli(args, {}, 300);
+  if (p.cli.exit_code == 0) p.doc = json::parse(p.cli.out);
+  return p;
+}
+
+json analyze(const fs::path& db, const std::string& kernel_regex) {
+  auto r = run_cli({"analyze", "--json", "--kernel", kernel_regex, db.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? json::parse(r.out) : json();
+}
+
+// Fields of one CSV line, quotes removed.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string field;
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.push_back(field);
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  out.push_back(field);
+  return out;
+}
+
+double number(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  return std::stod(s);
+}
+
+struct NcuKernel {
+  std::vector<double> duration_ns;
+  double registers = 0;
+  double occupancy_pct = 0;
+};
+
+// ncu's measurements per mangled kernel name, at the clocks and caches the program runs with.
+std::map<std::string, NcuKernel> ncu_measure(const std::vector<std::string>& command) {
+  ProcessOptions p;
+  p.argv = {"ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--cache-control", "none",
+            "--kernel-name-base", "mangled", "--metrics",
+            "gpu__time_duration.sum,launch__registers_per_thread,sm__maximum_warps_per_active_cycle_pct"};
+  p.argv.insert(p.argv.end(), command.begin(), command.end());
+  p.capture_output = true;
+  p.timeout = std::chrono::duration<double>(300);
+  ProcessResult r = run_process(p);
+  EXPECT_TRUE(r.ok()) << r.output;
+  std::map<std::string, NcuKernel> kernels;
+  std::istringstream lines(r.output);
+  std::vector<std::string> header;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("\"ID\"", 0) == 0) {
+      header = csv_fields(line);
+      continue;
+    }
+    if (header.empty() || line.empty() || line[0] != '"') continue;
+    auto f = csv_fields(line);
+    if (f.size() != header.size()) continue;
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < f.size(); ++i) row[header[i]] = f[i];
+    if (row["gpu__time_duration.sum"].empty() || !std::isdigit(static_cast<unsigned char>(row["gpu__time_duration.sum"][0]))) {
+      continue;  // the units row
+    }
+    auto& k = kernels[row["Kernel Name"]];
+    k.duration_ns.push_back(number(row["gpu__time_duration.sum"]));
+    k.registers = number(row["launch__registers_per_thread"]);
+    k.occupancy_pct = number(row["sm__maximum_warps_per_active_cycle_pct"]);
+  }
+  return kernels;
+}
+
+bool have_tool(const char* name) { return find_executable(name).has_value(); }
+
+TEST(NvidiaGpu, TestbedsProfileEndToEnd) {
+  SKIP_WITHOUT_GPU();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{program("softmax_testbed"), "16384", "1024", "10"}, "softmax_naive"},
+      {{program("matmul_tunable"), "2048", "2048", "2048", "--bm", "64", "--bn", "64", "--bk", "16", "--tm", "4", "--tn", "4"},
+       "sgemm_tiled"},
+      {{program("multistream_dag"), "1000"}, "spin_kernel"},
+      {{program("roofline_calibration")}, ""},
+  };
+  for (const auto& [command, expected] : cases) {
+    SCOPED_TRACE(command[0]);
+    auto p = profile(command, 2);
+    ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+    EXPECT_EQ(schema_errors(p.cli.out, "profile"), "");
+    EXPECT_EQ(p.doc["backend"], "cuda");
+    EXPECT_EQ(p.doc["gpu"]["vendor"], "NVIDIA");
+    EXPECT_EQ(p.doc["gpu"]["architecture"], "sm_90");
+    EXPECT_EQ(p.doc["stability"]["runs"], 2);
+    EXPECT_FALSE(p.doc["occupancy"].is_null());
+    EXPECT_NE(p.doc["kernel"]["name"].get<std::string>().find(expected), std::string::npos);
+    std::cout << "profiled " << fs::path(command[0]).filename().string() << ": " << p.doc["kernel"]["name"] << " "
+              << p.doc["runtime_ms"] << " ms, cv " << p.doc["stability"]["cv"] << ", occupancy "
+              << p.doc["occupancy"]["theoretical"] << " (" << p.doc["occupancy"]["limiter"] << "), GPU "
+              << p.doc["gpu"]["product"] << "\n";
+  }
+}
+
+TEST(NvidiaGpu, DurationsRegistersAndOccupancyAgreeWithNcu) {
+  SKIP_WITHOUT_GPU();
+  if (!have_tool("ncu")) GTEST_SKIP() << "ncu not found";
+  const std::vector<std::vector<std::string>> commands = {
+      {program("softmax_testbed"), "16384", "1024", "10"},
+      {program("matmul_tunable"), "2048", "2048", "2048", "--bm", "64", "--bn", "64", "--bk", "16", "--tm", "4", "--tn", "4"},
+      {program("matmul_tunable"), "2048", "2048", "2048", "--bm", "128", "--bn", "128", "--bk", "8", "--tm", "8", "--tn", "8"},
+      {program("matmul_tunable"), "1024", "1024", "1024", "--bm", "32", "--bn", "32", "--bk", "32", "--tm", "2", "--tn", "2"},
+      {program("roofline_calibration")},
+  };
+  int compared = 0;
+  for (const auto& command : commands) {
+    auto p = profile(command);
+    ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+    const fs::path db = p.databases().at(0);
+    for (const auto& [mangled, ncu] : ncu_measure(command)) {
+      SCOPED_TRACE(mangled);
+      const json ours = analyze(db, "^" + mangled + "$");
+      ASSERT_FALSE(ours.is_null());
+      double ncu_mean = 0;
+      for (double d : ncu.duration_ns) ncu_mean += d;
+      ncu_mean /= static_cast<double>(ncu.duration_ns.size()) * 1e6;  // ms
+      const double traced = ours["runtime_ms"].get<double>();
+      const double occupancy = ours["occupancy"]["theoretical"].get<double>();
+      std::cout << "ncu check " << mangled.substr(0, 60) << ": traced " << traced << " ms, ncu " << ncu_mean << " ms ("
+                << (traced / ncu_mean - 1) * 100 << " %), registers " << ours["resources"]["vgpr_per_thread"] << " vs "
+                << ncu.registers << ", occupancy " << occupancy * 100 << " % vs " << ncu.occupancy_pct << " %\n";
+      if (ncu_mean > 0.050) {
+        EXPECT_NEAR(traced / ncu_mean, 1.0, 0.05);
+      }
+      EXPECT_EQ(ours["resources"]["vgpr_per_thread"].get<double>(), ncu.registers);
+      EXPECT_NEAR(occupancy * 100, ncu.occupancy_pct, 0.5);
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 7);
+}
+
+TEST(NvidiaGpu, RegistersAgreeWithCuobjdump) {
+  SKIP_WITHOUT_GPU();
+  if (!have_tool("cuobjdump")) GTEST_SKIP() << "cuobjdump not found";
+  int compared = 0;
+  for (const auto& command : std::vector<std::vector<std::string>>{
+           {program("softmax_testbed"), "4096", "256", "2"},
+           {program("roofline_calibration"), "1048576", "64"},
+           {program("matmul_tunable"), "512", "512", "512", "--bm", "128", "--bn", "64", "--bk", "16", "--tm", "8", "--tn", "4"}}) {
+    auto p = profile(command);
+    ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+    ProcessOptions dump;
+    dump.argv = {"cuobjdump", "--dump-resource-usage", command[0]};
+    dump.capture_output = true;
+    auto r = run_process(dump);
+    ASSERT_TRUE(r.ok()) << r.output;
+    std::map<std::string, int> regs;
+    std::istringstream lines(r.output);
+    std::string function;
+    for (std::string line; std::getline(lines, line);) {
+      if (auto at = line.find("Function "); at != std::string::npos && line.back() == ':') {
+        function = line.substr(at + 9, line.size() - at - 10);
+      } else if (auto reg = line.find("REG:"); reg != std::string::npos && !function.empty()) {
+        regs[function] = std::stoi(line.substr(reg + 4));
+      }
+    }
+    SQLite::Database db(p.databases().at(0).string(), SQLite::OPEN_READONLY);
+    SQLite::Statement st(db, "SELECT kernel_name, arch_vgpr_count FROM rocpd_info_kernel_symbol");
+    while (st.executeStep()) {
+      const std::string name = st.getColumn(0).getString();
+      ASSERT_TRUE(regs.count(name)) << name << " not in cuobjdump's output";
+      EXPECT_EQ(st.getColumn(1).getInt(), regs[name]) << name;
+      std::cout << "cuobjdump check " << name.substr(0, 60) << ": " << st.getColumn(1).getInt() << " registers\n";
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 5);
+}
+
+TEST(NvidiaGpu, CrashMidRunKeepsTheTraceUpToTheCrash) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("softmax_testbed"), "4096", "256", "10", "--crash-after", "3"});
+  EXPECT_EQ(p.cli.exit_code, 1) << p.cli.err;
+  EXPECT_EQ(count_lines(p.cli.err), 1) << p.cli.err;
+  EXPECT_NE(p.cli.err.find("killed by signal 11"), std::string::npos) << p.cli.err;
+  EXPECT_NE(p.cli.err.find("the trace recorded so far is kept"), std::string::npos) << p.cli.err;
+  auto dbs = p.databases();
+  ASSERT_EQ(dbs.size(), 1u);
+  auto t = trace::read_rocpd(dbs);
+  EXPECT_EQ(t.dispatches.size(), 3u);
+}
+
+TEST(NvidiaGpu, ProgramThatNeverTouchesTheGpuRecordsNothing) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("launch_patterns"), "none"});
+  EXPECT_EQ(p.cli.exit_code, 1);
+  EXPECT_NE(p.cli.err.find("no kernels were recorded"), std::string::npos) << p.cli.err;
+}
+
+TEST(NvidiaGpu, TimeoutKillsTheTracedProgram) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("launch_patterns"), "long", "1000", "10"}, 1, {"--timeout", "3"});
+  EXPECT_EQ(p.cli.exit_code, 1);
+  EXPECT_LT(p.cli.seconds, 30);
+  EXPECT_NE(p.cli.err.find("timed out after 3 s"), std::string::npos) << p.cli.err;
+}
+
+TEST(NvidiaGpu, SeveralThreadsAndExitFromAWorkerLoseNothing) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("launch_patterns"), "threads"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  auto t = trace::read_rocpd(p.databases());
+  std::set<int64_t> streams;
+  size_t add_one = 0;
+  for (const auto& d : t.dispatches) {
+    if (t.symbols[d.symbol].display_name.find("add_one") != std::string::npos) {
+      ++add_one;
+      streams.insert(d.stream_id);
+    }
+  }
+  EXPECT_EQ(add_one, 1000u);
+  EXPECT_EQ(streams.size(), 4u);
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+}
+
+TEST(NvidiaGpu, GraphAndCooperativeLaunchesAreRecorded) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("launch_patterns"), "graph"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  SQLite::Database db(p.databases().at(0).string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM rocpd_kernel_dispatch").getInt(), 7);
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM rocpd_kernel_dispatch WHERE json_extract(extdata, '$.graph_id') > 0").getInt(), 6);
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM rocpd_kernel_dispatch WHERE json_extract(extdata, '$.launch_type') = "
+                          "'cooperative'")
+                .getInt(),
+            1);
+}
+
+TEST(NvidiaGpu, AnotherCuptiClientIsRefused) {
+  SKIP_WITHOUT_GPU();
+  if (!have_tool("ncu")) GTEST_SKIP() << "ncu not found";
+  auto p = profile({"ncu", "--metrics", "gpu__time_duration.sum", program("launch_patterns"), "tiny", "10"});
+  EXPECT_EQ(p.cli.exit_code, 3) << p.cli.err;
+  EXPECT_EQ(count_lines(p.cli.err), 1) << p.cli.err;
+  EXPECT_NE(p.cli.err.find("the CUPTI tracer refused to run"), std::string::npos) << p.cli.err;
+}
+
+}  // namespace
+}  // namespace rpl::test
