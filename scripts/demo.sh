@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake --preset release > /dev/null
 cmake --build --preset release --target rocm-perf
-build/release/bin/rocm-perf analyze examples/traces/softmax_example.db
+build/release/bin/rocm-perf analyze examples/traces/softmax_h100.db

@@ -12,7 +12,7 @@ std::vector<std::string> scenario_names();
 
 /// Writes scenario `name` for run `run` (1-based; durations and GUIDs differ per run) to path.
 /// Scenarios: mi300x (helpers, several kernels and queues), mi250x (AGPRs, two processes in one
-/// file), rx6900xt (wave32), helpers-only, no-dispatches, example (the README's bundled trace).
+/// file), rx6900xt (wave32), helpers-only, no-dispatches, example (a small softmax run).
 void write_scenario(const std::string& name, int run, const std::filesystem::path& path);
 
 /// A large trace for the benchmark: dispatches spread over kernels and queues.

@@ -8,6 +8,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/subprocess.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/text.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
@@ -80,6 +81,10 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       const auto trace_dir = out_dir / ".rocpd_profile";
       auto dbs = backend == "cuda" ? backends::trace_with_cupti(run, trace_dir) : backends::trace_with_rocprofv3(run, trace_dir);
       auto trace = trace::read_rocpd(dbs);
+      if (trace.dispatches.empty()) {
+        fail(Errc::run_failed, "{} ran, but no kernel dispatches were recorded (its traces: {})",
+             display_command(run.command), trace_dir.string());
+      }
       analysis::AnalyzeOptions options;
       if (!o->kernel.empty()) options.kernel_regex = o->kernel;
       summary = analysis::summarize_trace(trace, options);

@@ -88,7 +88,7 @@ TEST(CliAnalyze, WritesProfileJsonWithOut) {
 }
 
 TEST(CliAnalyze, BundledExampleTraceAnalyzes) {
-  auto r = run_cli({"analyze", "--json", (source_dir() / "examples/traces/softmax_example.db").string()});
+  auto r = run_cli({"analyze", "--json", (source_dir() / "examples/traces/softmax_h100.db").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(schema_errors(r.out, "profile"), "");
   EXPECT_EQ(golden_difference(r.out, "analyze_example.json"), "");

@@ -96,7 +96,7 @@ struct NcuKernel {
 std::map<std::string, NcuKernel> ncu_measure(const std::vector<std::string>& command) {
   ProcessOptions p;
   p.argv = {"ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--cache-control", "none",
-            "--kernel-name-base", "mangled", "--metrics",
+            "--print-kernel-base", "mangled", "--metrics",
             "gpu__time_duration.sum,launch__registers_per_thread,sm__maximum_warps_per_active_cycle_pct"};
   p.argv.insert(p.argv.end(), command.begin(), command.end());
   p.capture_output = true;
@@ -224,8 +224,11 @@ TEST(NvidiaGpu, RegistersAgreeWithCuobjdump) {
     while (st.executeStep()) {
       const std::string name = st.getColumn(0).getString();
       ASSERT_TRUE(regs.count(name)) << name << " not in cuobjdump's output";
-      EXPECT_EQ(st.getColumn(1).getInt(), regs[name]) << name;
-      std::cout << "cuobjdump check " << name.substr(0, 60) << ": " << st.getColumn(1).getInt() << " registers\n";
+      std::cout << "cuobjdump check " << name.substr(0, 60) << ": traced " << st.getColumn(1).getInt() << ", cuobjdump "
+                << regs[name] << " registers\n";
+      // A launch allocates at least 16 registers per thread (ncu's launch__registers_per_thread
+      // says 16 for kernels compiled to 10 or 14); cuobjdump gives the compiled count.
+      EXPECT_EQ(st.getColumn(1).getInt(), std::max(regs[name], 16)) << name;
       ++compared;
     }
   }
@@ -293,8 +296,7 @@ TEST(NvidiaGpu, GraphAndCooperativeLaunchesAreRecorded) {
 
 TEST(NvidiaGpu, AnotherCuptiClientIsRefused) {
   SKIP_WITHOUT_GPU();
-  if (!have_tool("ncu")) GTEST_SKIP() << "ncu not found";
-  auto p = profile({"ncu", "--metrics", "gpu__time_duration.sum", program("launch_patterns"), "tiny", "10"});
+  auto p = profile({program("launch_patterns"), "cupti"});
   EXPECT_EQ(p.cli.exit_code, 3) << p.cli.err;
   EXPECT_EQ(count_lines(p.cli.err), 1) << p.cli.err;
   EXPECT_NE(p.cli.err.find("the CUPTI tracer refused to run"), std::string::npos) << p.cli.err;

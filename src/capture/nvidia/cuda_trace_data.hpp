@@ -4,6 +4,7 @@
 // the mapping is tested on machines without a GPU.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,8 +74,28 @@ struct CudaTraceData {
   uint64_t dropped_records = 0;
 };
 
-/// Writes the trace as one rocpd v3 database (one process, one GUID), atomically: a temporary file
-/// renamed into place. Kernels are numbered in start order.
+/// Writes a trace as it arrives, into one rocpd v3 database (one process, one GUID), atomically: a
+/// temporary file renamed into place by finish(). Records may come in batches, in any order.
+class CudaTraceWriter {
+ public:
+  /// data's process fields (pid, hostname, command, start_ns) name the process.
+  CudaTraceWriter(std::filesystem::path path, const CudaTraceData& process);
+  ~CudaTraceWriter();
+  CudaTraceWriter(const CudaTraceWriter&) = delete;
+  CudaTraceWriter& operator=(const CudaTraceWriter&) = delete;
+
+  /// Adds the records of batch: devices not yet written, then kernels (names index batch.names,
+  /// which must hold every name seen so far), copies, memsets and synchronizations.
+  void add(const CudaTraceData& batch);
+  /// Commits with the final end time and dropped-record count, and renames the file into place.
+  void finish(uint64_t end_ns, uint64_t dropped_records);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The whole trace at once: kernels numbered in start order.
 void write_cuda_trace(const std::filesystem::path& path, const CudaTraceData& data);
 
 /// "sm_90" for compute capability 9.0.

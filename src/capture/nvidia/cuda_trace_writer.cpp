@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <memory>
 #include <tuple>
 
@@ -69,10 +70,119 @@ std::string uuid_for(const CudaTraceData& d) {
 
 std::string sm_arch_name(int cc_major, int cc_minor) { return fmt::format("sm_{}{}", cc_major, cc_minor); }
 
-void write_cuda_trace(const fs::path& path, const CudaTraceData& data) {
-  const fs::path temporary = path.string() + ".tmp";
+struct CudaTraceWriter::Impl {
+  fs::path path, temporary;
+  std::unique_ptr<trace::RocpdWriter> writer;
+  std::set<uint32_t> devices;
+  std::map<std::tuple<uint32_t, uint16_t, int32_t, uint32_t>, int64_t> symbols;
+  int64_t dispatch_id = 0, copy_id = 0;
+
+  void add_device(const CudaDeviceInfo& dev) {
+    if (!devices.insert(dev.id).second) return;
+    trace::Agent a;
+    a.id = gpu_agent_id(dev.id);
+    a.type = "GPU";
+    a.name = sm_arch_name(dev.cc_major, dev.cc_minor);
+    a.vendor_name = "NVIDIA";
+    a.product_name = dev.name;
+    a.compute_units = dev.sm_count;
+    a.simds_per_cu = 4;  // SM sub-partitions
+    a.wave_size = dev.warp_size;
+    a.max_waves_per_cu = dev.warp_size > 0 ? dev.max_threads_per_sm / dev.warp_size : 0;
+    if (dev.clock_khz > 0) a.max_clock_mhz = dev.clock_khz / 1000.0;
+    a.lds_kib = dev.shared_memory_per_sm / 1024;
+    writer->add_agent(a, {{"compute_capability", fmt::format("{}.{}", dev.cc_major, dev.cc_minor)},
+                          {"sm_count", dev.sm_count},
+                          {"warp_size", dev.warp_size},
+                          {"max_threads_per_sm", dev.max_threads_per_sm},
+                          {"registers_per_sm", dev.registers_per_sm},
+                          {"shared_memory_per_sm", dev.shared_memory_per_sm},
+                          {"shared_memory_per_block_optin", dev.shared_memory_per_block_optin},
+                          {"l2_cache_bytes", dev.l2_cache_bytes},
+                          {"clock_khz", dev.clock_khz},
+                          {"memory_clock_khz", dev.memory_clock_khz},
+                          {"memory_bus_width_bits", dev.memory_bus_width_bits}});
+  }
+
+  // One symbol per distinct (name, registers, static shared, local memory).
+  int64_t symbol_for(const CudaKernelRecord& k, const std::vector<std::string>& names) {
+    auto key = std::make_tuple(k.name, k.registers_per_thread, k.static_shared, k.local_memory_per_thread);
+    auto [it, inserted] = symbols.try_emplace(key, static_cast<int64_t>(symbols.size()) + 1);
+    if (inserted) {
+      trace::KernelSymbol s;
+      s.id = it->second;
+      s.mangled_name = k.name < names.size() ? names[k.name] : "<unnamed>";
+      s.display_name = demangled(s.mangled_name);
+      s.arch_vgpr_count = k.registers_per_thread;
+      s.group_segment_size = k.static_shared;
+      s.private_segment_size = k.local_memory_per_thread;
+      writer->add_kernel_symbol(s);
+    }
+    return it->second;
+  }
+
+  void add_kernel(const CudaKernelRecord& k, const std::vector<std::string>& names) {
+    const int64_t symbol = symbol_for(k, names);
+    trace::Dispatch d{};
+    d.id = ++dispatch_id;
+    d.start_ns = static_cast<int64_t>(k.start);
+    d.end_ns = static_cast<int64_t>(k.end);
+    d.queue_id = k.stream;
+    d.stream_id = k.stream;
+    trace::DispatchGeometry g;
+    for (int i = 0; i < 3; ++i) {
+      g.workgroup[i] = static_cast<uint32_t>(k.block[i]);
+      g.grid[i] = static_cast<uint64_t>(k.grid[i]) * static_cast<uint64_t>(k.block[i]);  // work-items
+    }
+    g.group_segment_size = static_cast<uint32_t>(k.static_shared + k.dynamic_shared);
+    g.private_segment_size = k.local_memory_per_thread;
+    // Formatted directly: a traced program may launch millions of kernels.
+    std::string ext = fmt::format(R"({{"correlation_id":{},"context_id":{},"shared_memory_executed":{})", k.correlation,
+                                  k.context, k.shared_memory_executed);
+    if (k.shmem_limit_config != 0) ext += R"(,"shmem_limit_config":"optin")";
+    if (k.launch_type != 0) {
+      ext += k.launch_type == 1 ? R"(,"launch_type":"cooperative")" : R"(,"launch_type":"cooperative_multi_device")";
+    }
+    if (k.graph_id != 0) ext += fmt::format(R"(,"graph_id":{},"graph_node_id":{})", k.graph_id, k.graph_node_id);
+    ext += '}';
+    writer->add_dispatch(d, g, gpu_agent_id(k.device), symbol, ext);
+  }
+
+  void add_memcpy(const CudaMemcpyRecord& c) {
+    trace::MemoryCopy m;
+    m.id = ++copy_id;
+    m.start_ns = static_cast<int64_t>(c.start);
+    m.end_ns = static_cast<int64_t>(c.end);
+    m.size = static_cast<int64_t>(c.bytes);
+    m.name = memcpy_name(c.copy_kind);
+    const bool from_host = c.copy_kind == 1 || c.copy_kind == 3 || c.copy_kind == 9;
+    const bool to_host = c.copy_kind == 2 || c.copy_kind == 4 || c.copy_kind == 9;
+    m.src_agent_id = from_host ? kHostAgentId : gpu_agent_id(c.device);
+    m.dst_agent_id = to_host ? kHostAgentId : gpu_agent_id(c.device);
+    m.queue_id = m.stream_id = c.stream;
+    nlohmann::json ext = {{"correlation_id", c.correlation}};
+    if (c.graph_id != 0) ext["graph_id"] = c.graph_id;
+    writer->add_memory_copy(m, ext);
+  }
+
+  void add_memset(const CudaMemsetRecord& s) {
+    trace::MemoryCopy m;  // rocpd has no memset table: a copy named MEMORY_SET, value in extdata
+    m.id = ++copy_id;
+    m.start_ns = static_cast<int64_t>(s.start);
+    m.end_ns = static_cast<int64_t>(s.end);
+    m.size = static_cast<int64_t>(s.bytes);
+    m.name = "MEMORY_SET";
+    m.src_agent_id = m.dst_agent_id = gpu_agent_id(s.device);
+    m.queue_id = m.stream_id = s.stream;
+    writer->add_memory_copy(m, {{"correlation_id", s.correlation}, {"value", s.value}});
+  }
+};
+
+CudaTraceWriter::CudaTraceWriter(fs::path path, const CudaTraceData& data) : impl_(std::make_unique<Impl>()) {
+  impl_->path = std::move(path);
+  impl_->temporary = impl_->path.string() + ".tmp";
   std::error_code ec;
-  fs::remove(temporary, ec);
+  fs::remove(impl_->temporary, ec);
   trace::RocpdProcessInfo process;
   process.uuid = uuid_for(data);
   process.pid = data.pid;
@@ -81,126 +191,47 @@ void write_cuda_trace(const fs::path& path, const CudaTraceData& data) {
   process.command = data.command;
   process.start_ns = static_cast<int64_t>(data.start_ns);
   process.end_ns = static_cast<int64_t>(data.end_ns);
-  {
-    // Written to a temporary file renamed into place when complete: no journal needed.
-    trace::RocpdWriter w(temporary, process, false, {.event_rows = false, .journal = false});
-    trace::Agent host;
-    host.id = kHostAgentId;
-    host.type = "CPU";
-    host.name = "host";
-    host.vendor_name = "CPU";
-    w.add_agent(host);
-    for (const auto& dev : data.devices) {
-      trace::Agent a;
-      a.id = gpu_agent_id(dev.id);
-      a.type = "GPU";
-      a.name = sm_arch_name(dev.cc_major, dev.cc_minor);
-      a.vendor_name = "NVIDIA";
-      a.product_name = dev.name;
-      a.compute_units = dev.sm_count;
-      a.simds_per_cu = 4;  // SM sub-partitions
-      a.wave_size = dev.warp_size;
-      a.max_waves_per_cu = dev.warp_size > 0 ? dev.max_threads_per_sm / dev.warp_size : 0;
-      if (dev.clock_khz > 0) a.max_clock_mhz = dev.clock_khz / 1000.0;
-      a.lds_kib = dev.shared_memory_per_sm / 1024;
-      w.add_agent(a, {{"compute_capability", fmt::format("{}.{}", dev.cc_major, dev.cc_minor)},
-                      {"sm_count", dev.sm_count},
-                      {"warp_size", dev.warp_size},
-                      {"max_threads_per_sm", dev.max_threads_per_sm},
-                      {"registers_per_sm", dev.registers_per_sm},
-                      {"shared_memory_per_sm", dev.shared_memory_per_sm},
-                      {"shared_memory_per_block_optin", dev.shared_memory_per_block_optin},
-                      {"l2_cache_bytes", dev.l2_cache_bytes},
-                      {"clock_khz", dev.clock_khz},
-                      {"memory_clock_khz", dev.memory_clock_khz},
-                      {"memory_bus_width_bits", dev.memory_bus_width_bits}});
-    }
+  // Renamed into place only when complete: no journal needed.
+  impl_->writer = std::make_unique<trace::RocpdWriter>(impl_->temporary, process, false,
+                                                       trace::RocpdWriterOptions{.event_rows = false, .journal = false});
+  trace::Agent host;
+  host.id = kHostAgentId;
+  host.type = "CPU";
+  host.name = "host";
+  host.vendor_name = "CPU";
+  impl_->writer->add_agent(host);
+}
 
-    // One symbol per distinct (name, registers, static shared, local memory).
-    std::vector<const CudaKernelRecord*> kernels;
-    kernels.reserve(data.kernels.size());
-    for (const auto& k : data.kernels) kernels.push_back(&k);
-    std::stable_sort(kernels.begin(), kernels.end(), [](const auto* a, const auto* b) {
-      return std::tie(a->start, a->correlation) < std::tie(b->start, b->correlation);
-    });
-    std::map<std::tuple<uint32_t, uint16_t, int32_t, uint32_t>, int64_t> symbols;
-    int64_t dispatch_id = 0;
-    for (const auto* k : kernels) {
-      auto key = std::make_tuple(k->name, k->registers_per_thread, k->static_shared, k->local_memory_per_thread);
-      auto [it, inserted] = symbols.try_emplace(key, static_cast<int64_t>(symbols.size()) + 1);
-      if (inserted) {
-        trace::KernelSymbol s;
-        s.id = it->second;
-        s.mangled_name = k->name < data.names.size() ? data.names[k->name] : "<unnamed>";
-        s.display_name = demangled(s.mangled_name);
-        s.arch_vgpr_count = k->registers_per_thread;
-        s.group_segment_size = k->static_shared;
-        s.private_segment_size = k->local_memory_per_thread;
-        w.add_kernel_symbol(s);
-      }
-      trace::Dispatch d{};
-      d.id = ++dispatch_id;
-      d.start_ns = static_cast<int64_t>(k->start);
-      d.end_ns = static_cast<int64_t>(k->end);
-      d.queue_id = k->stream;
-      d.stream_id = k->stream;
-      trace::DispatchGeometry g;
-      for (int i = 0; i < 3; ++i) {
-        g.workgroup[i] = static_cast<uint32_t>(k->block[i]);
-        g.grid[i] = static_cast<uint32_t>(k->grid[i]) * static_cast<uint32_t>(k->block[i]);  // work-items
-      }
-      g.group_segment_size = static_cast<uint32_t>(k->static_shared + k->dynamic_shared);
-      g.private_segment_size = k->local_memory_per_thread;
-      // Formatted directly: a traced program may have launched millions of kernels.
-      std::string ext = fmt::format(
-          R"({{"correlation_id":{},"context_id":{},"blocks":[{},{},{}],"shared_memory_executed":{},"shmem_limit_config":{})",
-          k->correlation, k->context, k->grid[0], k->grid[1], k->grid[2], k->shared_memory_executed, k->shmem_limit_config);
-      if (k->launch_type != 0) {
-        ext += k->launch_type == 1 ? R"(,"launch_type":"cooperative")" : R"(,"launch_type":"cooperative_multi_device")";
-      }
-      if (k->graph_id != 0) ext += fmt::format(R"(,"graph_id":{},"graph_node_id":{})", k->graph_id, k->graph_node_id);
-      ext += '}';
-      w.add_dispatch(d, g, gpu_agent_id(k->device), it->second, ext);
-    }
+CudaTraceWriter::~CudaTraceWriter() = default;
 
-    int64_t copy_id = 0;
-    for (const auto& c : data.memcpys) {
-      trace::MemoryCopy m;
-      m.id = ++copy_id;
-      m.start_ns = static_cast<int64_t>(c.start);
-      m.end_ns = static_cast<int64_t>(c.end);
-      m.size = static_cast<int64_t>(c.bytes);
-      m.name = memcpy_name(c.copy_kind);
-      const bool from_host = c.copy_kind == 1 || c.copy_kind == 3 || c.copy_kind == 9;
-      const bool to_host = c.copy_kind == 2 || c.copy_kind == 4 || c.copy_kind == 9;
-      m.src_agent_id = from_host ? kHostAgentId : gpu_agent_id(c.device);
-      m.dst_agent_id = to_host ? kHostAgentId : gpu_agent_id(c.device);
-      m.queue_id = c.stream;
-      m.stream_id = c.stream;
-      nlohmann::json ext = {{"correlation_id", c.correlation}};
-      if (c.graph_id != 0) ext["graph_id"] = c.graph_id;
-      w.add_memory_copy(m, ext);
-    }
-    for (const auto& s : data.memsets) {
-      trace::MemoryCopy m;  // rocpd has no memset table: a copy named MEMORY_SET, value in extdata
-      m.id = ++copy_id;
-      m.start_ns = static_cast<int64_t>(s.start);
-      m.end_ns = static_cast<int64_t>(s.end);
-      m.size = static_cast<int64_t>(s.bytes);
-      m.name = "MEMORY_SET";
-      m.src_agent_id = m.dst_agent_id = gpu_agent_id(s.device);
-      m.queue_id = m.stream_id = s.stream;
-      w.add_memory_copy(m, {{"correlation_id", s.correlation}, {"value", s.value}});
-    }
-    for (const auto& s : data.syncs) {
-      w.add_region(sync_name(s.type), static_cast<int64_t>(s.start), static_cast<int64_t>(s.end),
-                   {{"correlation_id", s.correlation}, {"stream_id", s.stream}});
-    }
-    w.add_metadata("rpl_tracer", "cupti");
-    w.add_metadata("rpl_dropped_records", std::to_string(data.dropped_records));
-    w.finish();
+void CudaTraceWriter::add(const CudaTraceData& batch) {
+  for (const auto& dev : batch.devices) impl_->add_device(dev);
+  for (const auto& k : batch.kernels) impl_->add_kernel(k, batch.names);
+  for (const auto& c : batch.memcpys) impl_->add_memcpy(c);
+  for (const auto& s : batch.memsets) impl_->add_memset(s);
+  for (const auto& s : batch.syncs) {
+    impl_->writer->add_region(sync_name(s.type), static_cast<int64_t>(s.start), static_cast<int64_t>(s.end),
+                              {{"correlation_id", s.correlation}, {"stream_id", s.stream}});
   }
-  fs::rename(temporary, path);
+}
+
+void CudaTraceWriter::finish(uint64_t end_ns, uint64_t dropped_records) {
+  (void)end_ns;
+  impl_->writer->add_metadata("rpl_tracer", "cupti");
+  impl_->writer->add_metadata("rpl_dropped_records", std::to_string(dropped_records));
+  impl_->writer->finish();
+  impl_->writer.reset();
+  fs::rename(impl_->temporary, impl_->path);
+}
+
+void write_cuda_trace(const fs::path& path, const CudaTraceData& data) {
+  CudaTraceData sorted = data;
+  std::stable_sort(sorted.kernels.begin(), sorted.kernels.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.start, a.correlation) < std::tie(b.start, b.correlation);
+  });
+  CudaTraceWriter writer(path, sorted);
+  writer.add(sorted);
+  writer.finish(data.end_ns, data.dropped_records);
 }
 
 }  // namespace rpl::capture

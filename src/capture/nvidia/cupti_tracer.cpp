@@ -2,7 +2,8 @@
 // kernels, memory copies, memsets and synchronizations with the CUPTI Activity API and writes one
 // rocpd v3 database per process at exit. Configuration (README.md beside this file):
 //   RPL_TRACE_DIR     folder for <hostname>/<pid>_results.db (required)
-//   RPL_TRACE_BUFFER_MB  activity buffer size, default 8
+//   RPL_TRACE_BUFFER_MB  activity buffer size, default 2
+//   RPL_TRACE_VERBOSE    print what was recorded and how long writing it took
 // It refuses with exit status 3 and a status file <dir>/<pid>.refused when another CUPTI client is
 // attached or CUPTI cannot start. No C++ exception crosses into the driver.
 #include <cupti.h>
@@ -11,6 +12,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <thread>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,12 +30,25 @@ namespace {
 
 using rpl::capture::CudaTraceData;
 
+// Records flow from CUPTI's buffers into batches that a writer thread adds to the database while
+// the program runs, so little is left to write when it exits.
 struct Tracer {
-  std::mutex mutex;
-  CudaTraceData data;
+  std::mutex mutex;                // guards everything below but the writer
+  std::condition_variable wake;
+  CudaTraceData process;           // pid, hostname, command, start time
+  std::vector<std::string> names;  // every kernel name seen, in first-seen order
   std::unordered_map<std::string, uint32_t> name_index;
+  std::vector<rpl::capture::CudaDeviceInfo> new_devices;
+  std::deque<CudaTraceData> batches;
+  bool stopping = false;
+  uint64_t dropped = 0;
+  size_t kernels = 0, copies = 0;
+  std::thread writer_thread;
+  std::unique_ptr<rpl::capture::CudaTraceWriter> writer;  // only the writer thread touches it
+  std::string error;
   std::string dir;
-  size_t buffer_bytes = 8u << 20;
+  size_t buffer_bytes = 2u << 20;  // small buffers reach the writer thread sooner
+  bool verbose = false;
   CUpti_SubscriberHandle subscriber{};
   std::atomic<bool> written{false};
 };
@@ -102,10 +120,7 @@ void record_device(CUcontext context) {
   info.memory_clock_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
   info.memory_bus_width_bits = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
   std::lock_guard lock(tracer().mutex);
-  for (const auto& d : tracer().data.devices) {
-    if (d.id == id) return;
-  }
-  tracer().data.devices.push_back(std::move(info));
+  tracer().new_devices.push_back(std::move(info));
 }
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -114,7 +129,7 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;
 }
 
-void add_record(Tracer& t, const CUpti_Activity* record) {
+void add_record(Tracer& t, CudaTraceData& batch, const CUpti_Activity* record) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -138,27 +153,27 @@ void add_record(Tracer& t, const CUpti_Activity* record) {
       r.graph_id = k->graphId;
       r.graph_node_id = k->graphNodeId;
       const std::string name = k->name ? k->name : "<unnamed>";
-      auto [it, inserted] = t.name_index.try_emplace(name, static_cast<uint32_t>(t.data.names.size()));
-      if (inserted) t.data.names.push_back(name);
+      auto [it, inserted] = t.name_index.try_emplace(name, static_cast<uint32_t>(t.names.size()));
+      if (inserted) t.names.push_back(name);
       r.name = it->second;
-      t.data.kernels.push_back(r);
+      batch.kernels.push_back(r);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      t.data.memcpys.push_back({m->start, m->end, m->bytes, m->deviceId, m->streamId, m->correlationId, m->copyKind,
+      batch.memcpys.push_back({m->start, m->end, m->bytes, m->deviceId, m->streamId, m->correlationId, m->copyKind,
                                 m->graphId});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      t.data.memsets.push_back({m->start, m->end, m->bytes, m->deviceId, m->streamId, m->correlationId, m->value,
+      batch.memsets.push_back({m->start, m->end, m->bytes, m->deviceId, m->streamId, m->correlationId, m->value,
                                 m->graphId});
       break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-      t.data.syncs.push_back({s->start, s->end, static_cast<uint32_t>(s->type), s->streamId, s->correlationId});
+      batch.syncs.push_back({s->start, s->end, static_cast<uint32_t>(s->type), s->streamId, s->correlationId});
       break;
     }
     default:
@@ -170,26 +185,82 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   Tracer& t = tracer();
   {
     std::lock_guard lock(t.mutex);
+    CudaTraceData batch;
     CUpti_Activity* record = nullptr;
-    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) add_record(t, record);
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) add_record(t, batch, record);
     size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) t.data.dropped_records += dropped;
+    if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) t.dropped += dropped;
+    t.kernels += batch.kernels.size();
+    t.copies += batch.memcpys.size() + batch.memsets.size();
+    batch.names = t.names;
+    batch.devices = std::move(t.new_devices);
+    t.new_devices.clear();
+    t.batches.push_back(std::move(batch));
   }
+  t.wake.notify_one();
   std::free(buffer);
 }
 
+// The writer thread: adds each batch to the database as it comes.
+void write_batches() {
+  Tracer& t = tracer();
+  while (true) {
+    CudaTraceData batch;
+    {
+      std::unique_lock lock(t.mutex);
+      t.wake.wait(lock, [&] { return t.stopping || !t.batches.empty(); });
+      if (t.batches.empty()) return;  // stopping, and nothing left
+      batch = std::move(t.batches.front());
+      t.batches.pop_front();
+    }
+    if (!t.error.empty()) continue;
+    try {
+      if (!t.writer) {
+        const std::filesystem::path dir = std::filesystem::path(t.dir) / t.process.hostname;
+        std::filesystem::create_directories(dir);
+        t.writer = std::make_unique<rpl::capture::CudaTraceWriter>(
+            dir / (std::to_string(t.process.pid) + "_results.db"), t.process);
+      }
+      t.writer->add(batch);
+    } catch (const std::exception& e) {
+      t.error = e.what();
+    }
+  }
+}
+
+// Flushes CUPTI, lets the writer thread drain every batch, and commits the database.
 void write_trace() {
   Tracer& t = tracer();
   if (t.written.exchange(true)) return;
+  const auto flush_start = std::chrono::steady_clock::now();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  std::lock_guard lock(t.mutex);
-  cuptiGetTimestamp(&t.data.end_ns);
+  {
+    std::lock_guard lock(t.mutex);
+    if (!t.new_devices.empty()) {  // a device whose context ran nothing yet
+      CudaTraceData batch;
+      batch.names = t.names;
+      batch.devices = std::move(t.new_devices);
+      t.batches.push_back(std::move(batch));
+    }
+    t.stopping = true;
+  }
+  t.wake.notify_one();
+  const auto drain_start = std::chrono::steady_clock::now();
+  if (t.writer_thread.joinable()) t.writer_thread.join();
+  uint64_t end_ns = 0;
+  cuptiGetTimestamp(&end_ns);
   try {
-    const std::filesystem::path dir = std::filesystem::path(t.dir) / t.data.hostname;
-    std::filesystem::create_directories(dir);
-    rpl::capture::write_cuda_trace(dir / (std::to_string(t.data.pid) + "_results.db"), t.data);
+    if (t.error.empty() && t.writer) t.writer->finish(end_ns, t.dropped);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "rpl-cupti-trace: cannot write the trace: %s\n", e.what());
+    t.error = e.what();
+  }
+  if (!t.error.empty()) std::fprintf(stderr, "rpl-cupti-trace: cannot write the trace: %s\n", t.error.c_str());
+  if (t.verbose) {
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    std::fprintf(stderr, "rpl-cupti-trace: %zu kernels, %zu copies and memsets, %llu dropped; at exit: flush %.1f ms, "
+                 "writing the rest %.1f ms\n",
+                 t.kernels, t.copies, static_cast<unsigned long long>(t.dropped), ms(flush_start, drain_start),
+                 ms(drain_start, std::chrono::steady_clock::now()));
   }
 }
 
@@ -221,15 +292,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     Tracer& t = tracer();
     const char* dir = std::getenv("RPL_TRACE_DIR");
     t.dir = dir && *dir ? dir : ".";
+    t.verbose = std::getenv("RPL_TRACE_VERBOSE") != nullptr;
     if (const char* mb = std::getenv("RPL_TRACE_BUFFER_MB")) {
       const long v = std::strtol(mb, nullptr, 10);
       if (v > 0 && v <= 1024) t.buffer_bytes = static_cast<size_t>(v) << 20;
     }
-    t.data.pid = getpid();
-    t.data.ppid = getppid();
-    t.data.hostname = hostname();
-    t.data.command = command_line();
-    cuptiGetTimestamp(&t.data.start_ns);
+    t.process.pid = getpid();
+    t.process.ppid = getppid();
+    t.process.hostname = hostname();
+    t.process.command = command_line();
+    cuptiGetTimestamp(&t.process.start_ns);
 
     CUptiResult r = cuptiSubscribe(&t.subscriber, on_callback, nullptr);
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -239,6 +311,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    if (const char* mb = std::getenv("RPL_TRACE_DEVICE_BUFFER_MB")) {
+      size_t bytes = static_cast<size_t>(std::strtol(mb, nullptr, 10)) << 20, size = sizeof bytes;
+      if (bytes > 0) cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);
+    }
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity buffers: ") + cupti_error(r));
     for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
@@ -246,6 +322,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       r = cuptiActivityEnable(kind);
       if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity kind ") + std::to_string(kind) + ": " + cupti_error(r));
     }
+    t.writer_thread = std::thread(write_batches);
     std::atexit(at_exit);
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) signal(sig, on_fatal_signal);
   });

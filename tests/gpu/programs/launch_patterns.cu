@@ -4,11 +4,13 @@
 //   threads        kernels from four host threads on their own streams; exit() from a worker
 //   graph          a CUDA Graph of three kernels, launched twice, and a cooperative launch
 //   none           never touches the GPU
+//   cupti          subscribes to CUPTI itself before touching the GPU: a second CUPTI client
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include <cuda_runtime.h>
+#include <cupti.h>
 
 #include "../../../examples/common/gpu_compat.hpp"
 
@@ -19,6 +21,11 @@ __global__ void add_one(int* data) { atomicAdd(data + threadIdx.x % 32, 1); }
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   if (std::strcmp(mode, "none") == 0) return 0;
+  if (std::strcmp(mode, "cupti") == 0) {
+    CUpti_SubscriberHandle handle;
+    const CUptiResult r = cuptiSubscribe(&handle, [](void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}, nullptr);
+    std::printf("own cuptiSubscribe: %d\n", static_cast<int>(r));
+  }
   int* flags;
   GPU_CHECK(gpuMalloc(&flags, 1024 * sizeof(int)));
   if (std::strcmp(mode, "tiny") == 0 && argc > 2) {
@@ -59,8 +66,11 @@ int main(int argc, char** argv) {
     void* args[] = {&flags};
     GPU_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(add_one), dim3(2), dim3(64), args, 0, s));
     GPU_CHECK(cudaStreamSynchronize(s));
+  } else if (std::strcmp(mode, "cupti") == 0) {
+    empty_kernel<<<1, 32>>>();
+    GPU_CHECK(gpuDeviceSynchronize());
   } else {
-    std::fprintf(stderr, "usage: %s tiny N | long N MS | threads | graph | none\n", argv[0]);
+    std::fprintf(stderr, "usage: %s tiny N | long N MS | threads | graph | none | cupti\n", argv[0]);
     return 2;
   }
   GPU_CHECK(gpuFree(flags));
