@@ -17,3 +17,8 @@ trace=$(mktemp -d)
 "$carry/bin/rocm-perf" profile --backend cuda --runs 1 --out "$trace" -- "$carry/examples/softmax_testbed" 4096 1024 20 \
   | tee "$out/softmax_profile.txt"
 cp "$trace"/.rocpd_profile/run1_*_results.db "$out/softmax_trace.db"
+# Real tool output for the parsers' tests
+cuobjdump --dump-resource-usage "$carry/examples/roofline_calibration" > "$out/cuobjdump_roofline_calibration.txt"
+ncu --csv --page raw --print-units base --print-kernel-base mangled --clock-control none \
+  --metrics gpu__time_duration.sum,launch__registers_per_thread,sm__maximum_warps_per_active_cycle_pct \
+  "$carry/examples/softmax_testbed" 1024 256 2 > "$out/ncu_raw_softmax.csv" 2>&1

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <rpl/codeobj/amd_code_object.hpp>
+#include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/hal/arch.hpp>
 
@@ -48,6 +49,29 @@ InspectedKernel inspect_amd_kernel(const codeobj::AmdKernelInfo& k, const std::s
   return out;
 }
 
+InspectedKernel inspect_cuda_kernel(const codeobj::CudaKernelInfo& k, int block, std::vector<std::string>& warnings) {
+  InspectedKernel out;
+  out.mangled_name = k.name;
+  out.name = codeobj::demangle(k.name);
+  out.arch = k.arch;
+  out.wave_size = 32;
+  out.max_flat_workgroup_size = 1024;
+  out.resources.vgpr_per_thread = k.registers;
+  out.resources.lds_bytes = k.shared_bytes;
+  out.resources.static_lds_bytes = k.shared_bytes;
+  out.resources.scratch_bytes = k.local_bytes;
+  const auto* arch = hal::find_nvidia_arch(k.arch);
+  if (!arch) {
+    warnings.push_back(fmt::format("no occupancy rules for {}; occupancy of {} is not computed", k.arch, out.name));
+    return out;
+  }
+  hal::NvidiaKernelResources r;
+  r.regs_per_thread = static_cast<int>(k.registers);
+  r.static_smem = k.shared_bytes;
+  out.occupancy = hal::nvidia_occupancy(*arch, r, block);
+  return out;
+}
+
 }  // namespace
 
 InspectReport inspect_binary(const std::filesystem::path& file, const std::optional<std::string>& arch_filter, int block) {
@@ -66,10 +90,19 @@ InspectReport inspect_binary(const std::filesystem::path& file, const std::optio
   report.file = file.string();
   report.block = block;
   std::set<std::string> seen_arches;
-  for (const auto& co : codeobj::read_amd_code_objects(file)) {
-    seen_arches.insert(co.arch);
-    if (!wanted.empty() && co.arch != wanted) continue;
-    for (const auto& k : co.kernels) report.kernels.push_back(inspect_amd_kernel(k, co.arch, block, report.warnings));
+  if (std::filesystem::is_regular_file(file) && codeobj::is_cuda_binary(file)) {
+    for (const auto& k : codeobj::read_cuda_kernels(file)) {
+      seen_arches.insert(k.arch);
+      if (wanted.empty() || hal::normalize_arch_name(k.arch) == wanted) {
+        report.kernels.push_back(inspect_cuda_kernel(k, block, report.warnings));
+      }
+    }
+  } else {
+    for (const auto& co : codeobj::read_amd_code_objects(file)) {
+      seen_arches.insert(co.arch);
+      if (!wanted.empty() && co.arch != wanted) continue;
+      for (const auto& k : co.kernels) report.kernels.push_back(inspect_amd_kernel(k, co.arch, block, report.warnings));
+    }
   }
   if (!wanted.empty() && report.kernels.empty()) {
     std::string have;

@@ -3,6 +3,7 @@
 
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/backends/cuda_tracer.hpp>
+#include <rpl/backends/ncu_counters.hpp>
 #include <rpl/backends/rocprofv3.hpp>
 #include <rpl/backends/wallclock.hpp>
 #include <rpl/core/error.hpp>
@@ -11,6 +12,7 @@
 #include <rpl/core/subprocess.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/text.hpp>
+#include <rpl/trace/rocpd_counters.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "commands.hpp"
@@ -28,6 +30,8 @@ struct ProfileOptions {
   int runs = 3;
   double timeout = 0;
   std::string kernel;
+  bool counters = false;
+  std::vector<std::string> metrics;
   std::vector<std::string> command;  // given without "--"
 };
 
@@ -55,6 +59,9 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
   cmd->add_option("--timeout", o->timeout, "seconds each run may take before its process group is killed")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
+  cmd->add_flag("--counters", o->counters, "a counter pass after the trace (NVIDIA: ncu), stored in the first run's trace");
+  cmd->add_option("--metrics", o->metrics, "the counter pass's metrics (default: time, cycles, DRAM bytes, FP ops, occupancy)")
+      ->delimiter(',');
   cmd->add_option("command", o->command, "the program and its arguments (or give them after --)");
   return [o, program]() -> int {
     log::set_debug(o->output.debug);
@@ -78,8 +85,20 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       summary = analysis::summarize_wallclock(backends::time_whole_process(run));
     } else {
       const std::string backend = o->backend == "auto" ? choose_backend() : o->backend;
+      if (o->counters && backend != "cuda") {
+        fail(Errc::bad_input, "--counters needs the NVIDIA backend for now (ncu); AMD counter passes come with the roofline");
+      }
       const auto trace_dir = out_dir / ".rocpd_profile";
       auto dbs = backend == "cuda" ? backends::trace_with_cupti(run, trace_dir) : backends::trace_with_rocprofv3(run, trace_dir);
+      if (o->counters) {
+        auto samples = backends::collect_ncu_counters(run, o->metrics.empty() ? backends::default_ncu_metrics() : o->metrics);
+        auto stored = trace::store_counters(dbs.front(), samples, "ncu");
+        log::info(fmt::format("counters: {} values stored in {}", stored.stored, dbs.front().string()));
+        if (stored.unmatched > 0) {
+          log::warning(fmt::format("counters: {} values matched no traced dispatch (the counter run launched other kernels)",
+                                   stored.unmatched));
+        }
+      }
       auto trace = trace::read_rocpd(dbs);
       if (trace.dispatches.empty()) {
         fail(Errc::run_failed, "{} ran, but no kernel dispatches were recorded (its traces: {})",

@@ -235,10 +235,11 @@ std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& fi
           add_bundle(fatbin.substr(at), name + " (.hip_fatbin)");
         }
       }
-      if (out.empty()) fail(Errc::bad_input, "{}: ELF file with no AMD GPU code (no .hip_fatbin section)", name);
+      if (out.empty()) fail(Errc::bad_input, "{}: ELF file with no GPU code (no .hip_fatbin or .nv_fatbin section)", name);
     }
   } else {
-    fail(Errc::bad_input, "{}: not an AMD code object, clang offload bundle, or executable with embedded GPU code", name);
+    fail(Errc::bad_input, "{}: not a GPU binary (an AMD code object, clang offload bundle, CUDA cubin or fatbin, or an "
+                          "executable with embedded GPU code)", name);
   }
   return out;
 }

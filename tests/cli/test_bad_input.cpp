@@ -115,8 +115,8 @@ TEST(CliBadInput, UsageErrors) {
 TEST(CliBadInput, InspectNonCodeObjects) {
   const auto dir = fresh_dir("inspect");
   std::ofstream(dir / "notes.txt") << "plain text";
-  expect_error({"inspect", (dir / "notes.txt").string()}, 2, "not an AMD code object");
-  expect_error({"inspect", "/bin/true"}, 2, "no AMD GPU code");
+  expect_error({"inspect", (dir / "notes.txt").string()}, 2, "not a GPU binary");
+  expect_error({"inspect", "/bin/true"}, 2, "no GPU code");
   expect_error({"inspect", (dir / "missing.hsaco").string()}, 2, "no such file");
   expect_error({"inspect", dir.string()}, 2, "is a directory");
 }

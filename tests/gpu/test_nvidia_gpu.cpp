@@ -235,6 +235,25 @@ TEST(NvidiaGpu, RegistersAgreeWithCuobjdump) {
   EXPECT_GE(compared, 5);
 }
 
+TEST(NvidiaGpu, InspectOfACudaExecutableMatchesTheTrace) {
+  SKIP_WITHOUT_GPU();
+  if (!have_tool("cuobjdump")) GTEST_SKIP() << "cuobjdump not found";
+  auto r = run_cli({"inspect", "--json", "--block", "256", program("softmax_testbed")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "inspect"), "");
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc["kernels"].size(), 1u);
+  const json& k = doc["kernels"][0];
+  EXPECT_EQ(k["mangled_name"], "_Z13softmax_naivePKfPfii");
+  EXPECT_EQ(k["arch"], "sm_90");
+  auto p = profile({program("softmax_testbed"), "4096", "256", "2"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  EXPECT_EQ(k["resources"]["vgpr_per_thread"], p.doc["resources"]["vgpr_per_thread"]);
+  EXPECT_EQ(k["occupancy"]["theoretical"], p.doc["occupancy"]["theoretical"]);
+  std::cout << "inspect check: " << k["resources"]["vgpr_per_thread"] << " registers, occupancy " << k["occupancy"]["theoretical"]
+            << "\n";
+}
+
 TEST(NvidiaGpu, CrashMidRunKeepsTheTraceUpToTheCrash) {
   SKIP_WITHOUT_GPU();
   auto p = profile({program("softmax_testbed"), "4096", "256", "10", "--crash-after", "3"});
@@ -292,6 +311,32 @@ TEST(NvidiaGpu, GraphAndCooperativeLaunchesAreRecorded) {
                           "'cooperative'")
                 .getInt(),
             1);
+}
+
+TEST(NvidiaGpu, CounterPassStoresNcuValuesInTheTrace) {
+  SKIP_WITHOUT_GPU();
+  if (!have_tool("ncu")) GTEST_SKIP() << "ncu not found";
+  auto p = profile({program("softmax_testbed"), "8192", "512", "4"}, 1, {"--counters"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  EXPECT_NE(p.cli.err.find("counters: "), std::string::npos) << p.cli.err;
+  SQLite::Database db(p.databases().at(0).string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT count(DISTINCT k.id) FROM rocpd_kernel_dispatch k JOIN rocpd_pmc_event e ON "
+                          "e.event_id = k.event_id").getInt(), 4);
+  // ncu's registers per launch equal the tracer's.
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM rocpd_kernel_dispatch k JOIN rocpd_info_kernel_symbol s ON s.id = k.kernel_id "
+                          "JOIN rocpd_pmc_event e ON e.event_id = k.event_id JOIN rocpd_info_pmc p ON p.id = e.pmc_id "
+                          "WHERE p.name = 'launch__registers_per_thread' AND e.value = s.arch_vgpr_count").getInt(), 4);
+  // At the same clocks, ncu's durations and the tracer's agree within 5 %.
+  SQLite::Statement st(db, "SELECT k.end - k.start, e.value FROM rocpd_kernel_dispatch k JOIN rocpd_pmc_event e ON "
+                           "e.event_id = k.event_id JOIN rocpd_info_pmc p ON p.id = e.pmc_id "
+                           "WHERE p.name = 'gpu__time_duration.sum'");
+  int rows = 0;
+  while (st.executeStep()) {
+    ++rows;
+    std::cout << "counter pass: traced " << st.getColumn(0).getInt64() << " ns, ncu " << st.getColumn(1).getDouble() << " ns\n";
+    EXPECT_NEAR(st.getColumn(0).getDouble() / st.getColumn(1).getDouble(), 1.0, 0.05);
+  }
+  EXPECT_EQ(rows, 4);
 }
 
 TEST(NvidiaGpu, AnotherCuptiClientIsRefused) {

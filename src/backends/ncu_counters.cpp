@@ -1,0 +1,154 @@
+#include <rpl/backends/ncu_counters.hpp>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/core/log.hpp>
+#include <rpl/core/subprocess.hpp>
+
+namespace rpl::backends {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Fields of one CSV line, quotes removed ("" inside quotes is a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"') {
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == ',' && !quoted) {
+      out.push_back(std::move(field));
+      field.clear();
+    } else if (c != '\r') {
+      field += c;
+    }
+  }
+  out.push_back(std::move(field));
+  return out;
+}
+
+// "1,234.5" -> 1234.5; nothing for "n/a" and the like.
+std::optional<double> number(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
+  if (s.empty()) return std::nullopt;
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    return used == s.size() ? std::optional<double>(v) : std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> default_ncu_metrics() {
+  return {"gpu__time_duration.sum",
+          "sm__cycles_elapsed.avg",
+          "dram__bytes_read.sum",
+          "dram__bytes_write.sum",
+          "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+          "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+          "launch__registers_per_thread",
+          "sm__maximum_warps_per_active_cycle_pct",
+          "sm__warps_active.avg.pct_of_peak_sustained_active"};
+}
+
+std::optional<fs::path> find_ncu() {
+  if (auto p = find_executable("ncu")) return p;
+  return find_executable("/usr/local/cuda/bin/ncu");
+}
+
+std::vector<std::string> ncu_argv(const fs::path& ncu, const std::vector<std::string>& metrics,
+                                  const std::vector<std::string>& command) {
+  std::string list;
+  for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
+  std::vector<std::string> argv = {ncu.string(), "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base",
+                                   "mangled", "--target-processes", "all", "--clock-control", "none", "--metrics", list};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output) {
+  std::vector<trace::CounterSample> samples;
+  std::vector<std::string> header, units;
+  std::map<std::string, size_t> launches;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("\"ID\",", 0) == 0) {
+      header = csv_fields(line);
+      units.clear();
+      continue;
+    }
+    if (header.empty() || line.empty() || line[0] != '"') continue;
+    auto fields = csv_fields(line);
+    if (fields.size() != header.size()) continue;
+    auto column = [&](const char* name) -> std::optional<size_t> {
+      auto it = std::find(header.begin(), header.end(), name);
+      return it == header.end() ? std::nullopt : std::optional<size_t>(static_cast<size_t>(it - header.begin()));
+    };
+    const auto kernel_col = column("Kernel Name");
+    const auto id_col = column("ID");
+    if (!kernel_col || !id_col) continue;
+    if (!number(fields[*id_col])) {  // the units row after the header
+      units = fields;
+      continue;
+    }
+    const std::string& kernel = fields[*kernel_col];
+    const size_t launch = launches[kernel]++;
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i].find("__") == std::string::npos) continue;  // metrics have "__" in their names
+      if (auto v = number(fields[i])) {
+        samples.push_back({kernel, launch, header[i], i < units.size() ? units[i] : "", *v});
+      }
+    }
+  }
+  return samples;
+}
+
+std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& metrics) {
+  const auto ncu = find_ncu();
+  if (!ncu) {
+    fail(Errc::missing_tool, "ncu (Nsight Compute) not found in PATH or /usr/local/cuda/bin: install it, or profile "
+                             "without --counters");
+  }
+  check_program_exists(options);
+  TempDir tmp("rocm-perf-ncu-");
+  ProcessOptions p;
+  p.argv = ncu_argv(*ncu, metrics, options.command);
+  p.output_file = tmp.path() / "ncu.csv";
+  if (options.timeout_seconds) p.timeout = std::chrono::duration<double>(*options.timeout_seconds);
+  log::debug(fmt::format("counter pass: {}", display_command(p.argv)));
+  if (options.debug) tmp.keep();
+  ProcessResult r = run_process(p);
+  const std::string output = read_file(tmp.path() / "ncu.csv");
+  if (!r.ok()) {
+    tmp.keep();
+    fail(Errc::run_failed, "counter pass: {} {} (its output: {})", display_command(p.argv),
+         r.describe(options.timeout_seconds.value_or(0)), (tmp.path() / "ncu.csv").string());
+  }
+  auto samples = parse_ncu_csv(output);
+  if (samples.empty()) {
+    tmp.keep();
+    fail(Errc::run_failed, "counter pass: ncu profiled no kernel (its output: {})", (tmp.path() / "ncu.csv").string());
+  }
+  return samples;
+}
+
+}  // namespace rpl::backends

@@ -1,0 +1,110 @@
+// The ncu counter pass: its command line, its CSV, and the values stored into a trace database.
+#include <gtest/gtest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <rpl/backends/ncu_counters.hpp>
+#include <rpl/core/error.hpp>
+
+#include "cuda_trace_data.hpp"
+#include "test_support.hpp"
+
+namespace rpl::backends {
+namespace {
+
+// The shape of `ncu --csv --page raw --print-units base` output: program and ==PROF== lines mixed
+// in, a header, a units row, one row per launch (names mangled with --print-kernel-base mangled).
+const char* kNcuCsv = R"csv(==PROF== Connected to process 123 (/tmp/app)
+softmax rows=64 cols=64
+==PROF== Profiling "_Z4fillPf" - 0: 0%....50%....100% - 9 passes
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","gpu__time_duration.sum","launch__registers_per_thread","sm__maximum_warps_per_active_cycle_pct"
+"","","","","","","","","","","","ns","register/thread","%"
+"0","123","app","host","_Z4fillPf","1","7","(256, 1, 1)","(16, 1, 1)","0","9.0","2,048","16","100"
+"1","123","app","host","_Z13softmax_naivePKfPfii","1","7","(256, 1, 1)","(16, 1, 1)","0","9.0","617,536","31","100"
+"2","123","app","host","_Z13softmax_naivePKfPfii","1","7","(256, 1, 1)","(16, 1, 1)","0","9.0","618,001","31","n/a"
+==PROF== Disconnected from process 123
+)csv";
+
+TEST(NcuCounters, CommandLine) {
+  auto argv = ncu_argv("/usr/local/cuda/bin/ncu", {"a__b.sum", "c__d.avg"}, {"./app", "x y"});
+  EXPECT_EQ(argv, (std::vector<std::string>{"/usr/local/cuda/bin/ncu", "--csv", "--page", "raw", "--print-units", "base",
+                                            "--print-kernel-base", "mangled", "--target-processes", "all",
+                                            "--clock-control", "none", "--metrics", "a__b.sum,c__d.avg", "./app", "x y"}));
+}
+
+TEST(NcuCounters, ParsesLaunchesInOrderPerKernel) {
+  auto samples = parse_ncu_csv(kNcuCsv);
+  ASSERT_EQ(samples.size(), 3u + 3u + 2u);  // "n/a" is not a value
+  EXPECT_EQ(samples[0].kernel, "_Z4fillPf");
+  EXPECT_EQ(samples[0].launch, 0u);
+  EXPECT_EQ(samples[0].metric, "gpu__time_duration.sum");
+  EXPECT_EQ(samples[0].unit, "ns");
+  EXPECT_EQ(samples[0].value, 2048.0);
+  EXPECT_EQ(samples[3].kernel, "_Z13softmax_naivePKfPfii");
+  EXPECT_EQ(samples[3].launch, 0u);
+  EXPECT_EQ(samples[3].value, 617536.0);
+  EXPECT_EQ(samples[6].launch, 1u);
+  EXPECT_EQ(samples[7].metric, "launch__registers_per_thread");
+  EXPECT_EQ(samples[7].value, 31.0);
+}
+
+TEST(NcuCounters, NothingToParse) {
+  EXPECT_TRUE(parse_ncu_csv("").empty());
+  EXPECT_TRUE(parse_ncu_csv("==PROF== No kernels were profiled.\n").empty());
+}
+
+TEST(NcuCounters, StoredIntoTheTraceAndJoinedToDispatches) {
+  capture::CudaTraceData d;
+  d.pid = 123;
+  d.hostname = "host";
+  capture::CudaDeviceInfo dev;
+  dev.cc_major = 9;
+  d.devices.push_back(dev);
+  d.names = {"_Z4fillPf", "_Z13softmax_naivePKfPfii"};
+  for (int i = 0; i < 3; ++i) {
+    capture::CudaKernelRecord k;
+    k.start = 1000 + i * 1000ull;
+    k.end = k.start + 500;
+    k.name = i == 0 ? 0 : 1;
+    k.registers_per_thread = i == 0 ? 16 : 31;
+    d.kernels.push_back(k);
+  }
+  const auto db = test::fresh_dir("counters") / "123_results.db";
+  capture::write_cuda_trace(db, d);
+  auto samples = parse_ncu_csv(kNcuCsv);
+  samples.push_back({"_Z7missingv", 0, "gpu__time_duration.sum", "ns", 1.0});
+  auto result = trace::store_counters(db, samples, "ncu");
+  EXPECT_EQ(result.stored, 8u);
+  EXPECT_EQ(result.unmatched, 1u);
+  SQLite::Database sql(db.string(), SQLite::OPEN_READONLY);
+  EXPECT_EQ(sql.execAndGet("SELECT count(*) FROM rocpd_info_pmc").getInt(), 3);
+  EXPECT_EQ(sql.execAndGet("SELECT component FROM rocpd_info_pmc LIMIT 1").getString(), "ncu");
+  // The second softmax launch's duration, reached from its dispatch as rocprofv3's views do.
+  EXPECT_EQ(sql.execAndGet("SELECT e.value FROM rocpd_kernel_dispatch k JOIN rocpd_pmc_event e ON e.event_id = k.event_id "
+                           "JOIN rocpd_info_pmc p ON p.id = e.pmc_id WHERE k.id = 3 AND p.name = 'gpu__time_duration.sum'")
+                .getDouble(),
+            618001.0);
+}
+
+TEST(NcuCounters, MissingNcuIsAMissingTool) {
+  if (find_ncu()) GTEST_SKIP() << "ncu is installed here";
+  RunOptions run;
+  run.command = {"/bin/true"};
+  try {
+    collect_ncu_counters(run, default_ncu_metrics());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::missing_tool);
+    EXPECT_NE(std::string(e.what()).find("ncu (Nsight Compute) not found"), std::string::npos);
+  }
+}
+
+TEST(NcuCounters, CountersOnTheRocmBackendAreRefused) {
+  auto r = test::run_cli({"profile", "--backend", "rocm", "--counters", "--", "/bin/true"},
+                         {{"PATH", test::fake_rocprof_dir().string() + ":/usr/bin:/bin"}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--counters needs the NVIDIA backend"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace rpl::backends
