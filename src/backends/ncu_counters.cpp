@@ -85,7 +85,7 @@ std::vector<std::string> ncu_argv(const fs::path& ncu, const std::vector<std::st
   return argv;
 }
 
-std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output) {
+std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const std::vector<std::string>& metrics) {
   std::vector<trace::CounterSample> samples;
   std::vector<std::string> header, units;
   std::map<std::string, size_t> launches;
@@ -113,7 +113,7 @@ std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output) {
     const std::string& kernel = fields[*kernel_col];
     const size_t launch = launches[kernel]++;
     for (size_t i = 0; i < header.size(); ++i) {
-      if (header[i].find("__") == std::string::npos) continue;  // metrics have "__" in their names
+      if (std::find(metrics.begin(), metrics.end(), header[i]) == metrics.end()) continue;
       if (auto v = number(fields[i])) {
         samples.push_back({kernel, launch, header[i], i < units.size() ? units[i] : "", *v});
       }
@@ -143,7 +143,7 @@ std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options
     fail(Errc::run_failed, "counter pass: {} {} (its output: {})", display_command(p.argv),
          r.describe(options.timeout_seconds.value_or(0)), (tmp.path() / "ncu.csv").string());
   }
-  auto samples = parse_ncu_csv(output);
+  auto samples = parse_ncu_csv(output, metrics);
   if (samples.empty()) {
     tmp.keep();
     fail(Errc::run_failed, "counter pass: ncu profiled no kernel (its output: {})", (tmp.path() / "ncu.csv").string());

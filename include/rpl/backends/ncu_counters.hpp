@@ -22,9 +22,10 @@ std::optional<std::filesystem::path> find_ncu();
 std::vector<std::string> ncu_argv(const std::filesystem::path& ncu, const std::vector<std::string>& metrics,
                                   const std::vector<std::string>& command);
 
-/// Samples from `ncu --csv --page raw --print-units base` output, launches numbered per kernel in
-/// the order ncu profiled them. Lines that are not part of the CSV table are ignored.
-std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output);
+/// Samples of the given metrics from `ncu --csv --page raw --print-units base` output (whose raw
+/// page also holds every device attribute), launches numbered per kernel in the order ncu
+/// profiled them. Lines that are not part of the CSV table are ignored.
+std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const std::vector<std::string>& metrics);
 
 /// Runs the program under ncu. Errors: missing_tool (no ncu), run_failed (ncu or the program
 /// failed, timed out, or no kernel was profiled).

@@ -32,8 +32,11 @@ TEST(NcuCounters, CommandLine) {
                                             "--clock-control", "none", "--metrics", "a__b.sum,c__d.avg", "./app", "x y"}));
 }
 
+const std::vector<std::string> kMetrics = {"gpu__time_duration.sum", "launch__registers_per_thread",
+                                           "sm__maximum_warps_per_active_cycle_pct"};
+
 TEST(NcuCounters, ParsesLaunchesInOrderPerKernel) {
-  auto samples = parse_ncu_csv(kNcuCsv);
+  auto samples = parse_ncu_csv(kNcuCsv, kMetrics);
   ASSERT_EQ(samples.size(), 3u + 3u + 2u);  // "n/a" is not a value
   EXPECT_EQ(samples[0].kernel, "_Z4fillPf");
   EXPECT_EQ(samples[0].launch, 0u);
@@ -49,8 +52,25 @@ TEST(NcuCounters, ParsesLaunchesInOrderPerKernel) {
 }
 
 TEST(NcuCounters, NothingToParse) {
-  EXPECT_TRUE(parse_ncu_csv("").empty());
-  EXPECT_TRUE(parse_ncu_csv("==PROF== No kernels were profiled.\n").empty());
+  EXPECT_TRUE(parse_ncu_csv("", kMetrics).empty());
+  EXPECT_TRUE(parse_ncu_csv("==PROF== No kernels were profiled.\n", kMetrics).empty());
+  EXPECT_TRUE(parse_ncu_csv(kNcuCsv, {"no__such_metric.sum"}).empty());
+}
+
+TEST(NcuCounters, RealNcuOutput) {
+  // ncu 2025.3.1 on an H100: softmax_testbed 1024 256 2; the raw page also lists ~250 device
+  // attributes, which are not the requested metrics.
+  auto samples = parse_ncu_csv(test::read_text(test::source_dir() / "tests/fixtures/ncu_raw_softmax.csv"), kMetrics);
+  ASSERT_EQ(samples.size(), 6u);
+  for (const auto& s : samples) {
+    EXPECT_EQ(s.kernel, "_Z13softmax_naivePKfPfii");
+    if (s.metric == "launch__registers_per_thread") {
+      EXPECT_EQ(s.value, 31.0);
+    } else if (s.metric == "gpu__time_duration.sum") {
+      EXPECT_GT(s.value, 1000.0);
+    }
+  }
+  EXPECT_EQ(samples.back().launch, 1u);
 }
 
 TEST(NcuCounters, StoredIntoTheTraceAndJoinedToDispatches) {
@@ -71,7 +91,7 @@ TEST(NcuCounters, StoredIntoTheTraceAndJoinedToDispatches) {
   }
   const auto db = test::fresh_dir("counters") / "123_results.db";
   capture::write_cuda_trace(db, d);
-  auto samples = parse_ncu_csv(kNcuCsv);
+  auto samples = parse_ncu_csv(kNcuCsv, kMetrics);
   samples.push_back({"_Z7missingv", 0, "gpu__time_duration.sum", "ns", 1.0});
   auto result = trace::store_counters(db, samples, "ncu");
   EXPECT_EQ(result.stored, 8u);

@@ -1,4 +1,6 @@
 // CUDA binaries: recognizing them, and reading cuobjdump's resource usage.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include <rpl/codeobj/cuda_binary.hpp>
@@ -48,6 +50,22 @@ TEST(CudaBinary, ParsesResourceUsage) {
   EXPECT_TRUE(parse_cuobjdump_resource_usage("").empty());
 }
 
+TEST(CudaBinary, RealCuobjdumpOutput) {
+  // cuobjdump 13.0 on the roofline_calibration testbed, a PTX entry before the machine code.
+  auto kernels = parse_cuobjdump_resource_usage(
+      test::read_text(test::source_dir() / "tests/fixtures/cuobjdump_roofline_calibration.txt"));
+  ASSERT_EQ(kernels.size(), 4u);
+  std::map<std::string, int64_t> regs;
+  for (const auto& k : kernels) {
+    EXPECT_EQ(k.arch, "sm_90");
+    regs[k.name] = k.registers;
+  }
+  EXPECT_EQ(regs["_Z5triadPfPKfS1_fm"], 14);
+  EXPECT_EQ(regs["_Z11stream_copyPKfPfm"], 10);
+  EXPECT_EQ(regs["_Z9fma_boundPfi"], 16);
+  EXPECT_EQ(regs["_Z11spin_kernelyPi"], 10);
+}
+
 TEST(CudaBinary, RecognizesCubinsFatbinsAndExecutables) {
   const fs::path source = test::source_dir() / "examples/softmax/softmax_testbed.cu";
   const fs::path dir = test::fresh_dir("nvcc");
@@ -75,8 +93,8 @@ TEST(CudaBinary, RecognizesCubinsFatbinsAndExecutables) {
     }
   } else {
     auto kernels = read_cuda_kernels(dir / "k_app");
-    ASSERT_EQ(kernels.size(), 1u);
-    EXPECT_EQ(kernels[0].name, "_Z13softmax_naivePKfPfii");
+    ASSERT_EQ(kernels.size(), 2u);  // softmax_naive, and spin_kernel from the shared header
+    EXPECT_EQ(kernels[1].name, "_Z13softmax_naivePKfPfii");
   }
 }
 
