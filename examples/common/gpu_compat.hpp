@@ -64,8 +64,10 @@
 
 // Nanoseconds of a global clock, for kernels that must run for a set time.
 __device__ inline unsigned long long gpu_nanotime() {
-#if defined(__HIPCC__)
-  return wall_clock64() * 10ull;  // the 100 MHz constant clock of AMD GPUs
+#if defined(__HIP_DEVICE_COMPILE__)
+  return __builtin_amdgcn_s_memrealtime() * 10ull;  // the 100 MHz real-time counter of gfx9/gfx10 GPUs
+#elif defined(__HIPCC__)
+  return 0;  // host pass of a HIP compile: never called
 #else
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

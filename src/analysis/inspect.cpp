@@ -60,6 +60,7 @@ InspectedKernel inspect_cuda_kernel(const codeobj::CudaKernelInfo& k, int block,
   out.resources.lds_bytes = k.shared_bytes;
   out.resources.static_lds_bytes = k.shared_bytes;
   out.resources.scratch_bytes = k.local_bytes;
+  out.constant_bytes = k.constant_bytes;
   const auto* arch = hal::find_nvidia_arch(k.arch);
   if (!arch) {
     warnings.push_back(fmt::format("no occupancy rules for {}; occupancy of {} is not computed", k.arch, out.name));

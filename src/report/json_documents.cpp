@@ -116,6 +116,7 @@ Json inspect_json(const analysis::InspectReport& report) {
     kj["max_workgroup_size"] = k.max_flat_workgroup_size;
     kj["resources"] = resources_json(k.resources);
     kj["spills"] = {{"vgpr", k.vgpr_spills}, {"sgpr", k.sgpr_spills}};
+    kj["constant_bytes"] = optional_json(k.constant_bytes);
     kj["occupancy"] = k.occupancy ? occupancy_json(*k.occupancy) : Json(nullptr);
     kernels.push_back(std::move(kj));
   }

@@ -43,6 +43,7 @@ std::string inspect_text(const analysis::InspectReport& report) {
     out += fmt::format("\n{}  [{}, wave{}]\n", k.name, k.arch, k.wave_size);
     out += fmt::format("{:12}{}\n", "Resources", resources_text(k.resources));
     if (k.vgpr_spills || k.sgpr_spills) out += fmt::format("{:12}{} VGPR and {} SGPR spills\n", "Spills", k.vgpr_spills, k.sgpr_spills);
+    if (k.constant_bytes) out += fmt::format("{:12}{} B\n", "Constant", *k.constant_bytes);
     out += fmt::format("{:12}{}\n", "Occupancy", k.occupancy ? occupancy_text(*k.occupancy) : std::string("not computed"));
   }
   return out;

@@ -173,5 +173,29 @@ TEST(AmdOfflineContainers, LdsHeavyKernelIsOneWorkgroupPerCu) {
   FAIL() << "lds_heavy not found";
 }
 
+TEST(AmdOfflineTestbeds, BuildWithHipccThroughThePortabilityHeader) {
+  // The testbeds are single-source: nvcc builds them for NVIDIA, hipcc for AMD.
+  const std::map<std::string, std::string> testbeds = {
+      {"softmax/softmax_testbed.cu", "_Z13softmax_naivePKfPfii"},
+      {"matmul/sgemm_configs_bm64.cu", "_Z11sgemm_tiledILi64ELi64ELi16ELi4ELi4EEviiiPKfS1_Pf"},
+      {"multistream/multistream_dag.cu", "_ZL11spin_kernelyPi"},
+      {"roofline/roofline_calibration.cu", "_Z5triadPfPKfS1_fm"}};
+  const fs::path dir = fresh_dir("testbeds");
+  for (const auto& [source, kernel] : testbeds) {
+    SCOPED_TRACE(source);
+    const fs::path object = dir / (fs::path(source).stem().string() + ".o");
+    ProcessOptions p;
+    p.argv = {RPL_HIPCC, "-std=c++17", "-x", "hip", "--offload-arch=gfx90a", "-c",
+              (source_dir() / "examples" / source).string(), "-o", object.string()};
+    p.capture_output = true;
+    p.timeout = std::chrono::duration<double>(300);
+    auto r = run_process(p);
+    ASSERT_TRUE(r.ok()) << r.output;
+    auto inspected = run_cli({"inspect", "--json", object.string()});
+    ASSERT_EQ(inspected.exit_code, 0) << inspected.err;
+    EXPECT_NE(inspected.out.find("\"" + kernel + "\""), std::string::npos) << inspected.out.substr(0, 2000);
+  }
+}
+
 }  // namespace
 }  // namespace rpl::test

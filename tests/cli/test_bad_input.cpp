@@ -99,6 +99,10 @@ TEST(CliBadInput, ProgramThatDoesNotExist) {
                {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}});
 }
 
+TEST(CliBadInput, ProgramThatDoesNotExistOnTheCudaBackend) {
+  expect_error({"profile", "--backend", "cuda", "--", "/nonexistent/cuda_app"}, 2, "/nonexistent/cuda_app: no such program");
+}
+
 TEST(CliBadInput, ProfileWithoutAProgram) {
   expect_error({"profile", "--runs", "1"}, 2, "no program to run");
 }

@@ -18,6 +18,7 @@ struct InspectedKernel {
   ResourceSummary resources;  // static LDS only
   int64_t vgpr_spills = 0;
   int64_t sgpr_spills = 0;
+  std::optional<int64_t> constant_bytes;  // NVIDIA: constant bank 0 (parameters and driver constants)
   std::optional<hal::OccupancyResult> occupancy;
 };
 
