@@ -4,6 +4,7 @@
 #include <set>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <SQLiteCpp/VariadicBind.h>
 #include <sqlite3.h>
 
 #include <rpl/core/error.hpp>
@@ -48,30 +49,27 @@ struct RocpdWriter::Impl {
     auto it = strings.find(text);
     if (it != strings.end()) return it->second;
     int64_t id = static_cast<int64_t>(strings.size()) + 1;
-    SQLite::Statement st(db, "INSERT INTO " + table("string") + " (id, string) VALUES (?, ?)");
-    st.bind(1, id);
-    st.bind(2, text);
-    st.exec();
+    insert("string", "id, string", id, text);
     strings.emplace(text, id);
     return id;
   }
 
+  // Inserts one row with the values in column order.
+  template <typename... Values>
+  void insert(const char* name, const std::string& columns, const Values&... values) {
+    std::string marks;
+    for (size_t i = 0; i < sizeof...(Values); ++i) marks += i ? ",?" : "?";
+    SQLite::Statement st(db, "INSERT INTO " + table(name) + " (" + columns + ") VALUES (" + marks + ")");
+    SQLite::bind(st, values...);
+    st.exec();
+  }
+
   void ensure_queue_and_stream(int64_t queue_id, int64_t stream_id) {
     if (queues.insert(queue_id).second) {
-      SQLite::Statement st(db, "INSERT INTO " + table("info_queue") + " (id, nid, pid, name) VALUES (?,?,?,?)");
-      st.bind(1, queue_id);
-      st.bind(2, node_id);
-      st.bind(3, process.pid);
-      st.bind(4, "Queue " + std::to_string(queue_id));
-      st.exec();
+      insert("info_queue", "id, nid, pid, name", queue_id, node_id, process.pid, "Queue " + std::to_string(queue_id));
     }
     if (streams.insert(stream_id).second) {
-      SQLite::Statement st(db, "INSERT INTO " + table("info_stream") + " (id, nid, pid, name) VALUES (?,?,?,?)");
-      st.bind(1, stream_id);
-      st.bind(2, node_id);
-      st.bind(3, process.pid);
-      st.bind(4, "Stream " + std::to_string(stream_id));
-      st.exec();
+      insert("info_stream", "id, nid, pid, name", stream_id, node_id, process.pid, "Stream " + std::to_string(stream_id));
     }
   }
 };
@@ -98,37 +96,13 @@ RocpdWriter::RocpdWriter(const fs::path& path, const RocpdProcessInfo& process, 
     db.exec(detail::rocpd_tables_sql(suffix, process.uuid));
     db.exec(detail::rocpd_views_sql(suffix));
     db.exec(detail::rocpd_metadata_sql(suffix, process.uuid, process.uuid));
-    SQLite::Statement node(db, "INSERT INTO " + impl_->table("info_node") +
-                                   " (id, hash, machine_id, system_name, hostname) VALUES (?,?,?,?,?)");
-    node.bind(1, impl_->node_id);
-    node.bind(2, impl_->node_id);
-    node.bind(3, "machine-" + process.hostname);
-    node.bind(4, "Linux");
-    node.bind(5, process.hostname);
-    node.exec();
-    SQLite::Statement proc(db, "INSERT INTO " + impl_->table("info_process") +
-                                   " (id, nid, ppid, pid, init, fini, start, end, command) VALUES (?,?,?,?,?,?,?,?,?)");
-    proc.bind(1, process.pid);
-    proc.bind(2, impl_->node_id);
-    proc.bind(3, process.ppid);
-    proc.bind(4, process.pid);
-    proc.bind(5, process.start_ns);
-    proc.bind(6, process.end_ns);
-    proc.bind(7, process.start_ns);
-    proc.bind(8, process.end_ns);
-    proc.bind(9, process.command);
-    proc.exec();
-    SQLite::Statement thread(db, "INSERT INTO " + impl_->table("info_thread") +
-                                     " (id, nid, ppid, pid, tid, name, start, end) VALUES (?,?,?,?,?,?,?,?)");
-    thread.bind(1, process.pid);
-    thread.bind(2, impl_->node_id);
-    thread.bind(3, process.ppid);
-    thread.bind(4, process.pid);
-    thread.bind(5, process.pid);
-    thread.bind(6, "main");
-    thread.bind(7, process.start_ns);
-    thread.bind(8, process.end_ns);
-    thread.exec();
+    const int64_t node = impl_->node_id;
+    impl_->insert("info_node", "id, hash, machine_id, system_name, hostname", node, node, "machine-" + process.hostname,
+                  "Linux", process.hostname);
+    impl_->insert("info_process", "id, nid, ppid, pid, init, fini, start, end, command", process.pid, node, process.ppid,
+                  process.pid, process.start_ns, process.end_ns, process.start_ns, process.end_ns, process.command);
+    impl_->insert("info_thread", "id, nid, ppid, pid, tid, name, start, end", process.pid, node, process.ppid, process.pid,
+                  process.pid, "main", process.start_ns, process.end_ns);
   } catch (const SQLite::Exception& e) {
     fail(Errc::run_failed, "{}: cannot create rocpd database: {}", path.string(), e.what());
   }
@@ -148,61 +122,26 @@ void RocpdWriter::add_agent(const Agent& agent, const nlohmann::json& extra_extd
   ext["product_name"] = agent.product_name;
   ext["vendor_name"] = agent.vendor_name;
   ext.update(extra_extdata);
-  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("info_agent") +
-                                      " (id, nid, pid, type, absolute_index, logical_index, type_index, uuid, name,"
-                                      " model_name, vendor_name, product_name, user_name, extdata)"
-                                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  st.bind(1, agent.id);
-  st.bind(2, impl_->node_id);
-  st.bind(3, impl_->process.pid);
-  st.bind(4, agent.type);
-  st.bind(5, agent.id);
-  st.bind(6, agent.id);
-  st.bind(7, agent.id);
-  st.bind(8, agent.id);
-  st.bind(9, agent.name);
-  st.bind(10, agent.name);
-  st.bind(11, agent.vendor_name);
-  st.bind(12, agent.product_name);
-  st.bind(13, agent.product_name);
-  st.bind(14, ext.dump());
-  st.exec();
+  impl_->insert("info_agent",
+                "id, nid, pid, type, absolute_index, logical_index, type_index, uuid, name, model_name, vendor_name,"
+                " product_name, user_name, extdata",
+                agent.id, impl_->node_id, impl_->process.pid, agent.type, agent.id, agent.id, agent.id, agent.id, agent.name,
+                agent.name, agent.vendor_name, agent.product_name, agent.product_name, ext.dump());
 }
 
 void RocpdWriter::add_kernel_symbol(const KernelSymbol& symbol, const nlohmann::json& extdata) {
   const int64_t code_object_id = 1;
   if (impl_->code_objects.insert(code_object_id).second) {
-    SQLite::Statement co(impl_->db, "INSERT INTO " + impl_->table("info_code_object") +
-                                        " (id, nid, pid, agent_id, uri, storage_type) VALUES (?,?,?,?,?,?)");
-    co.bind(1, code_object_id);
-    co.bind(2, impl_->node_id);
-    co.bind(3, impl_->process.pid);
-    co.bind(4);
-    co.bind(5, "memory://" + std::to_string(impl_->process.pid));
-    co.bind(6, "MEMORY");
-    co.exec();
+    impl_->insert("info_code_object", "id, nid, pid, uri, storage_type", code_object_id, impl_->node_id, impl_->process.pid,
+                  "memory://" + std::to_string(impl_->process.pid), "MEMORY");
   }
-  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("info_kernel_symbol") +
-                                      " (id, nid, pid, code_object_id, kernel_name, display_name, kernel_object,"
-                                      " kernarg_segment_size, kernarg_segment_alignment, group_segment_size,"
-                                      " private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count, extdata)"
-                                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  st.bind(1, symbol.id);
-  st.bind(2, impl_->node_id);
-  st.bind(3, impl_->process.pid);
-  st.bind(4, code_object_id);
-  st.bind(5, symbol.mangled_name);
-  st.bind(6, symbol.display_name);
-  st.bind(7, symbol.id * 64);
-  st.bind(8, symbol.kernarg_segment_size);
-  st.bind(9, 8);
-  st.bind(10, symbol.group_segment_size);
-  st.bind(11, symbol.private_segment_size);
-  st.bind(12, symbol.sgpr_count);
-  st.bind(13, symbol.arch_vgpr_count);
-  st.bind(14, symbol.accum_vgpr_count);
-  st.bind(15, extdata.dump());
-  st.exec();
+  impl_->insert("info_kernel_symbol",
+                "id, nid, pid, code_object_id, kernel_name, display_name, kernel_object, kernarg_segment_size,"
+                " kernarg_segment_alignment, group_segment_size, private_segment_size, sgpr_count, arch_vgpr_count,"
+                " accum_vgpr_count, extdata",
+                symbol.id, impl_->node_id, impl_->process.pid, code_object_id, symbol.mangled_name, symbol.display_name,
+                symbol.id * 64, symbol.kernarg_segment_size, 8, symbol.group_segment_size, symbol.private_segment_size,
+                symbol.sgpr_count, symbol.arch_vgpr_count, symbol.accum_vgpr_count, extdata.dump());
 }
 
 void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int64_t agent_id, int64_t kernel_id,
@@ -259,43 +198,19 @@ void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int
 
 void RocpdWriter::add_memory_copy(const MemoryCopy& c, const nlohmann::json& extdata) {
   impl_->ensure_queue_and_stream(c.queue_id, c.stream_id);
-  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("memory_copy") +
-                                      " (id, nid, pid, tid, start, end, name_id, dst_agent_id, src_agent_id, size,"
-                                      " queue_id, stream_id, extdata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  st.bind(1, c.id);
-  st.bind(2, impl_->node_id);
-  st.bind(3, impl_->process.pid);
-  st.bind(4, impl_->process.pid);
-  st.bind(5, c.start_ns);
-  st.bind(6, c.end_ns);
-  st.bind(7, impl_->string_id(c.name));
-  st.bind(8, c.dst_agent_id);
-  st.bind(9, c.src_agent_id);
-  st.bind(10, c.size);
-  st.bind(11, c.queue_id);
-  st.bind(12, c.stream_id);
-  st.bind(13, extdata.dump());
-  st.exec();
+  impl_->insert("memory_copy",
+                "id, nid, pid, tid, start, end, name_id, dst_agent_id, src_agent_id, size, queue_id, stream_id, extdata",
+                c.id, impl_->node_id, impl_->process.pid, impl_->process.pid, c.start_ns, c.end_ns, impl_->string_id(c.name),
+                c.dst_agent_id, c.src_agent_id, c.size, c.queue_id, c.stream_id, extdata.dump());
 }
 
 void RocpdWriter::add_region(const std::string& name, int64_t start_ns, int64_t end_ns, const nlohmann::json& extdata) {
-  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("region") +
-                                      " (nid, pid, tid, start, end, name_id, extdata) VALUES (?,?,?,?,?,?,?)");
-  st.bind(1, impl_->node_id);
-  st.bind(2, impl_->process.pid);
-  st.bind(3, impl_->process.pid);
-  st.bind(4, start_ns);
-  st.bind(5, end_ns);
-  st.bind(6, impl_->string_id(name));
-  st.bind(7, extdata.dump());
-  st.exec();
+  impl_->insert("region", "nid, pid, tid, start, end, name_id, extdata", impl_->node_id, impl_->process.pid,
+                impl_->process.pid, start_ns, end_ns, impl_->string_id(name), extdata.dump());
 }
 
 void RocpdWriter::add_metadata(const std::string& tag, const std::string& value) {
-  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("metadata") + " (tag, value) VALUES (?, ?)");
-  st.bind(1, tag);
-  st.bind(2, value);
-  st.exec();
+  impl_->insert("metadata", "tag, value", tag, value);
 }
 
 void RocpdWriter::finish() {

@@ -1,6 +1,10 @@
 #include "test_support.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <cstdlib>
 #include <fstream>
@@ -60,6 +64,14 @@ int count_lines(const std::string& text) {
     if (!line.empty()) ++n;
   }
   return n;
+}
+
+bool process_gone(int pid) {
+  for (int i = 0; i < 100; ++i) {
+    if (::kill(pid, 0) != 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 fs::path fresh_dir(const std::string& name) {

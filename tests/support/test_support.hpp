@@ -42,4 +42,7 @@ std::string read_text(const std::filesystem::path& path);
 /// Number of non-empty lines.
 int count_lines(const std::string& text);
 
+/// Waits up to two seconds for process pid to be gone; true when it is.
+bool process_gone(int pid);
+
 }  // namespace rpl::test

@@ -87,8 +87,8 @@ class CudaTraceWriter {
   /// Adds the records of batch: devices not yet written, then kernels (names index batch.names,
   /// which must hold every name seen so far), copies, memsets and synchronizations.
   void add(const CudaTraceData& batch);
-  /// Commits with the final end time and dropped-record count, and renames the file into place.
-  void finish(uint64_t end_ns, uint64_t dropped_records);
+  /// Commits, with the count of records CUPTI dropped, and renames the file into place.
+  void finish(uint64_t dropped_records);
 
  private:
   struct Impl;

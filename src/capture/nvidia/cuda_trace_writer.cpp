@@ -215,8 +215,7 @@ void CudaTraceWriter::add(const CudaTraceData& batch) {
   }
 }
 
-void CudaTraceWriter::finish(uint64_t end_ns, uint64_t dropped_records) {
-  (void)end_ns;
+void CudaTraceWriter::finish(uint64_t dropped_records) {
   impl_->writer->add_metadata("rpl_tracer", "cupti");
   impl_->writer->add_metadata("rpl_dropped_records", std::to_string(dropped_records));
   impl_->writer->finish();
@@ -231,7 +230,7 @@ void write_cuda_trace(const fs::path& path, const CudaTraceData& data) {
   });
   CudaTraceWriter writer(path, sorted);
   writer.add(sorted);
-  writer.finish(data.end_ns, data.dropped_records);
+  writer.finish(data.dropped_records);
 }
 
 }  // namespace rpl::capture

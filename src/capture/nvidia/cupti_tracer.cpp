@@ -247,10 +247,8 @@ void write_trace() {
   t.wake.notify_one();
   const auto drain_start = std::chrono::steady_clock::now();
   if (t.writer_thread.joinable()) t.writer_thread.join();
-  uint64_t end_ns = 0;
-  cuptiGetTimestamp(&end_ns);
   try {
-    if (t.error.empty() && t.writer) t.writer->finish(end_ns, t.dropped);
+    if (t.error.empty() && t.writer) t.writer->finish(t.dropped);
   } catch (const std::exception& e) {
     t.error = e.what();
   }
