@@ -5,6 +5,7 @@
 
 #include <rpl/codeobj/amd_code_object.hpp>
 #include <rpl/codeobj/cuda_binary.hpp>
+#include <rpl/core/demangle.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/hal/arch.hpp>
 
@@ -15,7 +16,7 @@ InspectedKernel inspect_amd_kernel(const codeobj::AmdKernelInfo& k, const std::s
                                    std::vector<std::string>& warnings) {
   InspectedKernel out;
   out.mangled_name = k.name;
-  out.name = codeobj::demangle(k.name);
+  out.name = demangle(k.name);
   out.arch = arch_name;
   out.wave_size = k.wavefront_size;
   out.max_flat_workgroup_size = k.max_flat_workgroup_size;
@@ -52,7 +53,7 @@ InspectedKernel inspect_amd_kernel(const codeobj::AmdKernelInfo& k, const std::s
 InspectedKernel inspect_cuda_kernel(const codeobj::CudaKernelInfo& k, int block, std::vector<std::string>& warnings) {
   InspectedKernel out;
   out.mangled_name = k.name;
-  out.name = codeobj::demangle(k.name);
+  out.name = demangle(k.name);
   out.arch = k.arch;
   out.wave_size = 32;
   out.max_flat_workgroup_size = 1024;

@@ -1,6 +1,5 @@
 #include <rpl/codeobj/amd_code_object.hpp>
 
-#include <cxxabi.h>
 #include <gelf.h>
 #include <libelf.h>
 
@@ -140,13 +139,6 @@ void read_notes(std::string_view notes, AmdCodeObject& co, const std::string& or
 }
 
 }  // namespace
-
-std::string demangle(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                                  &std::free);
-  return (status == 0 && out) ? std::string(out.get()) : mangled;
-}
 
 AmdCodeObject parse_hsaco(std::string_view image, const std::string& origin) {
   ElfPtr elf = open_elf(image);

@@ -43,7 +43,4 @@ AmdCodeObject parse_hsaco(std::string_view image, const std::string& origin);
 /// into `bundle`, which must outlive them).
 std::vector<std::pair<std::string, std::string_view>> parse_offload_bundle(std::string_view bundle, const std::string& origin);
 
-/// "_Z5smallPfi" -> "small(float*, int)"; the input when it is not a mangled name.
-std::string demangle(const std::string& mangled);
-
 }  // namespace rpl::codeobj

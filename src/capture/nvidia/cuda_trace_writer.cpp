@@ -1,6 +1,5 @@
 #include "cuda_trace_data.hpp"
 
-#include <cxxabi.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <rpl/core/demangle.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/trace/rocpd_writer.hpp>
 
@@ -22,12 +22,6 @@ namespace {
 constexpr int64_t kHostAgentId = 0;
 
 int64_t gpu_agent_id(uint32_t device) { return int64_t{device} + 1; }
-
-std::string demangled(const std::string& name) {
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
-  return status == 0 && out ? std::string(out.get()) : name;
-}
 
 // rocprofv3's names for copy directions; CUDA's array and peer kinds keep their own.
 std::string memcpy_name(uint8_t kind) {
@@ -112,7 +106,7 @@ struct CudaTraceWriter::Impl {
       trace::KernelSymbol s;
       s.id = it->second;
       s.mangled_name = k.name < names.size() ? names[k.name] : "<unnamed>";
-      s.display_name = demangled(s.mangled_name);
+      s.display_name = demangle(s.mangled_name);
       s.arch_vgpr_count = k.registers_per_thread;
       s.group_segment_size = k.static_shared;
       s.private_segment_size = k.local_memory_per_thread;

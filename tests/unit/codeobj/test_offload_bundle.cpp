@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <rpl/codeobj/amd_code_object.hpp>
+#include <rpl/core/demangle.hpp>
 #include <rpl/core/error.hpp>
 
 #include "test_support.hpp"
@@ -88,8 +89,8 @@ TEST(CodeObjectFiles, NonGpuFilesAreBadInput) {
 }
 
 TEST(CodeObjectFiles, Demangle) {
-  EXPECT_EQ(demangle("_Z5smallPfi"), "small(float*, int)");
-  EXPECT_EQ(demangle("plain_c_name"), "plain_c_name");
+  EXPECT_EQ(rpl::demangle("_Z5smallPfi"), "small(float*, int)");
+  EXPECT_EQ(rpl::demangle("plain_c_name"), "plain_c_name");
 }
 
 }  // namespace

@@ -1,0 +1,17 @@
+#include <rpl/core/demangle.hpp>
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace rpl {
+
+std::string demangle(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                                  &std::free);
+  return (status == 0 && out) ? std::string(out.get()) : mangled;
+}
+
+}  // namespace rpl
