@@ -71,8 +71,7 @@ std::vector<std::string> default_ncu_metrics() {
 }
 
 std::optional<fs::path> find_ncu() {
-  if (auto p = find_executable("ncu")) return p;
-  return find_executable("/usr/local/cuda/bin/ncu");
+  return find_executable("ncu", {"/usr/local/cuda/bin"});
 }
 
 std::vector<std::string> ncu_argv(const fs::path& ncu, const std::vector<std::string>& metrics,

@@ -9,8 +9,7 @@ namespace rpl::backends {
 namespace fs = std::filesystem;
 
 std::optional<fs::path> find_rocprofv3() {
-  if (auto p = find_executable("rocprofv3")) return p;
-  return find_executable("/opt/rocm/bin/rocprofv3");
+  return find_executable("rocprofv3", {"/opt/rocm/bin"});
 }
 
 std::vector<std::string> rocprofv3_trace_argv(const fs::path& rocprofv3, const fs::path& output_dir,

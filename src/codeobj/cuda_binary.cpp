@@ -95,8 +95,7 @@ std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& te
 }
 
 std::vector<CudaKernelInfo> read_cuda_kernels(const fs::path& file) {
-  auto cuobjdump = find_executable("cuobjdump");
-  if (!cuobjdump) cuobjdump = find_executable("/usr/local/cuda/bin/cuobjdump");
+  const auto cuobjdump = find_executable("cuobjdump", {"/usr/local/cuda/bin"});
   if (!cuobjdump) {
     fail(Errc::missing_tool, "{}: CUDA binary, but cuobjdump is not in PATH or /usr/local/cuda/bin (install the CUDA "
                              "toolkit; reading .nv.info without it is not implemented yet)", file.string());

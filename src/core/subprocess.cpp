@@ -83,7 +83,7 @@ std::string ProcessResult::describe(double timeout_seconds) const {
   return fmt::format("exited with status {}", exit_status);
 }
 
-std::optional<fs::path> find_executable(const std::string& name) {
+std::optional<fs::path> find_executable(const std::string& name, const std::vector<fs::path>& fallback_dirs) {
   if (name.empty()) return std::nullopt;
   auto runnable = [](const fs::path& p) {
     std::error_code ec;
@@ -102,6 +102,9 @@ std::optional<fs::path> find_executable(const std::string& name) {
     if (runnable(candidate)) return candidate;
     if (colon == std::string_view::npos) break;
     rest.remove_prefix(colon + 1);
+  }
+  for (const auto& dir : fallback_dirs) {
+    if (runnable(dir / name)) return dir / name;
   }
   return std::nullopt;
 }

@@ -34,8 +34,10 @@ struct ProcessResult {
 /// Spawns and waits. Throws Error(missing_tool) when argv[0] cannot be executed.
 ProcessResult run_process(const ProcessOptions& options);
 
-/// The full path of an executable found in PATH (or the name itself if it contains a '/').
-std::optional<std::filesystem::path> find_executable(const std::string& name);
+/// The full path of an executable found in PATH (or the name itself if it contains a '/'), else in
+/// one of fallback_dirs (where toolkits install: /opt/rocm/bin, /usr/local/cuda/bin).
+std::optional<std::filesystem::path> find_executable(const std::string& name,
+                                                     const std::vector<std::filesystem::path>& fallback_dirs = {});
 
 /// argv joined for display only, each word quoted when it needs it. Never executed.
 std::string display_command(const std::vector<std::string>& argv);

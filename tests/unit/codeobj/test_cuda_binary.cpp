@@ -69,8 +69,7 @@ TEST(CudaBinary, RealCuobjdumpOutput) {
 TEST(CudaBinary, RecognizesCubinsFatbinsAndExecutables) {
   const fs::path source = test::source_dir() / "examples/softmax/softmax_testbed.cu";
   const fs::path dir = test::fresh_dir("nvcc");
-  auto nvcc = find_executable("nvcc");
-  if (!nvcc) nvcc = find_executable("/usr/local/cuda/bin/nvcc");
+  const auto nvcc = find_executable("nvcc", {"/usr/local/cuda/bin"});
   if (!nvcc) GTEST_SKIP() << "nvcc not found";
   for (const auto& [flag, name] : std::vector<std::pair<std::string, std::string>>{
            {"-cubin", "k.cubin"}, {"-fatbin", "k.fatbin"}, {"", "k_app"}}) {
@@ -83,7 +82,7 @@ TEST(CudaBinary, RecognizesCubinsFatbinsAndExecutables) {
     EXPECT_TRUE(is_cuda_binary(dir / name)) << name;
   }
   EXPECT_FALSE(is_cuda_binary("/bin/true"));
-  if (!find_executable("cuobjdump") && !find_executable("/usr/local/cuda/bin/cuobjdump")) {
+  if (!find_executable("cuobjdump", {"/usr/local/cuda/bin"})) {
     try {
       read_cuda_kernels(dir / "k.cubin");
       FAIL();
