@@ -79,11 +79,7 @@ InspectedKernel inspect_cuda_kernel(const codeobj::CudaKernelInfo& k, int block,
 InspectReport inspect_binary(const std::filesystem::path& file, const std::optional<std::string>& arch_filter, int block) {
   std::string wanted;
   if (arch_filter) {
-    if (!hal::vendor_of(*arch_filter)) {
-      std::string known;
-      for (const auto& n : hal::known_arch_names()) known += (known.empty() ? "" : ", ") + n;
-      fail(Errc::bad_input, "unknown architecture '{}' (known: {})", *arch_filter, known);
-    }
+    if (!hal::vendor_of(*arch_filter)) hal::fail_unknown_arch(*arch_filter);
     wanted = hal::normalize_arch_name(*arch_filter);
   }
   if (block < 1 || block > 1024) fail(Errc::bad_input, "--block {} is outside 1..1024", block);

@@ -24,12 +24,6 @@ struct OccupancyOptions {
   int64_t smem = 0, dyn_smem = 0, max_dyn_smem = -1;
 };
 
-std::string known_arches() {
-  std::string known;
-  for (const auto& n : hal::known_arch_names()) known += (known.empty() ? "" : ", ") + n;
-  return known;
-}
-
 // An option of the other vendor is a mistake worth naming, not something to ignore.
 void reject_options(CLI::App& cmd, std::initializer_list<const char*> names, const std::string& arch, const char* use) {
   for (const char* name : names) {
@@ -43,7 +37,7 @@ Action add_occupancy_command(CLI::App& app) {
   auto o = std::make_shared<OccupancyOptions>();
   auto* cmd = app.add_subcommand("occupancy", "theoretical occupancy calculator (AMD and NVIDIA)");
   add_output_options(*cmd, o->output, false);
-  cmd->add_option("--arch", o->arch, "architecture: " + known_arches())->required();
+  cmd->add_option("--arch", o->arch, "architecture: " + hal::known_arch_names())->required();
   cmd->add_option("--block", o->block, "work-items (threads) per workgroup (block)")->required();
   auto* amd = "AMD";
   cmd->add_option("--vgpr", o->vgpr, "arch VGPRs per work-item")->group(amd)->check(CLI::NonNegativeNumber);
@@ -77,7 +71,7 @@ Action add_occupancy_command(CLI::App& app) {
       k.barriers = o->barriers;
       result = hal::nvidia_occupancy(*arch, k, o->block);
     } else {
-      fail(Errc::bad_input, "unknown architecture '{}' (known: {})", o->arch, known_arches());
+      hal::fail_unknown_arch(o->arch);
     }
     if (o->output.json) {
       report::Json doc = report::document_header();

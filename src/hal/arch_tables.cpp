@@ -13,6 +13,8 @@
 #include <array>
 #include <cctype>
 
+#include <rpl/core/error.hpp>
+
 namespace rpl::hal {
 namespace {
 
@@ -166,12 +168,18 @@ std::optional<Vendor> vendor_of(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<std::string> known_arch_names() {
+std::string known_arch_names() {
   std::vector<std::string> names;
   for (const auto& a : amd_table()) names.emplace_back(a.name);
   for (const auto& a : nvidia_table()) names.emplace_back(a.name);
   std::sort(names.begin(), names.end());
-  return names;
+  std::string joined;
+  for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
+  return joined;
+}
+
+void fail_unknown_arch(std::string_view name) {
+  fail(Errc::bad_input, "unknown architecture '{}' (known: {})", name, known_arch_names());
 }
 
 }  // namespace rpl::hal

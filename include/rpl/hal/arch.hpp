@@ -68,7 +68,10 @@ const AmdArch* find_amd_arch(std::string_view name);
 const NvidiaArch* find_nvidia_arch(std::string_view name);
 std::optional<Vendor> vendor_of(std::string_view name);
 
-/// Every architecture name the tables know, sorted, for error messages.
-std::vector<std::string> known_arch_names();
+/// Every architecture name the tables know, sorted and comma-separated, for help and errors.
+std::string known_arch_names();
+
+/// Error(bad_input): "unknown architecture 'NAME' (known: ...)".
+[[noreturn]] void fail_unknown_arch(std::string_view name);
 
 }  // namespace rpl::hal
