@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rpl/backends/cuda_tracer.hpp>
+#include <rpl/backends/ncu_counters.hpp>
 #include <rpl/core/subprocess.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
@@ -62,67 +63,33 @@ json analyze(const fs::path& db, const std::string& kernel_regex) {
   return r.exit_code == 0 ? json::parse(r.out) : json();
 }
 
-// Fields of one CSV line, quotes removed.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string field;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.push_back(field);
-      field.clear();
-    } else {
-      field += c;
-    }
-  }
-  out.push_back(field);
-  return out;
-}
-
-double number(std::string s) {
-  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
-  return std::stod(s);
-}
-
 struct NcuKernel {
   std::vector<double> duration_ns;
   double registers = 0;
   double occupancy_pct = 0;
 };
 
-// ncu's measurements per mangled kernel name, at the clocks and caches the program runs with.
+// ncu's measurements per mangled kernel name, at the clocks the program runs with: the counter
+// pass's own command line and parser.
 std::map<std::string, NcuKernel> ncu_measure(const std::vector<std::string>& command) {
+  const std::vector<std::string> metrics = {"gpu__time_duration.sum", "launch__registers_per_thread",
+                                            "sm__maximum_warps_per_active_cycle_pct"};
   ProcessOptions p;
-  p.argv = {"ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--cache-control", "none",
-            "--print-kernel-base", "mangled", "--metrics",
-            "gpu__time_duration.sum,launch__registers_per_thread,sm__maximum_warps_per_active_cycle_pct"};
-  p.argv.insert(p.argv.end(), command.begin(), command.end());
+  p.argv = backends::ncu_argv(*backends::find_ncu(), metrics, command);
   p.capture_output = true;
   p.timeout = std::chrono::duration<double>(300);
   ProcessResult r = run_process(p);
   EXPECT_TRUE(r.ok()) << r.output;
   std::map<std::string, NcuKernel> kernels;
-  std::istringstream lines(r.output);
-  std::vector<std::string> header;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("\"ID\"", 0) == 0) {
-      header = csv_fields(line);
-      continue;
+  for (const auto& sample : backends::parse_ncu_csv(r.output, metrics)) {
+    auto& k = kernels[sample.kernel];
+    if (sample.metric == metrics[0]) {
+      k.duration_ns.push_back(sample.value);
+    } else if (sample.metric == metrics[1]) {
+      k.registers = sample.value;
+    } else {
+      k.occupancy_pct = sample.value;
     }
-    if (header.empty() || line.empty() || line[0] != '"') continue;
-    auto f = csv_fields(line);
-    if (f.size() != header.size()) continue;
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < f.size(); ++i) row[header[i]] = f[i];
-    if (row["gpu__time_duration.sum"].empty() || !std::isdigit(static_cast<unsigned char>(row["gpu__time_duration.sum"][0]))) {
-      continue;  // the units row
-    }
-    auto& k = kernels[row["Kernel Name"]];
-    k.duration_ns.push_back(number(row["gpu__time_duration.sum"]));
-    k.registers = number(row["launch__registers_per_thread"]);
-    k.occupancy_pct = number(row["sm__maximum_warps_per_active_cycle_pct"]);
   }
   return kernels;
 }
