@@ -144,6 +144,15 @@ TEST(CliProfile, ProfilerThatWritesNoDatabaseIsExitCode1) {
   EXPECT_NE(r.err.find("no kernels were recorded"), std::string::npos) << r.err;
 }
 
+TEST(CliProfile, TraceWithoutDispatchesIsExitCode1) {
+  FakeProfiler fake;
+  auto r = run_cli({"profile", "--runs", "1", "--out", (fake.dir / "e").string(), "--", "/bin/true"},
+                   fake.env("no-dispatches"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("/bin/true ran, but no kernel dispatches were recorded"), std::string::npos) << r.err;
+}
+
 TEST(CliProfile, MissingRocprofv3IsExitCode3) {
   FakeProfiler fake;
   auto r = run_cli({"profile", "--backend", "rocm", "--out", (fake.dir / "m").string(), "--", "/bin/true"},
