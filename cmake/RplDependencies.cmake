@@ -7,4 +7,6 @@ find_package(SQLiteCpp REQUIRED)
 find_package(msgpack REQUIRED)  # msgpack-cxx 4, target msgpackc-cxx
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
+pkg_check_modules(LIBZSTD REQUIRED IMPORTED_TARGET libzstd)
+pkg_check_modules(LIBLZ4 REQUIRED IMPORTED_TARGET liblz4)
 find_package(Threads REQUIRED)

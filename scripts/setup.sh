@@ -6,6 +6,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libsqlite3-dev sqlite3 libsqlitecpp-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libelf-dev
+  libzstd-dev liblz4-dev       # compressed cubins in CUDA fatbins
   libgtest-dev libgmock-dev
   python3 python3-jsonschema   # JSON Schema validation in the tests
   hipcc                        # real AMD code objects for the amd-offline tests (no GPU needed)

@@ -9,8 +9,8 @@ cmake --build --preset device
 rm -rf .devcarry
 mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py}
 cp build/device/bin/rocm-perf .devcarry/bin/
-cp build/device/lib/librpl_cupti_trace.so .devcarry/lib/
-for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns; do
+cp build/device/lib/librpl_cupti_trace.so build/device/lib/librpl_cupti_probe.so .devcarry/lib/
+for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels; do
   cp build/device/examples/$e .devcarry/examples/
 done
 cp build/device/tests/test_nvidia_gpu .devcarry/tests/

@@ -12,7 +12,7 @@ export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; ncu --version | tail -1; } \
   | tee "$out/machine.txt"
 "$carry/tests/test_nvidia_gpu" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} 2>&1 | tee "$out/gpu_tests.log"
-if [ -z "${SKIP_BENCH:-}" ]; then bash bench/tracer_overhead.sh "$carry" "${REPEATS:-5}" 2>&1 | tee "$out/overhead.log"; fi
+if [ -z "${SKIP_BENCH:-}" ]; then bash bench/tracer_overhead.sh "$carry" "${REPEATS:-9}" 2>&1 | tee "$out/overhead.log"; fi
 trace=$(mktemp -d)
 "$carry/bin/rocm-perf" profile --backend cuda --runs 1 --out "$trace" -- "$carry/examples/softmax_testbed" 4096 1024 20 \
   | tee "$out/softmax_profile.txt"

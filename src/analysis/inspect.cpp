@@ -60,7 +60,9 @@ InspectedKernel inspect_cuda_kernel(const codeobj::CudaKernelInfo& k, int block,
   out.resources.vgpr_per_thread = k.registers;
   out.resources.lds_bytes = k.shared_bytes;
   out.resources.static_lds_bytes = k.shared_bytes;
-  out.resources.scratch_bytes = k.local_bytes;
+  // Local memory per thread as the runtime counts it (cudaFuncAttributes::localSizeBytes): the
+  // stack, spills and local arrays included, as the H100 check showed.
+  out.resources.scratch_bytes = k.local_bytes + k.stack_bytes;
   out.constant_bytes = k.constant_bytes;
   const auto* arch = hal::find_nvidia_arch(k.arch);
   if (!arch) {

@@ -1,8 +1,5 @@
 #include <rpl/codeobj/amd_code_object.hpp>
 
-#include <gelf.h>
-#include <libelf.h>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -12,6 +9,8 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/hal/arch.hpp>
+
+#include "elf_image.hpp"
 
 namespace rpl::codeobj {
 namespace {
@@ -33,28 +32,6 @@ std::string arch_from_e_flags(uint32_t flags) {
     case 0x036: return "gfx1030";
     default: return "";
   }
-}
-
-struct ElfDeleter {
-  void operator()(Elf* e) const { elf_end(e); }
-};
-using ElfPtr = std::unique_ptr<Elf, ElfDeleter>;
-
-ElfPtr open_elf(std::string_view image) {
-  if (elf_version(EV_CURRENT) == EV_NONE) fail(Errc::internal, "libelf: {}", elf_errmsg(-1));
-  // libelf reads but does not modify the image with ELF_C_READ_MEMORY.
-  return ElfPtr(elf_memory(const_cast<char*>(image.data()), image.size()));
-}
-
-std::string_view section_data(Elf* elf, Elf_Scn* scn, std::string_view image, const std::string& origin) {
-  GElf_Shdr shdr;
-  if (!gelf_getshdr(scn, &shdr)) fail(Errc::bad_input, "{}: unreadable ELF section header", origin);
-  if (shdr.sh_type == SHT_NOBITS) return {};
-  if (shdr.sh_offset > image.size() || shdr.sh_size > image.size() - shdr.sh_offset) {
-    fail(Errc::bad_input, "{}: ELF section extends past the end of the file (truncated?)", origin);
-  }
-  (void)elf;
-  return image.substr(shdr.sh_offset, shdr.sh_size);
 }
 
 const msgpack::object* map_find(const msgpack::object& map, std::string_view key) {
@@ -141,17 +118,13 @@ void read_notes(std::string_view notes, AmdCodeObject& co, const std::string& or
 }  // namespace
 
 AmdCodeObject parse_hsaco(std::string_view image, const std::string& origin) {
-  ElfPtr elf = open_elf(image);
-  GElf_Ehdr ehdr;
-  if (!elf || elf_kind(elf.get()) != ELF_K_ELF || !gelf_getehdr(elf.get(), &ehdr)) {
-    fail(Errc::bad_input, "{}: not a valid ELF image", origin);
-  }
+  const detail::ElfImage elf(image, origin);
+  const GElf_Ehdr& ehdr = elf.header();
   if (ehdr.e_machine != kEmAmdgpu) fail(Errc::bad_input, "{}: ELF image is not for AMD GPUs (e_machine {})", origin, ehdr.e_machine);
   AmdCodeObject co;
   co.origin = origin;
-  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn; scn = elf_nextscn(elf.get(), scn)) {
-    GElf_Shdr shdr;
-    if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_NOTE) read_notes(section_data(elf.get(), scn, image, origin), co, origin);
+  for (const auto& section : elf.sections()) {
+    if (section.header.sh_type == SHT_NOTE) read_notes(section.data, co, origin);
   }
   co.arch = co.target.empty() ? arch_from_e_flags(static_cast<uint32_t>(ehdr.e_flags)) : hal::normalize_arch_name(co.target);
   if (co.target.empty()) co.target = co.arch;
@@ -207,22 +180,15 @@ std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& fi
   };
   if (data.substr(0, kBundleMagic.size()) == kBundleMagic || data.substr(0, 4) == kCompressedBundleMagic) {
     add_bundle(data, name);
-  } else if (data.substr(0, 4) == "\x7f" "ELF") {
-    ElfPtr elf = open_elf(data);
-    GElf_Ehdr ehdr;
-    if (!elf || !gelf_getehdr(elf.get(), &ehdr)) fail(Errc::bad_input, "{}: malformed ELF file", name);
-    if (ehdr.e_machine == kEmAmdgpu) {
+  } else if (detail::is_elf(data)) {
+    const detail::ElfImage elf(data, name);
+    if (elf.header().e_machine == kEmAmdgpu) {
       out.push_back(parse_hsaco(data, name));
     } else {
-      size_t shstrndx = 0;
-      if (elf_getshdrstrndx(elf.get(), &shstrndx) != 0) fail(Errc::bad_input, "{}: malformed ELF section table", name);
-      for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn; scn = elf_nextscn(elf.get(), scn)) {
-        GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr)) continue;
-        const char* sname = elf_strptr(elf.get(), shstrndx, shdr.sh_name);
-        if (!sname || std::strcmp(sname, ".hip_fatbin") != 0) continue;
+      for (const auto& section : elf.sections()) {
+        if (section.name != ".hip_fatbin") continue;
         // One bundle per translation unit, each starting with the magic.
-        std::string_view fatbin = section_data(elf.get(), scn, data, name);
+        std::string_view fatbin = section.data;
         for (size_t at = fatbin.find(kBundleMagic); at != std::string_view::npos; at = fatbin.find(kBundleMagic, at + 1)) {
           add_bundle(fatbin.substr(at), name + " (.hip_fatbin)");
         }

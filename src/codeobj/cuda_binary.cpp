@@ -1,8 +1,5 @@
 #include <rpl/codeobj/cuda_binary.hpp>
 
-#include <gelf.h>
-#include <libelf.h>
-
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -12,7 +9,9 @@
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
-#include <rpl/core/subprocess.hpp>
+
+#include "cuda_elf.hpp"
+#include "elf_image.hpp"
 
 namespace rpl::codeobj {
 namespace fs = std::filesystem;
@@ -21,6 +20,11 @@ namespace {
 
 constexpr uint16_t kEmCuda = 190;              // EM_CUDA
 constexpr uint32_t kFatbinMagic = 0xBA55ED50;  // fatbin files and .nv_fatbin sections start with it
+
+void sort_kernels(std::vector<CudaKernelInfo>& kernels) {
+  std::sort(kernels.begin(), kernels.end(),
+            [](const auto& a, const auto& b) { return std::tie(a.arch, a.name) < std::tie(b.arch, b.name); });
+}
 
 }  // namespace
 
@@ -36,27 +40,17 @@ bool is_cuda_binary(const fs::path& file) {
     std::memcpy(&magic, head.data(), 4);
     if (magic == kFatbinMagic) return true;
   }
-  if (head.size() < 20 || head.compare(0, 4, "\x7f" "ELF") != 0) return false;
+  if (head.size() < 20 || !detail::is_elf(head)) return false;
   uint16_t machine;
   std::memcpy(&machine, head.data() + 18, 2);
   if (machine == kEmCuda) return true;
   // A host binary: look for the section cudart registers its fatbin from.
   const std::string content = read_file(file);
-  if (elf_version(EV_CURRENT) == EV_NONE) return false;
-  Elf* elf = elf_memory(const_cast<char*>(content.data()), content.size());
-  if (!elf) return false;
-  bool found = false;
-  size_t shstrndx = 0;
-  if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
-    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn && !found; scn = elf_nextscn(elf, scn)) {
-      GElf_Shdr shdr;
-      if (!gelf_getshdr(scn, &shdr)) continue;
-      const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
-      found = name && std::strcmp(name, ".nv_fatbin") == 0;
-    }
+  try {
+    return detail::ElfImage(content, file.string()).find(".nv_fatbin") != nullptr;
+  } catch (const Error&) {
+    return false;
   }
-  elf_end(elf);
-  return found;
 }
 
 std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& text) {
@@ -89,25 +83,19 @@ std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& te
       function.clear();
     }
   }
-  std::sort(kernels.begin(), kernels.end(),
-            [](const auto& a, const auto& b) { return std::tie(a.arch, a.name) < std::tie(b.arch, b.name); });
+  sort_kernels(kernels);
   return kernels;
 }
 
 std::vector<CudaKernelInfo> read_cuda_kernels(const fs::path& file) {
-  const auto cuobjdump = find_executable("cuobjdump", {"/usr/local/cuda/bin"});
-  if (!cuobjdump) {
-    fail(Errc::missing_tool, "{}: CUDA binary, but cuobjdump is not in PATH or /usr/local/cuda/bin (install the CUDA "
-                             "toolkit; reading .nv.info without it is not implemented yet)", file.string());
+  const std::string content = read_file(file);
+  std::vector<CudaKernelInfo> kernels;
+  for (const auto& cubin : detail::extract_cubins(content, file.string())) {
+    auto some = detail::read_cubin_kernels(cubin);
+    kernels.insert(kernels.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
   }
-  ProcessOptions p;
-  p.argv = {cuobjdump->string(), "--dump-resource-usage", fs::absolute(file).string()};
-  p.capture_output = true;
-  p.timeout = std::chrono::duration<double>(120);
-  ProcessResult r = run_process(p);
-  if (!r.ok()) fail(Errc::bad_input, "{}: cuobjdump {}: {}", file.string(), r.describe(120), r.output.substr(0, 200));
-  auto kernels = parse_cuobjdump_resource_usage(r.output);
-  if (kernels.empty()) fail(Errc::bad_input, "{}: cuobjdump found no kernels with machine code (PTX only?)", file.string());
+  if (kernels.empty()) fail(Errc::bad_input, "{}: no kernels with machine code (PTX only?)", file.string());
+  sort_kernels(kernels);
   return kernels;
 }
 

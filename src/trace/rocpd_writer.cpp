@@ -213,6 +213,14 @@ void RocpdWriter::add_metadata(const std::string& tag, const std::string& value)
   impl_->insert("metadata", "tag, value", tag, value);
 }
 
+void RocpdWriter::set_process_end(int64_t end_ns) {
+  const int64_t pid = impl_->process.pid;
+  impl_->db.exec(fmt::format("UPDATE {} SET fini = {}, end = {} WHERE id = {}", impl_->table("info_process"), end_ns,
+                             end_ns, pid));
+  impl_->db.exec(fmt::format("UPDATE {} SET end = {} WHERE id = {}", impl_->table("info_thread"), end_ns, pid));
+  impl_->process.end_ns = end_ns;
+}
+
 void RocpdWriter::finish() {
   try {
     impl_->transaction.commit();

@@ -125,6 +125,20 @@ TEST(CliBadInput, InspectNonCodeObjects) {
   expect_error({"inspect", dir.string()}, 2, "is a directory");
 }
 
+TEST(CliBadInput, InspectBrokenCudaBinary) {
+  const auto dir = fresh_dir("inspect-cuda");
+  // A fatbin header that claims far more than the file holds, and a cubin cut short.
+  std::ofstream(dir / "claims.fatbin", std::ios::binary)
+      << std::string("\x50\xed\x55\xba\x01\x00\x10\x00\xff\xff\xff\x00\x00\x00\x00\x00", 16) << std::string(64, '\0');
+  const std::string before = read_text(dir / "claims.fatbin");
+  expect_error({"inspect", (dir / "claims.fatbin").string()}, 2, "claims.fatbin: fatbin 0 extends past its end");
+  EXPECT_EQ(read_text(dir / "claims.fatbin"), before);
+  std::string cubin = std::string("\x7f" "ELF\x02\x01\x01\x41", 8) + std::string(10, '\0');
+  cubin += std::string("\xbe\x00", 2) + std::string(44, '\0');  // e_machine EM_CUDA, nothing else
+  std::ofstream(dir / "short.cubin", std::ios::binary) << cubin;
+  expect_error({"inspect", (dir / "short.cubin").string()}, 2, "short.cubin: CUDA ELF image with no sections");
+}
+
 TEST(CliBadInput, HugeHostileDatabaseIsRejectedWithoutACrash) {
   // A dispatch table with absurd values: negative sizes, end before start, a 1 MiB kernel name.
   const auto path = fresh_dir("hostile") / "hostile.db";

@@ -180,6 +180,26 @@ TEST(CliProfile, CudaBackendWithoutAGpuIsExitCode3) {
   EXPECT_NE(r.err.find("cannot trace on NVIDIA"), std::string::npos) << r.err;
 }
 
+// The NVIDIA probe's refusals, against a stand-in libcuda.so.1 (tests/fixtures/fake_libcuda.cpp).
+TEST(CliProfile, CudaBackendRefusesAnOldDriverOrNoGpu) {
+  FakeProfiler fake;
+  const fs::path driver = build_dir() / "fake-driver";
+  ASSERT_TRUE(fs::exists(driver / "libcuda.so.1"));
+  for (const auto& [setting, message] : std::vector<std::pair<std::string, std::string>>{
+           {"driver=12040", "cannot trace on NVIDIA: the NVIDIA driver supports CUDA 12.4; the CUPTI tracer needs CUDA 13.0 "
+                            "or newer"},
+           {"noinit", "cannot trace on NVIDIA: no usable NVIDIA GPU (cuInit returned 100)"},
+           {"nodevices", "cannot trace on NVIDIA: no NVIDIA GPU found"}}) {
+    auto r = run_cli({"profile", "--backend", "cuda", "--out", (fake.dir / setting).string(), "--", "/bin/true"},
+                     {{"LD_LIBRARY_PATH", driver.string()}, {"RPL_FAKE_CUDA", setting},
+                      {"RPL_CUPTI_TRACE_LIB", (driver / "libcuda.so.1").string()}});
+    EXPECT_EQ(r.exit_code, 3) << setting << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(fake.dir / setting / "profile.json")) << setting;
+  }
+}
+
 TEST(CliProfile, NoRocprofTimesTheWholeProcess) {
   FakeProfiler fake;
   auto r = run_cli({"profile", "--no-rocprof", "--runs", "3", "--json", "--out", (fake.dir / "w").string(), "--", "/bin/sleep",

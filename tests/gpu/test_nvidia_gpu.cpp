@@ -13,6 +13,7 @@
 
 #include <rpl/backends/cuda_tracer.hpp>
 #include <rpl/backends/ncu_counters.hpp>
+#include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/subprocess.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
@@ -224,6 +225,76 @@ TEST(NvidiaGpu, InspectOfACudaExecutableMatchesTheTrace) {
             << "\n";
 }
 
+// The toolkit-free reader (.nv.info) against cuobjdump on every testbed: same kernels, same figures,
+// but for the system's 1 KiB in static shared memory on sm_90, which cuobjdump counts and the
+// runtime does not (InspectAgreesWithTheCudaRuntime checks the reader against the runtime).
+TEST(NvidiaGpu, ElfReaderAgreesWithCuobjdump) {
+  SKIP_WITHOUT_GPU();
+  const auto cuobjdump = find_executable("cuobjdump", {"/usr/local/cuda/bin"});
+  if (!cuobjdump) GTEST_SKIP() << "cuobjdump not found";
+  size_t compared = 0;
+  for (const char* name : {"softmax_testbed", "roofline_calibration", "matmul_tunable", "multistream_dag",
+                           "launch_patterns", "resource_kernels"}) {
+    ProcessOptions dump;
+    dump.argv = {cuobjdump->string(), "--dump-resource-usage", program(name)};
+    dump.capture_output = true;
+    auto r = run_process(dump);
+    ASSERT_TRUE(r.ok()) << r.output;
+    const auto expected = codeobj::parse_cuobjdump_resource_usage(r.output);
+    const auto actual = codeobj::read_cuda_kernels(program(name));
+    ASSERT_EQ(actual.size(), expected.size()) << name;
+    for (size_t i = 0; i < actual.size(); ++i) {
+      const auto& a = actual[i];
+      const auto& e = expected[i];
+      EXPECT_EQ(a.name, e.name) << name;
+      EXPECT_EQ(a.arch, e.arch) << a.name;
+      EXPECT_EQ(a.registers, e.registers) << a.name;
+      const int64_t reserved = std::stoi(a.arch.substr(3)) >= 90 && e.shared_bytes >= 1024 ? 1024 : 0;
+      EXPECT_EQ(a.shared_bytes, e.shared_bytes - reserved) << a.name;
+      EXPECT_EQ(a.local_bytes, e.local_bytes) << a.name;
+      EXPECT_EQ(a.stack_bytes, e.stack_bytes) << a.name;
+      EXPECT_EQ(a.constant_bytes, e.constant_bytes) << a.name;
+      ++compared;
+    }
+    std::cout << "elf reader vs cuobjdump: " << name << ", " << actual.size() << " kernels\n";
+  }
+  EXPECT_GE(compared, 240u);
+}
+
+// inspect's figures against what the CUDA runtime says of the same kernels on this GPU
+// (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor at 256 threads).
+TEST(NvidiaGpu, InspectAgreesWithTheCudaRuntime) {
+  SKIP_WITHOUT_GPU();
+  ProcessOptions run;
+  run.argv = {program("resource_kernels")};
+  run.capture_output = true;
+  auto r = run_process(run);
+  ASSERT_TRUE(r.ok()) << r.output;
+  auto inspected = run_cli({"inspect", "--json", "--block", "256", program("resource_kernels")});
+  ASSERT_EQ(inspected.exit_code, 0) << inspected.err;
+  const json doc = json::parse(inspected.out);
+  std::istringstream lines(r.output);
+  int compared = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::string word, name, skip;
+    long registers, shared, local, constant, blocks;
+    in >> word >> name >> skip >> registers >> skip >> shared >> skip >> local >> skip >> constant >> skip >> blocks;
+    if (word != "kernel") continue;
+    std::cout << "runtime: " << line << "\n";
+    auto k = std::find_if(doc["kernels"].begin(), doc["kernels"].end(),
+                          [&](const json& j) { return j["mangled_name"] == name && j["arch"] == "sm_90"; });
+    ASSERT_NE(k, doc["kernels"].end()) << name;
+    std::cout << "inspect: " << (*k)["resources"].dump() << " " << (*k)["occupancy"]["active_workgroups_per_cu"] << "\n";
+    EXPECT_EQ((*k)["resources"]["vgpr_per_thread"], registers) << name;
+    EXPECT_EQ((*k)["resources"]["lds_bytes"], shared) << name;
+    EXPECT_EQ((*k)["resources"]["scratch_bytes"], local) << name;
+    EXPECT_EQ((*k)["occupancy"]["active_workgroups_per_cu"], blocks) << name;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 5);
+}
+
 TEST(NvidiaGpu, CrashMidRunKeepsTheTraceUpToTheCrash) {
   SKIP_WITHOUT_GPU();
   auto p = profile({program("softmax_testbed"), "4096", "256", "10", "--crash-after", "3"});
@@ -311,7 +382,7 @@ TEST(NvidiaGpu, CounterPassStoresNcuValuesInTheTrace) {
 
 TEST(NvidiaGpu, AnotherCuptiClientIsRefused) {
   SKIP_WITHOUT_GPU();
-  auto p = profile({program("launch_patterns"), "cupti"});
+  auto p = profile({program("cupti_client")});
   EXPECT_EQ(p.cli.exit_code, 3) << p.cli.err;
   EXPECT_EQ(count_lines(p.cli.err), 1) << p.cli.err;
   EXPECT_NE(p.cli.err.find("the CUPTI tracer refused to run"), std::string::npos) << p.cli.err;

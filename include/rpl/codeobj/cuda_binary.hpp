@@ -1,6 +1,8 @@
 #pragma once
 // Static resources of the kernels in CUDA binaries (cubins, fatbins, executables and libraries with
-// embedded device code), read through `cuobjdump --dump-resource-usage` (reference/cuda.md §7).
+// embedded device code), read from the cubins' own ELF attributes (.nv.info), with no CUDA toolkit.
+// The figures are cuobjdump --dump-resource-usage's (reference/cuda.md §7), which the tests hold
+// them to, except static shared memory on sm_90+ (see cuda_nv_info.cpp).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -11,20 +13,22 @@ namespace rpl::codeobj {
 struct CudaKernelInfo {
   std::string name;        // mangled
   std::string arch;        // "sm_90"
-  int64_t registers = 0;   // REG
+  int64_t registers = 0;       // REG
   int64_t shared_bytes = 0;    // SHARED: static shared memory
-  int64_t local_bytes = 0;     // LOCAL: local memory per thread
-  int64_t stack_bytes = 0;     // STACK
+  int64_t local_bytes = 0;     // LOCAL: statically allocated local memory per thread
+  int64_t stack_bytes = 0;     // STACK: per-thread stack (spills and local arrays)
   int64_t constant_bytes = 0;  // CONSTANT[0]: parameters and driver constants
 };
 
 /// True when the file holds NVIDIA device code: a cubin (EM_CUDA), a fatbin, or an ELF with .nv_fatbin.
 bool is_cuda_binary(const std::filesystem::path& file);
 
-/// Kernels in cuobjdump's resource-usage text, sorted by arch, then name.
+/// Kernels in cuobjdump's resource-usage text, sorted by arch, then name: the tests hold
+/// read_cuda_kernels to it.
 std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& text);
 
-/// Runs cuobjdump on the file. Error(missing_tool) without cuobjdump; Error(bad_input) when it fails.
+/// Every kernel with machine code in the file, sorted by arch, then name. Error(bad_input) for a
+/// malformed, truncated or non-CUDA file, or one with no machine code (PTX only).
 std::vector<CudaKernelInfo> read_cuda_kernels(const std::filesystem::path& file);
 
 }  // namespace rpl::codeobj

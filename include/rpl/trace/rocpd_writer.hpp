@@ -54,6 +54,8 @@ class RocpdWriter {
                   const nlohmann::json& extdata = nlohmann::json::object());
   /// A (tag, value) row of rocpd_metadata.
   void add_metadata(const std::string& tag, const std::string& value);
+  /// The process's end time, for a writer that starts before the process ends (the NVIDIA tracer).
+  void set_process_end(int64_t end_ns);
 
   /// Commits everything. The destructor rolls back what was not committed.
   void finish();

@@ -39,7 +39,7 @@ struct CudaKernelRecord {
   uint32_t shared_memory_executed = 0;  // the carveout the driver chose
   uint32_t graph_id = 0;
   uint64_t graph_node_id = 0;
-  uint32_t name = 0;             // index into CudaTraceData::names (mangled)
+  uint32_t name = 0;             // index into the kernel names (mangled), in first-seen order
 };
 
 struct CudaMemcpyRecord {
@@ -84,11 +84,13 @@ class CudaTraceWriter {
   CudaTraceWriter(const CudaTraceWriter&) = delete;
   CudaTraceWriter& operator=(const CudaTraceWriter&) = delete;
 
-  /// Adds the records of batch: devices not yet written, then kernels (names index batch.names,
-  /// which must hold every name seen so far), copies, memsets and synchronizations.
+  /// Adds the records of batch: devices not yet written, then kernels, copies, memsets and
+  /// synchronizations. batch.names are the kernel names first seen in this batch; a kernel's name
+  /// indexes every name added so far, in order.
   void add(const CudaTraceData& batch);
-  /// Commits, with the count of records CUPTI dropped, and renames the file into place.
-  void finish(uint64_t dropped_records);
+  /// Commits, with the count of records CUPTI dropped and the process's end time (CUPTI's clock),
+  /// and renames the file into place.
+  void finish(uint64_t dropped_records, uint64_t end_ns);
 
  private:
   struct Impl;

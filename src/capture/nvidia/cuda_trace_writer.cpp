@@ -68,6 +68,7 @@ struct CudaTraceWriter::Impl {
   fs::path path, temporary;
   std::unique_ptr<trace::RocpdWriter> writer;
   std::set<uint32_t> devices;
+  std::vector<std::string> names;  // every kernel name added, in first-seen order
   std::map<std::tuple<uint32_t, uint16_t, int32_t, uint32_t>, int64_t> symbols;
   int64_t dispatch_id = 0, copy_id = 0;
 
@@ -99,7 +100,7 @@ struct CudaTraceWriter::Impl {
   }
 
   // One symbol per distinct (name, registers, static shared, local memory).
-  int64_t symbol_for(const CudaKernelRecord& k, const std::vector<std::string>& names) {
+  int64_t symbol_for(const CudaKernelRecord& k) {
     auto key = std::make_tuple(k.name, k.registers_per_thread, k.static_shared, k.local_memory_per_thread);
     auto [it, inserted] = symbols.try_emplace(key, static_cast<int64_t>(symbols.size()) + 1);
     if (inserted) {
@@ -115,8 +116,8 @@ struct CudaTraceWriter::Impl {
     return it->second;
   }
 
-  void add_kernel(const CudaKernelRecord& k, const std::vector<std::string>& names) {
-    const int64_t symbol = symbol_for(k, names);
+  void add_kernel(const CudaKernelRecord& k) {
+    const int64_t symbol = symbol_for(k);
     trace::Dispatch d{};
     d.id = ++dispatch_id;
     d.start_ns = static_cast<int64_t>(k.start);
@@ -200,7 +201,8 @@ CudaTraceWriter::~CudaTraceWriter() = default;
 
 void CudaTraceWriter::add(const CudaTraceData& batch) {
   for (const auto& dev : batch.devices) impl_->add_device(dev);
-  for (const auto& k : batch.kernels) impl_->add_kernel(k, batch.names);
+  impl_->names.insert(impl_->names.end(), batch.names.begin(), batch.names.end());
+  for (const auto& k : batch.kernels) impl_->add_kernel(k);
   for (const auto& c : batch.memcpys) impl_->add_memcpy(c);
   for (const auto& s : batch.memsets) impl_->add_memset(s);
   for (const auto& s : batch.syncs) {
@@ -209,7 +211,8 @@ void CudaTraceWriter::add(const CudaTraceData& batch) {
   }
 }
 
-void CudaTraceWriter::finish(uint64_t dropped_records) {
+void CudaTraceWriter::finish(uint64_t dropped_records, uint64_t end_ns) {
+  impl_->writer->set_process_end(static_cast<int64_t>(end_ns));
   impl_->writer->add_metadata("rpl_tracer", "cupti");
   impl_->writer->add_metadata("rpl_dropped_records", std::to_string(dropped_records));
   impl_->writer->finish();
@@ -224,7 +227,7 @@ void write_cuda_trace(const fs::path& path, const CudaTraceData& data) {
   });
   CudaTraceWriter writer(path, sorted);
   writer.add(sorted);
-  writer.finish(data.dropped_records);
+  writer.finish(data.dropped_records, data.end_ns);
 }
 
 }  // namespace rpl::capture

@@ -2,6 +2,10 @@
 // read back by the same reader and analyses as AMD traces.
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
@@ -114,6 +118,38 @@ TEST(CudaTraceWriter, AnalyzesLikeAnAmdTrace) {
   // 40 registers: 1280 per warp -> 12 warps per sub-partition -> 48 warps -> 6 blocks of 8 warps.
   EXPECT_EQ(s.occupancy->active_workgroups_per_cu, 6);
   EXPECT_EQ(s.occupancy->limiter, "registers");
+}
+
+// The tracer hands over records as CUPTI fills its buffers: each batch carries only the names it
+// saw first, and the process's end is known only when the writer finishes.
+TEST(CudaTraceWriter, WritesBatchesAsTheyCome) {
+  const CudaTraceData whole = h100_trace();
+  const auto path = test::fresh_dir("cuda-batches") / "4242_results.db";
+  CudaTraceData process = whole;
+  process.end_ns = 0;
+  CudaTraceWriter writer(path, process);
+  CudaTraceData first;
+  first.devices = whole.devices;
+  first.names = {whole.names[0]};
+  first.kernels.assign(whole.kernels.begin(), whole.kernels.begin() + 10);  // softmax only
+  writer.add(first);
+  CudaTraceData second;
+  second.names = {whole.names[1]};
+  second.kernels.assign(whole.kernels.begin() + 10, whole.kernels.end());  // softmax, then fill
+  writer.add(second);
+  EXPECT_FALSE(std::filesystem::exists(path));  // nothing in place until finished
+  writer.finish(0, 777'000'000);
+
+  auto t = trace::read_rocpd({path});
+  ASSERT_EQ(t.dispatches.size(), 21u);
+  std::map<std::string, int> per_name;
+  for (const auto& d : t.dispatches) ++per_name[t.symbols[d.symbol].mangled_name];
+  EXPECT_EQ(per_name["_Z15softmax_rowwisePKfPfii"], 20);
+  EXPECT_EQ(per_name["_Z4fillPff"], 1);
+  SQLite::Database db(path.string());
+  EXPECT_EQ(db.execAndGet("SELECT end FROM rocpd_info_process").getInt64(), 777'000'000);
+  EXPECT_EQ(db.execAndGet("SELECT fini FROM rocpd_info_process").getInt64(), 777'000'000);
+  EXPECT_EQ(db.execAndGet("SELECT end FROM rocpd_info_thread").getInt64(), 777'000'000);
 }
 
 TEST(CudaTraceWriter, ArchNames) {

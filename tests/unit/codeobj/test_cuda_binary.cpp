@@ -1,10 +1,16 @@
 // CUDA binaries: recognizing them, and reading cuobjdump's resource usage.
+#include <iostream>
 #include <map>
+#include <random>
+#include <optional>
+#include <regex>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
 #include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
 #include <rpl/core/subprocess.hpp>
 
 #include "test_support.hpp"
@@ -66,35 +72,187 @@ TEST(CudaBinary, RealCuobjdumpOutput) {
   EXPECT_EQ(regs["_Z11spin_kernelyPi"], 10);
 }
 
+std::optional<fs::path> nvcc() { return find_executable("nvcc", {"/usr/local/cuda/bin"}); }
+
+// Runs nvcc; its output (ptxas's report with --resource-usage) is returned.
+std::string compile(const std::vector<std::string>& args) {
+  ProcessOptions p;
+  p.argv = {nvcc()->string()};
+  p.argv.insert(p.argv.end(), args.begin(), args.end());
+  p.capture_output = true;
+  p.timeout = std::chrono::duration<double>(300);
+  auto r = run_process(p);
+  EXPECT_TRUE(r.ok()) << r.output;
+  return r.output;
+}
+
+struct PtxasFigures {
+  int64_t registers = 0, shared = 0, stack = 0, constant = -1;  // constant: -1 where not reported
+};
+
+// ptxas's own report, per (arch, kernel): "Compiling entry function 'K' for 'sm_90'" then
+// "Used R registers, ..., S bytes smem, T bytes cumulative stack size, C bytes cmem[0]".
+std::map<std::pair<std::string, std::string>, PtxasFigures> parse_ptxas_report(const std::string& text) {
+  static const std::regex entry_re(R"(Compiling entry function '(\S+)' for '(sm_\d+)')");
+  static const std::regex used_re(R"(Used (\d+) registers)");
+  static const std::regex smem_re(R"((\d+) bytes smem)");
+  static const std::regex stack_re(R"((\d+) bytes cumulative stack size)");
+  static const std::regex cmem_re(R"((\d+) bytes cmem\[0\])");
+  std::map<std::pair<std::string, std::string>, PtxasFigures> out;
+  std::pair<std::string, std::string> current;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, entry_re)) {
+      current = {m[2], m[1]};
+    } else if (std::regex_search(line, m, used_re) && !current.first.empty()) {
+      PtxasFigures f;
+      f.registers = std::stoll(m[1]);
+      if (std::regex_search(line, m, smem_re)) f.shared = std::stoll(m[1]);
+      if (std::regex_search(line, m, stack_re)) f.stack = std::stoll(m[1]);
+      if (std::regex_search(line, m, cmem_re)) f.constant = std::stoll(m[1]);
+      out[current] = f;
+      current = {};
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string> kTwoArches = {"-gencode", "arch=compute_80,code=sm_80", "-gencode",
+                                             "arch=compute_90,code=sm_90"};
+
+fs::path resource_kernels_source() { return test::source_dir() / "tests/gpu/programs/resource_kernels.cu"; }
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The reader against ptxas's report of the same compilation, for each way nvcc packs machine code:
+// an executable, plain, zstd- and LZ4-compressed fatbins, and a bare cubin.
+TEST(CudaBinary, ReadsWhatPtxasReports) {
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found";
+  const fs::path dir = test::fresh_dir("ptxas");
+  const std::string source = resource_kernels_source().string();
+  const auto report = parse_ptxas_report(
+      compile(with(kTwoArches, {"--resource-usage", "-o", (dir / "app").string(), source})));
+  ASSERT_EQ(report.size(), 12u);  // five kernels and the testbeds' spin_kernel, two arches
+  compile(with(kTwoArches, {"-fatbin", "--compress-mode=none", "-o", (dir / "plain.fatbin").string(), source}));
+  compile(with(kTwoArches, {"-fatbin", "--compress-mode=size", "-o", (dir / "zstd.fatbin").string(), source}));
+  compile(with(kTwoArches, {"-fatbin", "--compress-mode=speed", "-Xfatbin", "-compress-all", "-o",
+                            (dir / "lz4.fatbin").string(), source}));
+  compile({"-arch=sm_90", "-cubin", "-o", (dir / "k.cubin").string(), source});
+  // The compressed forms really are compressed: no plain cubin inside, or fewer bytes.
+  EXPECT_EQ(test::read_text(dir / "zstd.fatbin").find("\x7f" "ELF"), std::string::npos);
+  EXPECT_LT(fs::file_size(dir / "lz4.fatbin"), fs::file_size(dir / "plain.fatbin"));
+
+  for (const char* name : {"app", "plain.fatbin", "zstd.fatbin", "lz4.fatbin", "k.cubin"}) {
+    const auto kernels = read_cuda_kernels(dir / name);
+    EXPECT_EQ(kernels.size(), std::string(name) == "k.cubin" ? 6u : 12u) << name;
+    for (const auto& k : kernels) {
+      auto it = report.find({k.arch, k.name});
+      ASSERT_NE(it, report.end()) << name << ": " << k.arch << " " << k.name;
+      const PtxasFigures& f = it->second;
+      EXPECT_EQ(k.registers, f.registers) << name << ": " << k.arch << " " << k.name;
+      EXPECT_EQ(k.shared_bytes, f.shared) << name << ": " << k.arch << " " << k.name;
+      EXPECT_EQ(k.stack_bytes, f.stack) << name << ": " << k.arch << " " << k.name;
+      EXPECT_EQ(k.local_bytes, 0) << name << ": " << k.name;
+      if (f.constant >= 0) {
+        EXPECT_EQ(k.constant_bytes, f.constant) << name << ": " << k.arch << " " << k.name;
+      }
+    }
+  }
+  // What the kernels were written to use.
+  const auto kernels = read_cuda_kernels(dir / "k.cubin");
+  std::map<std::string, CudaKernelInfo> by_name;
+  for (const auto& k : kernels) by_name[k.name] = k;
+  EXPECT_EQ(by_name["_Z13static_sharedPf"].shared_bytes, 4000);
+  EXPECT_EQ(by_name["_Z11local_arrayPfPKi"].stack_bytes, 1024);
+  EXPECT_GT(by_name["_Z16many_live_valuesPfPKf"].stack_bytes, 0);  // spills
+}
+
+void expect_bad_input(const fs::path& file, const std::string& message) {
+  try {
+    read_cuda_kernels(file);
+    ADD_FAILURE() << file << " was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_input) << e.what();
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaBinary, RejectsBrokenBinaries) {
+  const fs::path dir = test::fresh_dir("broken-cuda");
+  // Made by hand: a fatbin header that claims more than the file holds.
+  std::string claim("\x50\xed\x55\xba\x01\x00\x10\x00", 8);
+  claim += std::string("\xff\xff\xff\x00\x00\x00\x00\x00", 8);
+  write_file_atomic(dir / "claims.fatbin", claim + std::string(64, '\0'));
+  expect_bad_input(dir / "claims.fatbin", "extends past its end");
+  expect_bad_input("/bin/true", "no CUDA device code");
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found: the cases made by nvcc did not run";
+  const std::string source = resource_kernels_source().string();
+  compile({"-arch=sm_90", "-fatbin", "--compress-mode=size", "-o", (dir / "zstd.fatbin").string(), source});
+  const std::string good = test::read_text(dir / "zstd.fatbin");
+  write_file_atomic(dir / "truncated.fatbin", good.substr(0, good.size() / 2));
+  expect_bad_input(dir / "truncated.fatbin", "extends past its end");
+  // The first entry is the compressed cubin: its payload starts after 16 + 64 header bytes.
+  ASSERT_EQ(good.substr(80, 4), "\x28\xb5\x2f\xfd");  // zstd's magic
+  std::string corrupt = good;
+  for (size_t i = 84; i < 120; ++i) corrupt[i] = static_cast<char>(~corrupt[i]);
+  write_file_atomic(dir / "corrupt.fatbin", corrupt);
+  expect_bad_input(dir / "corrupt.fatbin", "corrupt zstd-compressed cubin");
+  compile({"-gencode", "arch=compute_90,code=compute_90", "-fatbin", "-o", (dir / "ptx.fatbin").string(), source});
+  expect_bad_input(dir / "ptx.fatbin", "PTX only");
+}
+
+// Cut and flipped copies of real binaries: each is read or refused as bad input, never a crash
+// (the ASan build runs this too).
+TEST(CudaBinary, SurvivesMangledBinaries) {
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found";
+  const fs::path dir = test::fresh_dir("mangled-cuda");
+  const std::string source = resource_kernels_source().string();
+  compile(with(kTwoArches, {"-fatbin", "--compress-mode=none", "-o", (dir / "plain.fatbin").string(), source}));
+  compile(with(kTwoArches, {"-fatbin", "--compress-mode=size", "-o", (dir / "zstd.fatbin").string(), source}));
+  std::mt19937 random(20261122);
+  int refused = 0, read = 0;
+  for (const char* name : {"plain.fatbin", "zstd.fatbin"}) {
+    const std::string good = test::read_text(dir / name);
+    for (int i = 0; i < 150; ++i) {
+      std::string bad = good;
+      if (i % 3 == 0) {
+        bad.resize(random() % good.size());
+      } else {
+        for (int flips = 0; flips < 1 + i % 8; ++flips) bad[random() % bad.size()] = static_cast<char>(random());
+      }
+      write_file_atomic(dir / "mangled", bad);
+      try {
+        read_cuda_kernels(dir / "mangled");
+        ++read;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), Errc::bad_input) << e.what();
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(refused, 0);
+  std::cout << "mangled binaries: " << read << " read, " << refused << " refused\n";
+}
+
 TEST(CudaBinary, RecognizesCubinsFatbinsAndExecutables) {
   const fs::path source = test::source_dir() / "examples/softmax/softmax_testbed.cu";
   const fs::path dir = test::fresh_dir("nvcc");
-  const auto nvcc = find_executable("nvcc", {"/usr/local/cuda/bin"});
-  if (!nvcc) GTEST_SKIP() << "nvcc not found";
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found";
   for (const auto& [flag, name] : std::vector<std::pair<std::string, std::string>>{
            {"-cubin", "k.cubin"}, {"-fatbin", "k.fatbin"}, {"", "k_app"}}) {
-    ProcessOptions p;
-    p.argv = {nvcc->string(), "-arch=sm_90", "-o", (dir / name).string(), source.string()};
-    if (!flag.empty()) p.argv.insert(p.argv.begin() + 1, flag);
-    p.capture_output = true;
-    auto r = run_process(p);
-    ASSERT_TRUE(r.ok()) << r.output;
+    std::vector<std::string> args = {"-arch=sm_90", "-o", (dir / name).string(), source.string()};
+    if (!flag.empty()) args.insert(args.begin(), flag);
+    compile(args);
     EXPECT_TRUE(is_cuda_binary(dir / name)) << name;
   }
   EXPECT_FALSE(is_cuda_binary("/bin/true"));
-  if (!find_executable("cuobjdump", {"/usr/local/cuda/bin"})) {
-    try {
-      read_cuda_kernels(dir / "k.cubin");
-      FAIL();
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), Errc::missing_tool);
-      EXPECT_NE(std::string(e.what()).find("cuobjdump is not in PATH"), std::string::npos);
-    }
-  } else {
-    auto kernels = read_cuda_kernels(dir / "k_app");
-    ASSERT_EQ(kernels.size(), 2u);  // softmax_naive, and spin_kernel from the shared header
-    EXPECT_EQ(kernels[0].name, "_Z13softmax_naivePKfPfii");
-  }
+  auto kernels = read_cuda_kernels(dir / "k_app");
+  ASSERT_EQ(kernels.size(), 2u);  // softmax_naive, and spin_kernel from the shared header
+  EXPECT_EQ(kernels[1].name, "_Z13softmax_naivePKfPfii");
 }
 
 }  // namespace

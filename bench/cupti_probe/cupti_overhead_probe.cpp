@@ -1,0 +1,92 @@
+// librpl_cupti_probe.so: a stripped-down CUPTI injection library for finding where tracing
+// overhead comes from. RPL_PROBE is a comma-separated list of what to switch on (empty: load only):
+//   subscribe  cuptiSubscribe plus the tracer's two resource callbacks (context create/destroy)
+//   reset      with subscribe: the tracer's runtime API callback too (cudaDeviceReset)
+//   kernel     activity records of concurrent kernels, counted and discarded
+//   copies     memory copy and memset records
+//   sync       synchronization records
+//   zeroed     hand CUPTI buffers that are already zero (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER)
+//   pinned     CUPTI's timestamp buffers in pinned host memory instead of device memory
+//   devbuf32   32 MB timestamp buffers instead of CUPTI's default 3.2 MB
+//   shared     one activity buffer for all threads instead of one per thread
+// Nothing is written; at exit it prints the record count when RPL_PROBE_VERBOSE is set.
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+std::atomic<size_t> records{0};
+bool zeroed = false;
+constexpr size_t buffer_bytes = 2u << 20;
+
+bool has(const std::string& list, const char* word) { return ("," + list + ",").find("," + std::string(word) + ",") != std::string::npos; }
+
+void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *size = buffer_bytes;
+  *buffer = static_cast<uint8_t*>(zeroed ? std::calloc(1, buffer_bytes) : std::aligned_alloc(8, buffer_bytes));
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  CUpti_Activity* record = nullptr;
+  size_t n = 0;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) ++n;
+  records += n;
+  std::free(buffer);
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+void at_exit() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (std::getenv("RPL_PROBE_VERBOSE")) std::fprintf(stderr, "cupti probe: %zu records\n", records.load());
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  const char* env = std::getenv("RPL_PROBE");
+  const std::string probe = env ? env : "";
+  if (has(probe, "subscribe")) {
+    CUpti_SubscriberHandle subscriber;
+    if (cuptiSubscribe(&subscriber, on_callback, nullptr) != CUPTI_SUCCESS) return 1;
+    if (has(probe, "reset")) {
+      cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+    }
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  }
+  const bool kernel = has(probe, "kernel"), copies = has(probe, "copies"), sync = has(probe, "sync");
+  if (!kernel && !copies && !sync) return 1;
+  zeroed = has(probe, "zeroed");
+  if (zeroed) {
+    uint8_t on = 1;
+    size_t size = sizeof on;
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &on);
+  }
+  if (has(probe, "pinned")) {
+    uint8_t on = 1;
+    size_t size = sizeof on;
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &on);
+  }
+  if (has(probe, "devbuf32")) {
+    size_t bytes = 32u << 20, size = sizeof bytes;
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);
+  }
+  if (has(probe, "shared")) {
+    uint8_t off = 0;
+    size_t size = sizeof off;
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &off);
+  }
+  cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  if (kernel) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (copies) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
+  if (sync) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  std::atexit(at_exit);
+  return 1;
+}
