@@ -24,6 +24,7 @@ configs=(
   "probe:load-only|$probe="
   "probe:subscribe,reset|$probe=subscribe,reset"
   "probe:kernel|$probe=kernel"
+  "probe:serial|$probe=serial"
   "probe:kernel,zeroed|$probe=kernel,zeroed"
   "probe:kernel,pinned|$probe=kernel,pinned"
   "probe:kernel,devbuf32|$probe=kernel,devbuf32"

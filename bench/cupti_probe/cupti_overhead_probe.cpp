@@ -3,6 +3,7 @@
 //   subscribe  cuptiSubscribe plus the tracer's two resource callbacks (context create/destroy)
 //   reset      with subscribe: the tracer's runtime API callback too (cudaDeviceReset)
 //   kernel     activity records of concurrent kernels, counted and discarded
+//   serial     activity records of kernels the CUPTI way that serializes them (KIND_KERNEL)
 //   copies     memory copy and memset records
 //   sync       synchronization records
 //   zeroed     hand CUPTI buffers that are already zero (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER)
@@ -61,7 +62,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   }
-  const bool kernel = has(probe, "kernel"), copies = has(probe, "copies"), sync = has(probe, "sync");
+  const bool serial = has(probe, "serial");
+  const bool kernel = has(probe, "kernel") || serial, copies = has(probe, "copies"), sync = has(probe, "sync");
   if (!kernel && !copies && !sync) return 1;
   zeroed = has(probe, "zeroed");
   if (zeroed) {
@@ -84,7 +86,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &size, &off);
   }
   cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-  if (kernel) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (kernel) cuptiActivityEnable(serial ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (copies) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
   if (sync) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
   std::atexit(at_exit);
