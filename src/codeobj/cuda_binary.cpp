@@ -18,9 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr uint16_t kEmCuda = 190;              // EM_CUDA
-constexpr uint32_t kFatbinMagic = 0xBA55ED50;  // fatbin files and .nv_fatbin sections start with it
-
 void sort_kernels(std::vector<CudaKernelInfo>& kernels) {
   std::sort(kernels.begin(), kernels.end(),
             [](const auto& a, const auto& b) { return std::tie(a.arch, a.name) < std::tie(b.arch, b.name); });
@@ -38,12 +35,12 @@ bool is_cuda_binary(const fs::path& file) {
   if (head.size() >= 4) {
     uint32_t magic;
     std::memcpy(&magic, head.data(), 4);
-    if (magic == kFatbinMagic) return true;
+    if (magic == detail::kFatbinMagic) return true;
   }
   if (head.size() < 20 || !detail::is_elf(head)) return false;
   uint16_t machine;
   std::memcpy(&machine, head.data() + 18, 2);
-  if (machine == kEmCuda) return true;
+  if (machine == detail::kEmCuda) return true;
   // A host binary: look for the section cudart registers its fatbin from.
   const std::string content = read_file(file);
   try {

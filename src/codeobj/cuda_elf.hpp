@@ -2,6 +2,7 @@
 // Reading CUDA device code without the CUDA toolkit: cubins out of fatbins, and kernel resources
 // out of each cubin's .nv.info attributes and per-kernel sections. The layouts are undocumented by
 // NVIDIA; what is read here was checked against cuobjdump and ptxas (tests/unit/codeobj).
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,9 @@
 #include <rpl/codeobj/cuda_binary.hpp>
 
 namespace rpl::codeobj::detail {
+
+constexpr uint16_t kEmCuda = 190;              // EM_CUDA: a cubin
+constexpr uint32_t kFatbinMagic = 0xBA55ED50;  // fatbin files and .nv_fatbin sections start with it
 
 struct Cubin {
   std::string image;   // the device ELF, decompressed

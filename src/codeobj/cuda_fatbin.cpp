@@ -16,8 +16,6 @@
 namespace rpl::codeobj::detail {
 namespace {
 
-constexpr uint32_t kFatbinMagic = 0xBA55ED50;
-constexpr uint16_t kEmCuda = 190;
 constexpr uint16_t kKindElf = 2;
 constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
 constexpr uint64_t kMaxCubinBytes = uint64_t{1} << 30;  // a larger "uncompressed size" is corrupt

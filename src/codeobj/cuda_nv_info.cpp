@@ -24,7 +24,6 @@
 namespace rpl::codeobj::detail {
 namespace {
 
-constexpr uint16_t kEmCuda = 190;
 constexpr uint8_t kStoCudaEntry = 0x10;
 constexpr uint8_t kFormatSval = 4;
 constexpr uint8_t kAttrMinStackSize = 0x12, kAttrRegcount = 0x2f;
