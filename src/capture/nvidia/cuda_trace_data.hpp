@@ -75,7 +75,8 @@ struct CudaTraceData {
 };
 
 /// Writes a trace as it arrives, into one rocpd v3 database (one process, one GUID), atomically: a
-/// temporary file renamed into place by finish(). Records may come in batches, in any order.
+/// temporary file renamed into place by finish(), removed if the writer is destroyed unfinished.
+/// Records may come in batches, in any order.
 class CudaTraceWriter {
  public:
   /// data's process fields (pid, hostname, command, start_ns) name the process.

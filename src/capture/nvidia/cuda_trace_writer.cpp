@@ -197,7 +197,12 @@ CudaTraceWriter::CudaTraceWriter(fs::path path, const CudaTraceData& data) : imp
   impl_->writer->add_agent(host);
 }
 
-CudaTraceWriter::~CudaTraceWriter() = default;
+CudaTraceWriter::~CudaTraceWriter() {
+  if (!impl_->writer) return;  // finished
+  impl_->writer.reset();       // rolls back
+  std::error_code ec;
+  fs::remove(impl_->temporary, ec);
+}
 
 void CudaTraceWriter::add(const CudaTraceData& batch) {
   for (const auto& dev : batch.devices) impl_->add_device(dev);

@@ -53,6 +53,7 @@ struct Tracer {
   size_t kernels = 0, copies = 0;
   std::thread writer_thread;
   std::unique_ptr<rpl::capture::CudaTraceWriter> writer;  // only the writer thread touches it
+  bool added = false;  // whether any batch reached the database (a process may run no GPU work)
   std::string error;
   std::string dir;
   // Small buffers reach the writer thread sooner and leave little to write at exit: on an H100,
@@ -218,6 +219,15 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 // The writer thread: adds each batch to the database as it comes.
 void write_batches() {
   Tracer& t = tracer();
+  // The database is created before any record comes, off the program's exit path.
+  try {
+    const std::filesystem::path dir = std::filesystem::path(t.dir) / t.process.hostname;
+    std::filesystem::create_directories(dir);
+    t.writer = std::make_unique<rpl::capture::CudaTraceWriter>(dir / (std::to_string(t.process.pid) + "_results.db"),
+                                                               t.process);
+  } catch (const std::exception& e) {
+    t.error = e.what();
+  }
   while (true) {
     CudaTraceData batch;
     {
@@ -229,13 +239,8 @@ void write_batches() {
     }
     if (!t.error.empty()) continue;
     try {
-      if (!t.writer) {
-        const std::filesystem::path dir = std::filesystem::path(t.dir) / t.process.hostname;
-        std::filesystem::create_directories(dir);
-        t.writer = std::make_unique<rpl::capture::CudaTraceWriter>(
-            dir / (std::to_string(t.process.pid) + "_results.db"), t.process);
-      }
       t.writer->add(batch);
+      t.added = true;
     } catch (const std::exception& e) {
       t.error = e.what();
     }
@@ -263,10 +268,11 @@ void write_trace() {
   try {
     uint64_t end_ns = 0;
     cuptiGetTimestamp(&end_ns);
-    if (t.error.empty() && t.writer) t.writer->finish(t.dropped, end_ns);
+    if (t.error.empty() && t.added) t.writer->finish(t.dropped, end_ns);
   } catch (const std::exception& e) {
     t.error = e.what();
   }
+  t.writer.reset();  // if unfinished, its temporary file goes with it
   if (!t.error.empty()) std::fprintf(stderr, "rpl-cupti-trace: cannot write the trace: %s\n", t.error.c_str());
   if (t.verbose) {
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };

@@ -152,6 +152,16 @@ TEST(CudaTraceWriter, WritesBatchesAsTheyCome) {
   EXPECT_EQ(db.execAndGet("SELECT end FROM rocpd_info_thread").getInt64(), 777'000'000);
 }
 
+TEST(CudaTraceWriter, UnfinishedLeavesNoFile) {
+  const auto dir = test::fresh_dir("cuda-unfinished");
+  {
+    CudaTraceWriter writer(dir / "1_results.db", h100_trace());
+    writer.add(h100_trace());
+    EXPECT_TRUE(std::filesystem::exists(dir / "1_results.db.tmp"));
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
 TEST(CudaTraceWriter, ArchNames) {
   EXPECT_EQ(sm_arch_name(9, 0), "sm_90");
   EXPECT_EQ(sm_arch_name(8, 6), "sm_86");
