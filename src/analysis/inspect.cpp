@@ -7,6 +7,7 @@
 #include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/demangle.hpp>
 #include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
 #include <rpl/hal/arch.hpp>
 
 namespace rpl::analysis {
@@ -90,15 +91,16 @@ InspectReport inspect_binary(const std::filesystem::path& file, const std::optio
   report.file = file.string();
   report.block = block;
   std::set<std::string> seen_arches;
-  if (std::filesystem::is_regular_file(file) && codeobj::is_cuda_binary(file)) {
-    for (const auto& k : codeobj::read_cuda_kernels(file)) {
+  const std::string content = read_file(file);  // once: a host library can be hundreds of MB
+  if (codeobj::is_cuda_binary(content)) {
+    for (const auto& k : codeobj::read_cuda_kernels(content, report.file)) {
       seen_arches.insert(k.arch);
       if (wanted.empty() || hal::normalize_arch_name(k.arch) == wanted) {
         report.kernels.push_back(inspect_cuda_kernel(k, block, report.warnings));
       }
     }
   } else {
-    for (const auto& co : codeobj::read_amd_code_objects(file)) {
+    for (const auto& co : codeobj::read_amd_code_objects(content, report.file)) {
       seen_arches.insert(co.arch);
       if (!wanted.empty() && co.arch != wanted) continue;
       for (const auto& k : co.kernels) report.kernels.push_back(inspect_amd_kernel(k, co.arch, block, report.warnings));

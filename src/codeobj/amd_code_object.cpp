@@ -168,9 +168,10 @@ std::vector<std::pair<std::string, std::string_view>> parse_offload_bundle(std::
 }
 
 std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& file) {
-  const std::string content = read_file(file);
-  const std::string name = file.string();
-  std::string_view data = content;
+  return read_amd_code_objects(read_file(file), file.string());
+}
+
+std::vector<AmdCodeObject> read_amd_code_objects(std::string_view data, const std::string& name) {
   if (data.empty()) fail(Errc::bad_input, "{}: empty file", name);
   std::vector<AmdCodeObject> out;
   auto add_bundle = [&](std::string_view bundle, const std::string& where) {

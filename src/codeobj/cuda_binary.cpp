@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <tuple>
@@ -25,26 +24,19 @@ void sort_kernels(std::vector<CudaKernelInfo>& kernels) {
 
 }  // namespace
 
-bool is_cuda_binary(const fs::path& file) {
-  std::string head(64, '\0');
-  {
-    std::ifstream in(file, std::ios::binary);
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<size_t>(in.gcount()));
-  }
-  if (head.size() >= 4) {
+bool is_cuda_binary(std::string_view content) {
+  if (content.size() >= 4) {
     uint32_t magic;
-    std::memcpy(&magic, head.data(), 4);
+    std::memcpy(&magic, content.data(), 4);
     if (magic == detail::kFatbinMagic) return true;
   }
-  if (head.size() < 20 || !detail::is_elf(head)) return false;
+  if (content.size() < 20 || !detail::is_elf(content)) return false;
   uint16_t machine;
-  std::memcpy(&machine, head.data() + 18, 2);
+  std::memcpy(&machine, content.data() + 18, 2);
   if (machine == detail::kEmCuda) return true;
   // A host binary: look for the section cudart registers its fatbin from.
-  const std::string content = read_file(file);
   try {
-    return detail::ElfImage(content, file.string()).find(".nv_fatbin") != nullptr;
+    return detail::ElfImage(content, "").find(".nv_fatbin") != nullptr;
   } catch (const Error&) {
     return false;
   }
@@ -85,13 +77,16 @@ std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& te
 }
 
 std::vector<CudaKernelInfo> read_cuda_kernels(const fs::path& file) {
-  const std::string content = read_file(file);
+  return read_cuda_kernels(read_file(file), file.string());
+}
+
+std::vector<CudaKernelInfo> read_cuda_kernels(std::string_view content, const std::string& origin) {
   std::vector<CudaKernelInfo> kernels;
-  for (const auto& cubin : detail::extract_cubins(content, file.string())) {
+  for (const auto& cubin : detail::extract_cubins(content, origin)) {
     auto some = detail::read_cubin_kernels(cubin);
     kernels.insert(kernels.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
   }
-  if (kernels.empty()) fail(Errc::bad_input, "{}: no kernels with machine code (PTX only?)", file.string());
+  if (kernels.empty()) fail(Errc::bad_input, "{}: no kernels with machine code (PTX only?)", origin);
   sort_kernels(kernels);
   return kernels;
 }

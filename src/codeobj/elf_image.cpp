@@ -30,6 +30,7 @@ ElfImage::ElfImage(std::string_view image, std::string origin) : origin_(std::mo
       }
       s.data = image.substr(s.header.sh_offset, s.header.sh_size);
     }
+    by_name_.emplace(s.name, sections_.size());  // the first of a name, as a scan would find
     sections_.push_back(std::move(s));
   }
 }
@@ -37,10 +38,8 @@ ElfImage::ElfImage(std::string_view image, std::string origin) : origin_(std::mo
 ElfImage::~ElfImage() { elf_end(elf_); }
 
 const ElfSection* ElfImage::find(std::string_view name) const {
-  for (const auto& s : sections_) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &sections_[it->second];
 }
 
 }  // namespace rpl::codeobj::detail

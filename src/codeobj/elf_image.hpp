@@ -3,6 +3,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -35,6 +36,9 @@ class ElfImage {
   Elf* elf_ = nullptr;
   GElf_Ehdr header_{};
   std::vector<ElfSection> sections_;
+  // Section name to its place in sections_: a CUDA library has tens of thousands of sections, and
+  // each kernel's resources are looked up by name.
+  std::map<std::string, size_t, std::less<>> by_name_;
 };
 
 /// Whether image starts with the ELF magic.

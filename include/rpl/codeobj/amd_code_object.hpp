@@ -33,7 +33,10 @@ struct AmdCodeObject {
   std::vector<AmdKernelInfo> kernels;
 };
 
-/// Every AMD code object in a file. Error(bad_input) naming the file when it holds none or is malformed.
+/// Every AMD code object in a file's bytes. Error(bad_input) naming origin when it holds none or is
+/// malformed.
+std::vector<AmdCodeObject> read_amd_code_objects(std::string_view content, const std::string& origin);
+/// The same, reading the file.
 std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& file);
 
 /// The code objects of one HSACO ELF image in memory.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rpl::codeobj {
@@ -20,15 +21,18 @@ struct CudaKernelInfo {
   int64_t constant_bytes = 0;  // CONSTANT[0]: parameters and driver constants
 };
 
-/// True when the file holds NVIDIA device code: a cubin (EM_CUDA), a fatbin, or an ELF with .nv_fatbin.
-bool is_cuda_binary(const std::filesystem::path& file);
+/// True when a file's bytes hold NVIDIA device code: a cubin (EM_CUDA), a fatbin, or an ELF with
+/// .nv_fatbin.
+bool is_cuda_binary(std::string_view content);
 
 /// Kernels in cuobjdump's resource-usage text, sorted by arch, then name: the tests hold
 /// read_cuda_kernels to it.
 std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& text);
 
-/// Every kernel with machine code in the file, sorted by arch, then name. Error(bad_input) for a
-/// malformed, truncated or non-CUDA file, or one with no machine code (PTX only).
+/// Every kernel with machine code in a file's bytes, sorted by arch, then name. Error(bad_input),
+/// naming origin, for a malformed, truncated or non-CUDA file, or one with no machine code (PTX only).
+std::vector<CudaKernelInfo> read_cuda_kernels(std::string_view content, const std::string& origin);
+/// The same, reading the file.
 std::vector<CudaKernelInfo> read_cuda_kernels(const std::filesystem::path& file);
 
 }  // namespace rpl::codeobj

@@ -247,9 +247,9 @@ TEST(CudaBinary, RecognizesCubinsFatbinsAndExecutables) {
     std::vector<std::string> args = {"-arch=sm_90", "-o", (dir / name).string(), source.string()};
     if (!flag.empty()) args.insert(args.begin(), flag);
     compile(args);
-    EXPECT_TRUE(is_cuda_binary(dir / name)) << name;
+    EXPECT_TRUE(is_cuda_binary(test::read_text(dir / name))) << name;
   }
-  EXPECT_FALSE(is_cuda_binary("/bin/true"));
+  EXPECT_FALSE(is_cuda_binary(test::read_text("/bin/true")));
   auto kernels = read_cuda_kernels(dir / "k_app");
   ASSERT_EQ(kernels.size(), 2u);  // softmax_naive, and spin_kernel from the shared header
   EXPECT_EQ(kernels[1].name, "_Z13softmax_naivePKfPfii");
