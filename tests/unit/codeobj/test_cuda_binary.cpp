@@ -205,6 +205,44 @@ TEST(CudaBinary, RejectsBrokenBinaries) {
   expect_bad_input(dir / "ptx.fatbin", "PTX only");
 }
 
+// One damaged copy of a real binary per refusal the readers make, each with its own message.
+// Offsets are those of nvcc's layout: a 16-byte fatbin header, then a 64-byte entry header whose
+// payload size is at +8, compressed size at +16 and uncompressed size at +56.
+TEST(CudaBinary, EachKindOfDamageIsNamed) {
+  const fs::path dir = test::fresh_dir("damaged-cuda");
+  write_file_atomic(dir / "notes.txt", "plain text, not GPU code");
+  expect_bad_input(dir / "notes.txt", "not a CUDA binary");
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found: the cases made by nvcc did not run";
+  const std::string source = resource_kernels_source().string();
+  compile({"-arch=sm_90", "-fatbin", "--compress-mode=none", "-o", (dir / "plain.fatbin").string(), source});
+  compile({"-arch=sm_90", "-fatbin", "--compress-mode=speed", "-Xfatbin", "-compress-all", "-o",
+           (dir / "lz4.fatbin").string(), source});
+  compile({"-arch=sm_90", "-cubin", "-o", (dir / "k.cubin").string(), source});
+  const std::string plain = test::read_text(dir / "plain.fatbin"), lz4 = test::read_text(dir / "lz4.fatbin");
+  const std::string cubin = test::read_text(dir / "k.cubin");
+  ASSERT_EQ(plain.substr(80, 4), "\x7f" "ELF");  // the first entry is the cubin, stored plain
+  auto damaged = [&](const std::string& name, std::string bytes, size_t at, const std::string& with) {
+    bytes.replace(at, with.size(), with);
+    write_file_atomic(dir / name, bytes);
+    return dir / name;
+  };
+  const std::string huge("\xff\xff\xff\x7f", 4), zero(4, '\0');
+  expect_bad_input(damaged("body.fatbin", plain, 8, std::string("\x20\0\0\0", 4)), "truncated fatbin entry header");
+  expect_bad_input(damaged("entry.fatbin", plain, 16 + 8, huge), "fatbin entry extends past its fatbin");
+  expect_bad_input(damaged("machine.fatbin", plain, 80 + 18, std::string("\x3e\0", 2)),
+                   "ELF image is not CUDA device code (e_machine 62)");
+  expect_bad_input(damaged("lz4.fatbin", lz4, 80 + 8, std::string(40, '\x55')), "corrupt LZ4-compressed cubin");
+  expect_bad_input(damaged("csize.fatbin", lz4, 16 + 16, huge), "compressed size out of range");
+  expect_bad_input(damaged("usize.fatbin", lz4, 16 + 56, zero), "uncompressed size 0 out of range");
+  expect_bad_input(damaged("class.cubin", cubin, 4, std::string("\x01", 1)), "32-bit CUDA ELF images are not supported");
+  // The module-wide .nv.info's first register count (format 4, attribute 0x2f, 8 bytes), made to
+  // claim more bytes than its section holds.
+  const size_t regcount = cubin.find(std::string("\x04\x2f\x08\x00", 4));
+  ASSERT_NE(regcount, std::string::npos);
+  expect_bad_input(damaged("info.cubin", cubin, regcount + 2, std::string("\xff\xff", 2)),
+                   ".nv.info attribute runs past the section");
+}
+
 // Cut and flipped copies of real binaries: each is read or refused as bad input, never a crash
 // (the ASan build runs this too).
 TEST(CudaBinary, SurvivesMangledBinaries) {
