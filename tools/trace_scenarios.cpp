@@ -92,6 +92,9 @@ struct Series {
   uint32_t lds;   // static + dynamic
 };
 
+// Runs of a program follow one another: run N starts 100 s after run N-1 (run grouping relies on it).
+int64_t run_time(int run, int64_t ns) { return ns + (run - 1) * 100'000'000'000; }
+
 // Lays the dispatches of each series out on its queue, one after another.
 void add_series(RocpdWriter& w, int64_t agent_id, const std::vector<Series>& series, uint64_t seed, int64_t& next_id,
                 int64_t start_ns) {
@@ -123,8 +126,8 @@ RocpdWriter open_writer(const std::filesystem::path& path, const std::string& sc
   p.ppid = 1;
   p.hostname = "node01";
   p.command = "./app";
-  p.start_ns = 1'000'000'000;
-  p.end_ns = 9'000'000'000;
+  p.start_ns = run_time(run, 1'000'000'000);
+  p.end_ns = run_time(run, 9'000'000'000);
   return RocpdWriter(path, p);
 }
 
@@ -143,11 +146,11 @@ void mi300x(const std::filesystem::path& path, int run) {
               {1, 40, 1000.0 + 10.0 * run, 0.02, 1, {256, 1, 1}, {65536, 64, 1}, 24576},
               {2, 30, 300.0, 0.03, 2, {1024, 1, 1}, {1024 * 512, 1, 1}, 0},
               {4, 20, 150.0, 0.05, 2, {128, 1, 1}, {128 * 2048, 1, 1}, 4096}},
-             static_cast<uint64_t>(run), id, 2'000'000'000);
+             static_cast<uint64_t>(run), id, run_time(run, 2'000'000'000));
   trace::MemoryCopy c;
   c.id = 1;
-  c.start_ns = 1'500'000'000;
-  c.end_ns = 1'500'800'000;
+  c.start_ns = run_time(run, 1'500'000'000);
+  c.end_ns = run_time(run, 1'500'800'000);
   c.size = 64 << 20;
   c.name = "MEMORY_COPY_HOST_TO_DEVICE";
   c.src_agent_id = 1;
@@ -175,7 +178,7 @@ void mi250x(const std::filesystem::path& path, int run) {
     add_series(w, 4 + process,
                {{1, 25, 2000.0, 0.015, 1, {256, 1, 1}, {256 * 880, 1, 1}, 32768},
                 {2, 25, 80.0, 0.05, 2, {512, 1, 1}, {1 << 22, 1, 1}, 0}},
-               static_cast<uint64_t>(run * 10 + process), id, 3'000'000'000);
+               static_cast<uint64_t>(run * 10 + process), id, run_time(run, 3'000'000'000));
     w.finish();
   }
 }
@@ -185,7 +188,7 @@ void rx6900xt(const std::filesystem::path& path, int run) {
   w.add_agent(gpu_agent(1, "gfx1030", "AMD Radeon RX 6900 XT", 80, 32, 32, 2250, 64));
   w.add_kernel_symbol(symbol(1, "_Z12stencil_stepPKfPfii", "stencil_step(float const*, float*, int, int)", 96, 0, 128, 8192));
   int64_t id = 1;
-  add_series(w, 1, {{1, 50, 500.0, 0.12, 1, {16, 16, 1}, {4096, 4096, 1}, 8192}}, static_cast<uint64_t>(run), id, 1'000'000'000);
+  add_series(w, 1, {{1, 50, 500.0, 0.12, 1, {16, 16, 1}, {4096, 4096, 1}, 8192}}, static_cast<uint64_t>(run), id, run_time(run, 1'000'000'000));
   w.finish();
 }
 
@@ -196,7 +199,7 @@ void helpers_only(const std::filesystem::path& path, int run) {
   w.add_kernel_symbol(symbol(2, "__amd_rocclr_fillBufferAligned", "__amd_rocclr_fillBufferAligned", 8, 0, 16, 0));
   int64_t id = 1;
   add_series(w, 1, {{1, 5, 100.0, 0.01, 1, {256, 1, 1}, {1 << 20, 1, 1}, 0}, {2, 2, 400.0, 0.01, 1, {256, 1, 1}, {1 << 20, 1, 1}, 0}},
-             static_cast<uint64_t>(run), id, 1'000'000'000);
+             static_cast<uint64_t>(run), id, run_time(run, 1'000'000'000));
   w.finish();
 }
 
@@ -216,7 +219,7 @@ void example(const std::filesystem::path& path, int run) {
   add_series(w, 2,
              {{2, 2, 120.0, 0.01, 1, {256, 1, 1}, {1 << 20, 1, 1}, 0},
               {1, 100, 210.0, 0.02, 1, {256, 1, 1}, {256 * 4096, 1, 1}, 2048}},
-             static_cast<uint64_t>(run), id, 1'000'000'000);
+             static_cast<uint64_t>(run), id, run_time(run, 1'000'000'000));
   w.finish();
 }
 

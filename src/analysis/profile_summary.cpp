@@ -3,6 +3,7 @@
 #include <set>
 
 #include <rpl/analysis/kernel_selection.hpp>
+#include <rpl/analysis/run_grouping.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/hal/arch.hpp>
 
@@ -111,21 +112,21 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   k.longest_dispatch_ms = static_cast<double>(g.longest_ns) / kNsPerMs;
   s.kernel = k;
 
+  const RunGrouping runs = group_runs(trace);
   std::set<std::array<uint32_t, 3>> blocks;
-  std::set<int16_t> runs_with_kernel;
+  std::set<int> runs_with_kernel;
   std::vector<double> samples;
   samples.reserve(g.dispatches.size());
   for (int32_t i : g.dispatches) {
     const auto& d = trace.dispatches[i];
     samples.push_back(static_cast<double>(d.duration_ns()) / kNsPerMs);
     blocks.insert(trace.geometry(d).workgroup);
-    runs_with_kernel.insert(d.source);
+    runs_with_kernel.insert(runs.run_of_source[static_cast<size_t>(d.source)]);
   }
-  s.stability = compute_stability(std::move(samples), static_cast<int>(trace.sources.size()));
+  s.stability = compute_stability(std::move(samples), runs.runs, runs.processes);
   s.runtime_ms = s.stability.mean_ms;
-  if (runs_with_kernel.size() < trace.sources.size()) {
-    s.warnings.push_back(fmt::format("the selected kernel ran in {} of {} runs", runs_with_kernel.size(),
-                                     trace.sources.size()));
+  if (static_cast<int>(runs_with_kernel.size()) < runs.runs) {
+    s.warnings.push_back(fmt::format("the selected kernel ran in {} of {} runs", runs_with_kernel.size(), runs.runs));
   }
   if (blocks.size() > 1) {
     s.warnings.push_back(fmt::format(
@@ -151,7 +152,8 @@ ProfileSummary summarize_wallclock(const std::vector<double>& run_seconds) {
   s.backend = "wallclock";
   std::vector<double> ms;
   for (double sec : run_seconds) ms.push_back(sec * 1e3);
-  s.stability = compute_stability(ms, static_cast<int>(run_seconds.size()));
+  const int runs = static_cast<int>(run_seconds.size());
+  s.stability = compute_stability(ms, runs, runs);
   s.runtime_ms = s.stability.mean_ms;
   if (s.stability.classification == "unstable") {
     s.warnings.push_back(fmt::format("run time is unstable (cv {:.3f}); compare results with care", s.stability.cv));

@@ -14,11 +14,12 @@ std::string classify_cv(double cv) {
   return "unstable";
 }
 
-Stability compute_stability(std::vector<double> samples, int runs) {
+Stability compute_stability(std::vector<double> samples, int runs, int processes) {
   if (samples.empty()) fail(Errc::internal, "compute_stability: no samples");
   std::sort(samples.begin(), samples.end());
   Stability s;
   s.runs = runs;
+  s.processes = processes;
   s.samples = samples.size();
   const double n = static_cast<double>(samples.size());
   // Sorted summation: the same samples in any order give the same bytes of output.

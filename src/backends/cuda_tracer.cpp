@@ -50,8 +50,10 @@ std::optional<fs::path> find_cupti_tracer() {
   if (const char* env = std::getenv("RPL_CUPTI_TRACE_LIB"); env && *env) {
     return fs::exists(env) ? std::optional<fs::path>(fs::absolute(env)) : std::nullopt;
   }
-  for (const fs::path& candidate : {fs::path(executable_dir()) / "../lib/librpl_cupti_trace.so",
-                                    fs::path(executable_dir()) / "librpl_cupti_trace.so"}) {
+  // The build tree's lib/, an installation's lib/rocm-perf/, or beside the executable.
+  const fs::path bin = executable_dir();
+  for (const fs::path& candidate : {bin / "../lib/librpl_cupti_trace.so", bin / "../lib/rocm-perf/librpl_cupti_trace.so",
+                                    bin / "librpl_cupti_trace.so"}) {
     std::error_code ec;
     if (fs::exists(candidate, ec)) return fs::canonical(candidate);
   }

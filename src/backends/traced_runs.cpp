@@ -1,5 +1,7 @@
 #include "traced_runs.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include <rpl/core/error.hpp>
@@ -35,23 +37,34 @@ void move_file(const fs::path& from, const fs::path& to) {
   }
 }
 
-// Swaps a freshly filled folder in for the old one, so an interrupted profile leaves the old traces.
-void replace_folder(const fs::path& fresh, const fs::path& target) {
-  const fs::path old = target.string() + ".old";
+}  // namespace
+
+RunFolder::RunFolder(fs::path target) : target_(std::move(target)), staging_(target_.string() + ".new") {
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+  fs::create_directories(staging_, ec);
+  if (ec) fail(Errc::bad_input, "{}: cannot create the folder: {}", staging_.string(), ec.message());
+}
+
+void RunFolder::commit() {
+  const fs::path old = target_.string() + ".old";
   std::error_code ec;
   fs::remove_all(old, ec);
-  if (fs::exists(target)) fs::rename(target, old);
-  fs::rename(fresh, target);
+  if (fs::exists(target_)) fs::rename(target_, old);
+  fs::rename(staging_, target_);
   fs::remove_all(old, ec);
 }
 
-}  // namespace
+void tee_program_output(ProcessOptions& process, const RunOptions& options, const fs::path& log_file) {
+  process.tee_file = log_file;
+  if (options.quiet_app) return;
+  process.tee_stdout_to = options.app_stdout_to_stderr ? STDERR_FILENO : STDOUT_FILENO;
+  process.tee_stderr_to = STDERR_FILENO;
+}
 
 std::vector<fs::path> collect_traces(const RunOptions& options, const fs::path& trace_dir, const TraceTool& tool) {
-  const fs::path staging = trace_dir.string() + ".new";
-  std::error_code ec;
-  fs::remove_all(staging, ec);
-  fs::create_directories(staging);
+  RunFolder folder(trace_dir);
+  const fs::path& staging = folder.staging();
 
   std::vector<fs::path> kept;
   auto keep = [&](const std::vector<fs::path>& dbs, int run) {
@@ -64,46 +77,44 @@ std::vector<fs::path> collect_traces(const RunOptions& options, const fs::path& 
   for (int run = 1; run <= options.runs; ++run) {
     TempDir tmp("rocm-perf-run-");
     const TracedRun plan = tool.plan(tmp.path());
-    const fs::path log_file = tmp.path() / "run.log";
+    fs::path log_file = folder.log_file(run);
     ProcessOptions p;
     p.argv = plan.argv;
     p.extra_env = plan.env;
-    p.output_file = log_file;
+    tee_program_output(p, options, log_file);
     if (options.timeout_seconds) p.timeout = std::chrono::duration<double>(*options.timeout_seconds);
     for (const auto& [key, value] : plan.env) log::debug(fmt::format("run {} environment: {}={}", run, key, value));
     log::debug(fmt::format("run {} of {}: {}", run, options.runs, display_command(p.argv)));
     if (options.debug) {
       tmp.keep();
-      log::debug(fmt::format("run {} keeps its temporary folder {} (output: {})", run, tmp.path().string(), log_file.string()));
+      log::debug(fmt::format("run {} keeps its temporary folder {}", run, tmp.path().string()));
     }
     ProcessResult r = run_process(p);
     auto dbs = find_result_databases(plan.output_dir);
+    // Where this run's log is once the folder is (or is not) swapped in.
+    auto log_after = [&](bool committed) { return (committed ? trace_dir : staging) / log_file.filename(); };
     if (!r.ok()) {
-      tmp.keep();  // its output is the user's only clue
       if (auto refused = tool.refusal(plan); refused && !r.timed_out && r.exit_status == 3) {
-        fs::remove_all(staging, ec);
         fail(Errc::missing_tool, "run {} of {}: {}", run, options.runs, *refused);
       }
+      tmp.keep();  // what the tool left is a clue too
       std::string kept_note;
       keep(dbs, run);
       if (!kept.empty()) {
-        replace_folder(staging, trace_dir);
+        folder.commit();
         kept_note = fmt::format("; the trace recorded so far is kept in {}", trace_dir.string());
-      } else {
-        fs::remove_all(staging, ec);
       }
       fail(Errc::run_failed, "run {} of {}: {} {} (its output: {}){}", run, options.runs, display_command(options.command),
-           r.describe(options.timeout_seconds.value_or(0)), log_file.string(), kept_note);
+           r.describe(options.timeout_seconds.value_or(0)), log_after(!kept.empty()).string(), kept_note);
     }
     if (dbs.empty()) {
       tmp.keep();
-      fs::remove_all(staging, ec);
       fail(Errc::run_failed, "run {} of {}: {} wrote no *_results.db under {}: no kernels were recorded (output: {})", run,
-           options.runs, tool.name, plan.output_dir.string(), log_file.string());
+           options.runs, tool.name, plan.output_dir.string(), log_after(false).string());
     }
     keep(dbs, run);
   }
-  replace_folder(staging, trace_dir);
+  folder.commit();
   return kept;
 }
 

@@ -9,8 +9,30 @@
 #include <vector>
 
 #include <rpl/backends/run_options.hpp>
+#include <rpl/core/subprocess.hpp>
 
 namespace rpl::backends::detail {
+
+/// The folder of a profile's runs (OUT/.rocpd_profile: runN.log, runN_*.db), filled in a staging
+/// folder beside it and swapped in whole at the end, so that an interrupted profile leaves the
+/// previous one intact.
+class RunFolder {
+ public:
+  explicit RunFolder(std::filesystem::path target);
+  const std::filesystem::path& target() const { return target_; }
+  const std::filesystem::path& staging() const { return staging_; }
+  std::filesystem::path log_file(int run) const { return staging_ / ("run" + std::to_string(run) + ".log"); }
+  /// Moves the staging folder into place, replacing what was there.
+  void commit();
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path staging_;
+};
+
+/// The program's stdout and stderr go to log_file, and to our stderr and stdout (or stderr alone,
+/// when stdout is kept for a document) unless quiet_app.
+void tee_program_output(ProcessOptions& process, const RunOptions& options, const std::filesystem::path& log_file);
 
 struct TracedRun {
   std::vector<std::string> argv;
@@ -25,8 +47,10 @@ struct TraceTool {
   std::function<std::optional<std::string>(const TracedRun&)> refusal;
 };
 
-/// Runs the program options.runs times; returns the kept databases (trace_dir/run<N>_*.db). A run
-/// that fails keeps, in trace_dir, the databases of the runs before it and what it wrote itself.
+/// Runs the program options.runs times; returns the kept databases (trace_dir/run<N>_*.db), with
+/// each run's output in trace_dir/run<N>.log. A run that fails keeps, in trace_dir, the databases
+/// of the runs before it and what it wrote itself; when none was written, the previous trace_dir is
+/// left as it was and the logs stay in trace_dir.new.
 std::vector<std::filesystem::path> collect_traces(const RunOptions& options, const std::filesystem::path& trace_dir,
                                                   const TraceTool& tool);
 

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include <rpl/core/error.hpp>
+#include <rpl/git_commit.hpp>
 #include <rpl/version.hpp>
 
 #include "commands.hpp"
@@ -20,6 +23,10 @@ void print_warnings(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
 }
 
+namespace {
+std::string version_text() { return fmt::format("{} {} (commit {})", kToolName, kVersion, kGitCommit); }
+}  // namespace
+
 int run(const std::vector<std::string>& args) {
   // Everything after the first "--" is the profiled program's argv, untouched by our parser.
   auto dashes = std::find(args.begin(), args.end(), std::string("--"));
@@ -27,7 +34,7 @@ int run(const std::vector<std::string>& args) {
   std::vector<std::string> ours(args.begin(), dashes);
 
   CLI::App app{"rocm-perf: GPU kernel performance lab (AMD ROCm and NVIDIA CUDA)", "rocm-perf"};
-  app.set_version_flag("--version", std::string(kToolName) + " " + kVersion);
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   std::vector<Action> actions = {add_profile_command(app, program), add_analyze_command(app), add_occupancy_command(app),
                                  add_inspect_command(app)};
@@ -54,7 +61,7 @@ int run(const std::vector<std::string>& args) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);  // prints the help of the (sub)command asked about
   } catch (const CLI::CallForVersion&) {
-    std::cout << kToolName << " " << kVersion << "\n";
+    std::cout << version_text() << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
     std::cerr << "rocm-perf: error: " << e.what() << " (see rocm-perf --help)\n";

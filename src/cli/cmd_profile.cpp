@@ -30,6 +30,7 @@ struct ProfileOptions {
   int runs = 3;
   double timeout = 0;
   std::string kernel;
+  bool quiet_app = false;
   bool counters = false;
   std::vector<std::string> metrics;
   std::vector<std::string> command;  // given without "--"
@@ -59,6 +60,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
   cmd->add_option("--timeout", o->timeout, "seconds each run may take before its process group is killed")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
+  cmd->add_flag("--quiet-app", o->quiet_app, "keep the program's own output out of the terminal (it is still kept in .rocpd_profile/runN.log)");
   cmd->add_flag("--counters", o->counters, "a counter pass after the trace (NVIDIA: ncu), stored in the first run's trace");
   cmd->add_option("--metrics", o->metrics, "the counter pass's metrics (default: time, cycles, DRAM bytes, FP ops, occupancy)")
       ->delimiter(',');
@@ -73,6 +75,8 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     run.runs = o->runs;
     if (o->timeout > 0) run.timeout_seconds = o->timeout;
     run.debug = o->output.debug;
+    run.quiet_app = o->quiet_app;
+    run.app_stdout_to_stderr = o->output.json || o->output.quiet;
     backends::check_program_exists(run);
 
     const fs::path out_dir = o->out_dir;
@@ -81,14 +85,14 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     if (ec) fail(Errc::bad_input, "{}: cannot create the output folder: {}", out_dir.string(), ec.message());
 
     analysis::ProfileSummary summary;
+    const auto trace_dir = out_dir / ".rocpd_profile";
     if (o->no_rocprof) {
-      summary = analysis::summarize_wallclock(backends::time_whole_process(run));
+      summary = analysis::summarize_wallclock(backends::time_whole_process(run, trace_dir));
     } else {
       const std::string backend = o->backend == "auto" ? choose_backend() : o->backend;
       if (o->counters && backend != "cuda") {
         fail(Errc::bad_input, "--counters needs the NVIDIA backend for now (ncu); AMD counter passes come with the roofline");
       }
-      const auto trace_dir = out_dir / ".rocpd_profile";
       auto dbs = backend == "cuda" ? backends::trace_with_cupti(run, trace_dir) : backends::trace_with_rocprofv3(run, trace_dir);
       if (o->counters) {
         auto samples = backends::collect_ncu_counters(run, o->metrics.empty() ? backends::default_ncu_metrics() : o->metrics);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
@@ -73,6 +74,35 @@ void kill_group(pid_t pgid) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(-pgid, SIGKILL);
+}
+
+// A pipe from the child: we read fd; write_end is the child's side, closed in the parent after spawn.
+struct OutputStream {
+  int fd = -1;
+  int write_end = -1;
+  int copy_to = -1;
+};
+
+struct FileDescriptor {
+  int fd = -1;
+  FileDescriptor() = default;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Writes everything, or gives up quietly where the reader is gone (a closed terminal must not fail
+// the profile).
+void write_all(int fd, const char* data, size_t n) {
+  while (n > 0) {
+    ssize_t put = ::write(fd, data, n);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return;
+    data += put;
+    n -= static_cast<size_t>(put);
+  }
 }
 
 }  // namespace
@@ -143,17 +173,28 @@ ProcessResult run_process(const ProcessOptions& options) {
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
 
-  std::array<int, 2> pipe_fds{-1, -1};
-  if (options.output_file) {
+  // Pipes we read while the child runs: one for captured output, or two (stdout, stderr) to tee.
+  std::vector<OutputStream> streams;
+  auto add_pipe = [&](std::initializer_list<int> child_fds, int copy_to) {
+    std::array<int, 2> fds{};
+    if (::pipe2(fds.data(), O_CLOEXEC) != 0) fail(Errc::internal, "pipe: {}", std::strerror(errno));
+    for (int child_fd : child_fds) posix_spawn_file_actions_adddup2(&actions, fds[1], child_fd);
+    streams.push_back({fds[0], fds[1], copy_to});
+  };
+  FileDescriptor tee;
+  if (options.tee_file) {
+    tee.fd = ::open(options.tee_file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (tee.fd < 0) fail(Errc::bad_input, "{}: cannot write: {}", options.tee_file->string(), std::strerror(errno));
+    add_pipe({STDOUT_FILENO}, options.tee_stdout_to);
+    add_pipe({STDERR_FILENO}, options.tee_stderr_to);
+  } else if (options.output_file) {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, options.output_file->c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   } else if (options.capture_output) {
-    if (::pipe2(pipe_fds.data(), O_CLOEXEC) != 0) fail(Errc::internal, "pipe: {}", std::strerror(errno));
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
+    add_pipe({STDOUT_FILENO, STDERR_FILENO}, -1);
   }
-  if (options.error_file) {
+  if (options.error_file && !options.tee_file) {
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, options.error_file->c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
@@ -174,9 +215,12 @@ ProcessResult run_process(const ProcessOptions& options) {
   int rc = ::posix_spawn(&pid, exe->c_str(), &actions, &attr, argv_c.data(), env_c.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  if (pipe_fds[1] >= 0) ::close(pipe_fds[1]);
+  for (auto& stream : streams) {
+    ::close(stream.write_end);
+    stream.write_end = -1;
+  }
   if (rc != 0) {
-    if (pipe_fds[0] >= 0) ::close(pipe_fds[0]);
+    for (auto& stream : streams) ::close(stream.fd);
     fail(Errc::missing_tool, "{}: cannot execute: {}", exe->string(), std::strerror(rc));
   }
 
@@ -185,9 +229,17 @@ ProcessResult run_process(const ProcessOptions& options) {
   const auto deadline = has_deadline
       ? start + std::chrono::duration_cast<Clock::duration>(*options.timeout) : Clock::time_point::max();
   int pidfd = open_pidfd(pid);
-  int out_fd = pipe_fds[0];
   int status = 0;
   bool exited = false;
+  // Whatever a stream delivers goes to the tee file, its copy descriptor, or the captured output.
+  auto deliver = [&](const OutputStream& stream, const char* data, size_t n) {
+    if (tee.fd >= 0) write_all(tee.fd, data, n);
+    if (stream.copy_to >= 0) write_all(stream.copy_to, data, n);
+    if (options.capture_output && !options.tee_file) result.output.append(data, n);
+  };
+  auto open_streams = [&] {
+    return std::count_if(streams.begin(), streams.end(), [](const OutputStream& st) { return st.fd >= 0; });
+  };
 
   while (!exited) {
     int wait_ms = -1;
@@ -201,47 +253,51 @@ ProcessResult run_process(const ProcessOptions& options) {
       }
       wait_ms = static_cast<int>(std::min<long long>(left, 1000));
     }
-    if (pidfd < 0 && out_fd < 0) {
+    if (pidfd < 0 && open_streams() == 0) {
       // No pidfd on this kernel: poll for exit.
       pid_t w = ::waitpid(pid, &status, WNOHANG);
       if (w == pid) { exited = true; break; }
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       continue;
     }
-    std::array<pollfd, 2> fds{};
+    std::array<pollfd, 3> fds{};
+    std::array<OutputStream*, 3> owners{};
     nfds_t n = 0;
     if (pidfd >= 0) fds[n++] = {pidfd, POLLIN, 0};
-    if (out_fd >= 0) fds[n++] = {out_fd, POLLIN, 0};
+    for (auto& stream : streams) {
+      if (stream.fd < 0) continue;
+      owners[n] = &stream;
+      fds[n++] = {stream.fd, POLLIN, 0};
+    }
     if (pidfd < 0 && wait_ms < 0) wait_ms = 10;
     int pr = ::poll(fds.data(), n, wait_ms);
     if (pr < 0 && errno != EINTR) fail(Errc::internal, "poll: {}", std::strerror(errno));
-    if (out_fd >= 0) {
+    for (nfds_t i = 0; i < n; ++i) {
+      if (!owners[i] || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
       char buffer[65536];
-      for (nfds_t i = 0; i < n; ++i) {
-        if (fds[i].fd == out_fd && (fds[i].revents & (POLLIN | POLLHUP))) {
-          ssize_t got = ::read(out_fd, buffer, sizeof buffer);
-          if (got > 0) {
-            result.output.append(buffer, static_cast<size_t>(got));
-          } else if (got == 0) {
-            ::close(out_fd);
-            out_fd = -1;
-          }
-        }
+      ssize_t got = ::read(owners[i]->fd, buffer, sizeof buffer);
+      if (got > 0) {
+        deliver(*owners[i], buffer, static_cast<size_t>(got));
+      } else if (got == 0) {
+        ::close(owners[i]->fd);
+        owners[i]->fd = -1;
       }
     }
-    // Once the pipe is closed (or absent) and the child is gone, we are done; a grandchild holding
-    // the pipe open must not keep us waiting past the child's exit.
+    // Once the pipes are closed (or absent) and the child is gone, we are done; a grandchild
+    // holding a pipe open must not keep us waiting past the child's exit.
     pid_t w = ::waitpid(pid, &status, WNOHANG);
     if (w == pid) exited = true;
   }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  // Drain what is left in the pipe without blocking on grandchildren that still hold it.
-  if (out_fd >= 0) {
-    ::fcntl(out_fd, F_SETFL, O_NONBLOCK);
+  // Drain what is left in the pipes without blocking on grandchildren that still hold them.
+  for (auto& stream : streams) {
+    if (stream.fd < 0) continue;
+    ::fcntl(stream.fd, F_SETFL, O_NONBLOCK);
     char buffer[65536];
     ssize_t got;
-    while ((got = ::read(out_fd, buffer, sizeof buffer)) > 0) result.output.append(buffer, static_cast<size_t>(got));
-    ::close(out_fd);
+    while ((got = ::read(stream.fd, buffer, sizeof buffer)) > 0) deliver(stream, buffer, static_cast<size_t>(got));
+    ::close(stream.fd);
+    stream.fd = -1;
   }
   if (pidfd >= 0) ::close(pidfd);
   if (!result.timed_out) {

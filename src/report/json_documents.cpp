@@ -80,6 +80,7 @@ Json profile_json(const analysis::ProfileSummary& s) {
   j["runtime_ms"] = round6(s.runtime_ms);
   const auto& st = s.stability;
   j["stability"] = {{"runs", st.runs},
+                    {"processes", st.processes},
                     {"samples", st.samples},
                     {"mean_ms", round6(st.mean_ms)},
                     {"median_ms", round6(st.median_ms)},

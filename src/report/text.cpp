@@ -15,7 +15,11 @@ std::string count(size_t n, std::string_view noun, std::string_view plural = "")
 
 }  // namespace
 
-std::string resources_text(const analysis::ResourceSummary& r) {
+std::string resources_text(const analysis::ResourceSummary& r, Vendor vendor) {
+  if (vendor == Vendor::nvidia) {
+    return fmt::format("Registers {} per thread, shared memory {} B (static {} + dynamic {}), local {} B", r.vgpr_per_thread,
+                       r.lds_bytes, r.static_lds_bytes, r.dynamic_lds_bytes, r.scratch_bytes);
+  }
   return fmt::format("VGPR {}, AGPR {}, SGPR {}, LDS {} B (static {} + dynamic {}), scratch {} B", r.vgpr_per_thread,
                      r.agpr_per_thread, r.sgpr_per_wave, r.lds_bytes, r.static_lds_bytes, r.dynamic_lds_bytes,
                      r.scratch_bytes);
@@ -41,7 +45,8 @@ std::string inspect_text(const analysis::InspectReport& report) {
                                 report.block);
   for (const auto& k : report.kernels) {
     out += fmt::format("\n{}  [{}, wave{}]\n", k.name, k.arch, k.wave_size);
-    out += fmt::format("{:12}{}\n", "Resources", resources_text(k.resources));
+    out += fmt::format("{:12}{}\n", "Resources",
+                       resources_text(k.resources, k.arch.rfind("sm_", 0) == 0 ? Vendor::nvidia : Vendor::amd));
     if (k.vgpr_spills || k.sgpr_spills) out += fmt::format("{:12}{} VGPR and {} SGPR spills\n", "Spills", k.vgpr_spills, k.sgpr_spills);
     if (k.constant_bytes) out += fmt::format("{:12}{} B\n", "Constant", *k.constant_bytes);
     out += fmt::format("{:12}{}\n", "Occupancy", k.occupancy ? occupancy_text(*k.occupancy) : std::string("not computed"));
@@ -69,10 +74,13 @@ std::string profile_text(const analysis::ProfileSummary& s) {
   }
   const auto& st = s.stability;
   line("Runtime", fmt::format("{:.4f} ms {}", s.runtime_ms, s.kernel ? "per dispatch (mean)" : "per run (mean, whole process)"));
+  // "in 1 run" or, where runs started several GPU processes, "in 1 run (2 processes)".
+  std::string runs = count(static_cast<size_t>(st.runs), "run");
+  if (st.processes > st.runs) runs += fmt::format(" ({})", count(static_cast<size_t>(st.processes), "process", "processes"));
   line("Stability", fmt::format("{}: cv {:.4f} over {} in {} (median {:.4f}, min {:.4f}, max {:.4f} ms)", st.classification,
-                                st.cv, count(st.samples, "sample"), count(static_cast<size_t>(st.runs), "run"), st.median_ms,
-                                st.min_ms, st.max_ms));
-  line("Resources", s.resources ? resources_text(*s.resources) : "unknown (no trace)");
+                                st.cv, count(st.samples, "sample"), runs, st.median_ms, st.min_ms, st.max_ms));
+  const Vendor vendor = s.gpu && s.gpu->vendor == "NVIDIA" ? Vendor::nvidia : Vendor::amd;
+  line("Resources", s.resources ? resources_text(*s.resources, vendor) : "unknown (no trace)");
   line("Occupancy", s.occupancy ? occupancy_text(*s.occupancy) : "unknown");
   return out;
 }

@@ -1,4 +1,6 @@
 // rocm-perf analyze on scenario traces: golden JSON, schema validity, determinism, the alias.
+#include <regex>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 
 namespace rpl::test {
 namespace {
+namespace fs = std::filesystem;
 
 std::vector<std::string> three_runs(const std::string& scenario_name) {
   const auto dir = fresh_dir(scenario_name);
@@ -94,16 +97,38 @@ TEST(CliAnalyze, BundledExampleTraceAnalyzes) {
   EXPECT_EQ(golden_difference(r.out, "analyze_example.json"), "");
 }
 
-TEST(CliAnalyze, VersionAndAlias) {
+// The human summary in each vendor's words (NVIDIA: registers, shared and local memory).
+TEST(CliAnalyze, HumanSummaryGoldenNvidia) {
+  auto r = run_cli({"analyze", (source_dir() / "examples/traces/softmax_h100.db").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Resources   Registers 31 per thread, shared memory 0 B (static 0 + dynamic 0), local 0 B"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("VGPR"), std::string::npos);
+  EXPECT_EQ(golden_difference(r.out, "analyze_example.txt"), "");
+}
+
+TEST(CliAnalyze, HumanSummaryGoldenAmd) {
+  auto r = run_cli({"analyze", three_runs("mi300x")[0]});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Resources   VGPR "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Registers"), std::string::npos);
+  EXPECT_EQ(golden_difference(r.out, "analyze_mi300x.txt"), "");
+}
+
+TEST(CliAnalyze, VersionNamesTheCommitAndTheAliasAgrees) {
   auto r = run_cli({"--version"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out, "rocm-perf 0.1.0\n");
+  static const std::regex version(R"(rocm-perf 0\.1\.0 \(commit ([0-9a-f]{12}(-modified)?|unknown)\)\n)");
+  EXPECT_TRUE(std::regex_match(r.out, version)) << r.out;
+  if (fs::exists(source_dir() / ".git")) {
+    EXPECT_EQ(r.out.find("unknown"), std::string::npos) << r.out;
+  }
   ProcessOptions p;
   p.argv = {(bin_dir() / "rocm-perf-lab").string(), "--version"};
   p.capture_output = true;
   auto alias = run_process(p);
   EXPECT_EQ(alias.exit_status, 0);
-  EXPECT_EQ(alias.output, "rocm-perf 0.1.0\n");
+  EXPECT_EQ(alias.output, r.out);
 }
 
 }  // namespace

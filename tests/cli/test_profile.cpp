@@ -1,7 +1,9 @@
 // rocm-perf profile through the stand-in rocprofv3, and --no-rocprof.
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -60,18 +62,23 @@ TEST(CliProfile, RunsRocprofv3WithExactlyTheDocumentedArguments) {
   // The output folder: profile.json equal to stdout, and one database per run.
   EXPECT_EQ(read_text(out / "profile.json"), r.out);
   EXPECT_EQ(schema_errors(r.out, "profile"), "");
-  int dbs = 0;
-  for (const auto& e : fs::directory_iterator(out / ".rocpd_profile")) {
-    EXPECT_NE(e.path().filename().string().find("_results.db"), std::string::npos);
-    ++dbs;
+  std::set<std::string> files;
+  for (const auto& e : fs::directory_iterator(out / ".rocpd_profile")) files.insert(e.path().filename().string());
+  ASSERT_EQ(files.size(), 6u);  // a database and a log per run
+  for (int run = 1; run <= 3; ++run) {
+    const std::string prefix = "run" + std::to_string(run);
+    EXPECT_TRUE(files.count(prefix + ".log"));
+    EXPECT_EQ(std::count_if(files.begin(), files.end(), [&](const std::string& f) {
+                return f.rfind(prefix + "_", 0) == 0 && f.find("_results.db") != std::string::npos;
+              }), 1);
   }
-  EXPECT_EQ(dbs, 3);
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["backend"], "rocm");
   EXPECT_EQ(doc["stability"]["runs"], 3);
   EXPECT_EQ(doc["kernel"]["dispatches"], 120);
-  // The program's own output never reaches our stdout.
+  // With --json the program's own stdout goes to our stderr, leaving stdout for the document.
   EXPECT_EQ(r.out.find("hello world"), std::string::npos);
+  EXPECT_NE(r.err.find("hello world --flag"), std::string::npos) << r.err;
 }
 
 TEST(CliProfile, ProfileAgainReplacesTheTracesOfTheLastProfile) {
@@ -79,10 +86,25 @@ TEST(CliProfile, ProfileAgainReplacesTheTracesOfTheLastProfile) {
   const fs::path out = fake.dir / "out";
   ASSERT_EQ(run_cli({"profile", "--runs", "3", "--out", out.string(), "--", "/bin/true"}, fake.env()).exit_code, 0);
   ASSERT_EQ(run_cli({"profile", "--runs", "1", "--out", out.string(), "--", "/bin/true"}, fake.env()).exit_code, 0);
-  int dbs = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(out / ".rocpd_profile")) ++dbs;
-  EXPECT_EQ(dbs, 1);
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(out / ".rocpd_profile")) ++files;
+  EXPECT_EQ(files, 2);  // run1's database and log
   EXPECT_EQ(nlohmann::json::parse(read_text(out / "profile.json"))["stability"]["runs"], 1);
+}
+
+TEST(CliProfile, ARunWithTwoGpuProcessesIsOneRunOfTwoProcesses) {
+  FakeProfiler fake;
+  auto env = fake.env();
+  env.emplace_back("RPL_FAKE_ROCPROF_PROCESSES", "2");
+  auto json = run_cli({"profile", "--json", "--runs", "1", "--out", (fake.dir / "j").string(), "--", "/bin/true"}, env);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["stability"]["runs"], 1);
+  EXPECT_EQ(doc["stability"]["processes"], 2);
+  EXPECT_EQ(doc["stability"]["samples"], 80);
+  auto human = run_cli({"profile", "--runs", "2", "--out", (fake.dir / "h").string(), "--", "/bin/true"}, env);
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("over 160 samples in 2 runs (4 processes)"), std::string::npos) << human.out;
 }
 
 TEST(CliProfile, HumanAndQuietOutput) {
@@ -105,8 +127,87 @@ TEST(CliProfile, DebugKeepsTemporaryFoldersAndPrintsCommands) {
   auto calls = fake.invocations();
   ASSERT_EQ(calls.size(), 1u);
   const fs::path kept = fs::path(calls[0][5].get<std::string>()).parent_path();
-  EXPECT_TRUE(fs::exists(kept / "run.log"));
+  EXPECT_TRUE(fs::is_directory(kept));
   fs::remove_all(kept);
+}
+
+// A program that says something on each of its streams, and which run it is.
+std::vector<std::string> talking_program() {
+  return {"/bin/sh", "-c", "echo \"to stdout\"; echo \"to stderr\" >&2"};
+}
+
+TEST(CliProfile, ProgramOutputReachesTheTerminalAndEachRunsLog) {
+  FakeProfiler fake;
+  const fs::path out = fake.dir / "o";
+  std::vector<std::string> args = {"profile", "--runs", "2", "--out", out.string(), "--"};
+  for (const auto& a : talking_program()) args.push_back(a);
+  auto r = run_cli(args, fake.env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Human mode: the program's stdout on ours (before the summary), its stderr on ours.
+  EXPECT_LT(r.out.find("to stdout"), r.out.find("Kernel")) << r.out;
+  EXPECT_EQ(r.out.find("to stderr"), std::string::npos);
+  EXPECT_NE(r.err.find("to stderr"), std::string::npos) << r.err;
+  for (const char* run : {"run1.log", "run2.log"}) {
+    const std::string log = read_text(out / ".rocpd_profile" / run);
+    EXPECT_NE(log.find("to stdout\n"), std::string::npos) << run << ": " << log;
+    EXPECT_NE(log.find("to stderr\n"), std::string::npos) << run << ": " << log;
+  }
+}
+
+TEST(CliProfile, JsonAndQuietKeepTheProgramsStdoutOffOurs) {
+  FakeProfiler fake;
+  for (const char* mode : {"--json", "--quiet"}) {
+    std::vector<std::string> args = {"profile", mode, "--runs", "1", "--out", (fake.dir / mode).string(), "--"};
+    for (const auto& a : talking_program()) args.push_back(a);
+    auto r = run_cli(args, fake.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("to stdout"), std::string::npos) << mode;
+    EXPECT_NE(r.err.find("to stdout"), std::string::npos) << mode << ": " << r.err;
+    EXPECT_NE(r.err.find("to stderr"), std::string::npos) << mode << ": " << r.err;
+  }
+}
+
+TEST(CliProfile, QuietAppSilencesTheProgramButKeepsItsLog) {
+  FakeProfiler fake;
+  for (const bool traced : {true, false}) {
+    const fs::path out = fake.dir / (traced ? "traced" : "wallclock");
+    std::vector<std::string> args = {"profile", "--quiet-app", "--runs", "1", "--out", out.string()};
+    if (!traced) args.push_back("--no-rocprof");
+    args.push_back("--");
+    for (const auto& a : talking_program()) args.push_back(a);
+    auto r = run_cli(args, fake.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ((r.out + r.err).find("to std"), std::string::npos) << r.out << r.err;
+    const std::string log = read_text(out / ".rocpd_profile" / "run1.log");
+    EXPECT_NE(log.find("to stdout"), std::string::npos) << log;
+    EXPECT_NE(log.find("to stderr"), std::string::npos) << log;
+  }
+}
+
+TEST(CliProfile, NoRocprofPassesTheProgramsOutputThrough) {
+  FakeProfiler fake;
+  const fs::path out = fake.dir / "w";
+  std::vector<std::string> args = {"profile", "--no-rocprof", "--runs", "2", "--out", out.string(), "--"};
+  for (const auto& a : talking_program()) args.push_back(a);
+  auto r = run_cli(args, {{"PATH", "/usr/bin:/bin"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("to stdout"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("to stderr"), std::string::npos) << r.err;
+  EXPECT_NE(read_text(out / ".rocpd_profile" / "run2.log").find("to stdout"), std::string::npos);
+}
+
+TEST(CliProfile, AFailedRunsLogIsNamedAndKeptWithoutTouchingTheLastProfile) {
+  FakeProfiler fake;
+  const fs::path out = fake.dir / "keep";
+  ASSERT_EQ(run_cli({"profile", "--runs", "1", "--out", out.string(), "--", "/bin/true"}, fake.env()).exit_code, 0);
+  auto r = run_cli({"profile", "--no-rocprof", "--runs", "1", "--out", out.string(), "--", "/bin/sh", "-c",
+                    "echo why it failed; exit 7"},
+                   fake.env());
+  EXPECT_EQ(r.exit_code, 1);
+  const fs::path log = out / ".rocpd_profile.new" / "run1.log";
+  EXPECT_NE(r.err.find("(its output: " + log.string() + ")"), std::string::npos) << r.err;
+  EXPECT_NE(read_text(log).find("why it failed"), std::string::npos);
+  EXPECT_TRUE(fs::exists(out / ".rocpd_profile" / "run1.log")) << "the last profile's folder is left as it was";
 }
 
 TEST(CliProfile, FailingProgramIsExitCode1NamingTheRun) {

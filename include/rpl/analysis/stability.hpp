@@ -8,6 +8,7 @@ namespace rpl::analysis {
 
 struct Stability {
   int runs = 0;
+  int processes = 0;     // GPU processes the samples come from (whole-process timing: one a run)
   size_t samples = 0;
   double mean_ms = 0;
   double median_ms = 0;
@@ -21,6 +22,6 @@ struct Stability {
 std::string classify_cv(double cv);
 
 /// Statistics over every sample, all runs pooled. samples_ms must not be empty.
-Stability compute_stability(std::vector<double> samples_ms, int runs);
+Stability compute_stability(std::vector<double> samples_ms, int runs, int processes);
 
 }  // namespace rpl::analysis

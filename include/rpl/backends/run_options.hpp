@@ -12,6 +12,8 @@ struct RunOptions {
   int runs = 3;
   std::optional<double> timeout_seconds;
   bool debug = false;                   // print commands, keep temporary folders and logs
+  bool quiet_app = false;               // the program's output goes to its run log only
+  bool app_stdout_to_stderr = false;    // our stdout is kept for a document (--json, --quiet)
 };
 
 /// Error(bad_input) when the program cannot be found.

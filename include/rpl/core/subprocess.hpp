@@ -17,6 +17,11 @@ struct ProcessOptions {
   std::optional<std::filesystem::path> output_file;               // stdout and stderr go here ...
   bool capture_output = false;                                    // ... or into ProcessResult::output
   std::optional<std::filesystem::path> error_file;                // stderr apart, when set
+  /// Tee (instead of the above): stdout and stderr both go to tee_file as they come, and each is
+  /// also copied as it comes to its descriptor here (-1: not copied), e.g. our own stderr.
+  std::optional<std::filesystem::path> tee_file;
+  int tee_stdout_to = -1;
+  int tee_stderr_to = -1;
   std::optional<std::filesystem::path> working_directory;
 };
 

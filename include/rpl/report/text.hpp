@@ -11,7 +11,10 @@ namespace rpl::report {
 std::string profile_text(const analysis::ProfileSummary& summary);
 std::string occupancy_text(const hal::OccupancyResult& occupancy);
 std::string inspect_text(const analysis::InspectReport& report);
-/// "VGPR 128, AGPR 0, SGPR 32, LDS 16384 B, scratch 0 B"
-std::string resources_text(const analysis::ResourceSummary& resources);
+enum class Vendor { amd, nvidia };
+/// In the vendor's own words: "VGPR 128, AGPR 0, SGPR 32, LDS 16384 B (static ... + dynamic ...),
+/// scratch 0 B" on AMD; "Registers 168 per thread, shared memory 213188 B (static 0 + dynamic
+/// 213188), local 0 B" on NVIDIA. (JSON keeps the common AMD names on both, DESIGN.md.)
+std::string resources_text(const analysis::ResourceSummary& resources, Vendor vendor);
 
 }  // namespace rpl::report

@@ -8,7 +8,7 @@ namespace rpl::analysis {
 namespace {
 
 TEST(Stability, StatisticsOfKnownSamples) {
-  auto s = compute_stability({2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0}, 2);
+  auto s = compute_stability({2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0}, 2, 3);
   EXPECT_EQ(s.runs, 2);
   EXPECT_EQ(s.samples, 8u);
   EXPECT_DOUBLE_EQ(s.mean_ms, 5.0);
@@ -29,12 +29,12 @@ TEST(Stability, ClassificationThresholds) {
 }
 
 TEST(Stability, OneSampleAndOrderIndependence) {
-  auto one = compute_stability({3.0}, 1);
+  auto one = compute_stability({3.0}, 1, 1);
   EXPECT_EQ(one.stddev_ms, 0.0);
   EXPECT_EQ(one.median_ms, 3.0);
   EXPECT_EQ(one.classification, "stable");
-  auto a = compute_stability({0.1, 0.7, 0.3, 1e-9, 123.4}, 1);
-  auto b = compute_stability({123.4, 1e-9, 0.3, 0.7, 0.1}, 1);
+  auto a = compute_stability({0.1, 0.7, 0.3, 1e-9, 123.4}, 1, 1);
+  auto b = compute_stability({123.4, 1e-9, 0.3, 0.7, 0.1}, 1, 1);
   EXPECT_EQ(a.mean_ms, b.mean_ms);  // bit-identical, not just close
   EXPECT_EQ(a.stddev_ms, b.stddev_ms);
 }
