@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs a build into a temporary prefix and runs the installed rocm-perf on the bundled trace;
+# then builds the Debian package and checks what it holds.
+#   test_install.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src=$(cd "$1" && pwd) build=$(cd "$2" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+installed=$work/prefix/bin/rocm-perf
+[ -x "$installed" ] || { echo "FAIL: no bin/rocm-perf under the prefix"; exit 1; }
+[ -x "$work/prefix/bin/rocm-perf-lab" ] || { echo "FAIL: no bin/rocm-perf-lab"; exit 1; }
+for schema in common profile occupancy inspect; do
+  [ -f "$work/prefix/share/rocm-perf/schemas/$schema.schema.json" ] || { echo "FAIL: schema $schema not installed"; exit 1; }
+done
+if [ -f "$build/lib/librpl_cupti_trace.so" ] && [ ! -f "$work/prefix/lib/rocm-perf/librpl_cupti_trace.so" ]; then
+  echo "FAIL: the CUPTI tracer was built but not installed"; exit 1
+fi
+
+# The installed binary, run from elsewhere, gives the same document as the build's golden file.
+(cd "$work" && "$installed" analyze --json "$src/examples/traces/softmax_h100.db") > "$work/analyze.json"
+diff -u "$src/tests/golden/analyze_example.json" "$work/analyze.json" || { echo "FAIL: installed analyze differs"; exit 1; }
+"$installed" --version | grep -Eq '^rocm-perf [0-9]+\.[0-9]+\.[0-9]+ \(commit ' || { echo "FAIL: --version"; exit 1; }
+
+# The Debian package: the same files under /usr, and dependencies found by dpkg-shlibdeps.
+(cd "$work" && cpack -G DEB -B "$work/package" --config "$build/CPackConfig.cmake" >/dev/null)
+deb=$(ls "$work"/package/rocm-perf_*.deb)
+dpkg-deb -c "$deb" > "$work/contents"
+for path in ./usr/bin/rocm-perf ./usr/bin/rocm-perf-lab ./usr/share/rocm-perf/schemas/profile.schema.json; do
+  grep -q " $path\$" "$work/contents" || { echo "FAIL: $path not in $(basename "$deb")"; cat "$work/contents"; exit 1; }
+done
+depends=$(dpkg-deb -f "$deb" Depends)
+case "$depends" in *libsqlite3*) ;; *) echo "FAIL: Depends lacks libsqlite3: $depends"; exit 1 ;; esac
+if [ -f "$build/lib/librpl_cupti_trace.so" ]; then
+  nvidia=$(ls "$work"/package/rocm-perf-nvidia_*.deb)
+  dpkg-deb -c "$nvidia" | grep -q ' ./usr/lib/rocm-perf/librpl_cupti_trace.so$' || { echo "FAIL: tracer not in $nvidia"; exit 1; }
+fi
+echo "install: prefix and $(cd "$work/package" && ls *.deb | tr '\n' ' ')checked (Depends: $depends)"
