@@ -1,6 +1,8 @@
 #include <rpl/analysis/inspect.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <regex>
 #include <set>
 
 #include <rpl/codeobj/amd_code_object.hpp>
@@ -79,37 +81,70 @@ InspectedKernel inspect_cuda_kernel(const codeobj::CudaKernelInfo& k, int block,
 
 }  // namespace
 
-InspectReport inspect_binary(const std::filesystem::path& file, const std::optional<std::string>& arch_filter, int block) {
+InspectReport inspect_binary(const std::filesystem::path& file, const InspectOptions& options) {
+  // --arch sm_90 takes sm_90 and its sm_90a/sm_90f variants; --arch sm_90a that variant alone.
   std::string wanted;
-  if (arch_filter) {
-    if (!hal::vendor_of(*arch_filter)) hal::fail_unknown_arch(*arch_filter);
-    wanted = hal::normalize_arch_name(*arch_filter);
+  bool exact_arch = false;
+  if (options.arch) {
+    if (!hal::vendor_of(*options.arch)) hal::fail_unknown_arch(*options.arch);
+    wanted = hal::normalize_arch_name(*options.arch);
+    std::string given = options.arch->substr(0, options.arch->find(':'));
+    std::transform(given.begin(), given.end(), given.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (given != wanted && given.rfind("sm_", 0) == 0) {
+      wanted = given;
+      exact_arch = true;
+    }
   }
+  auto arch_wanted = [&](const std::string& arch) {
+    return wanted.empty() || (exact_arch ? arch == wanted : hal::normalize_arch_name(arch) == wanted);
+  };
+  std::optional<std::regex> kernel_re;
+  if (options.kernel_regex) {
+    try {
+      kernel_re.emplace(*options.kernel_regex, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      fail(Errc::bad_input, "--kernel '{}': not a valid regular expression ({})", *options.kernel_regex, e.what());
+    }
+  }
+  auto kernel_wanted = [&](const std::string& mangled) {
+    return !kernel_re || std::regex_search(mangled, *kernel_re) || std::regex_search(demangle(mangled), *kernel_re);
+  };
+  const int block = options.block;
   if (block < 1 || block > 1024) fail(Errc::bad_input, "--block {} is outside 1..1024", block);
 
   InspectReport report;
   report.file = file.string();
   report.block = block;
   std::set<std::string> seen_arches;
-  const std::string content = read_file(file);  // once: a host library can be hundreds of MB
+  const MappedFile mapped(file);  // a host library can be hundreds of MB: mapped, never copied
+  const std::string_view content = mapped.bytes();
   if (codeobj::is_cuda_binary(content)) {
-    for (const auto& k : codeobj::read_cuda_kernels(content, report.file)) {
-      seen_arches.insert(k.arch);
-      if (wanted.empty() || hal::normalize_arch_name(k.arch) == wanted) {
-        report.kernels.push_back(inspect_cuda_kernel(k, block, report.warnings));
-      }
+    codeobj::CudaKernelFilter filter;
+    filter.arch = [&](const std::string& arch) { return arch_wanted(arch); };
+    if (kernel_re) filter.kernel = kernel_wanted;
+    for (const auto& k : codeobj::read_cuda_kernels(content, report.file, filter)) {
+      report.kernels.push_back(inspect_cuda_kernel(k, block, report.warnings));
+    }
+    if (report.kernels.empty()) {
+      for (const auto& arch : codeobj::cuda_arches(content, report.file)) seen_arches.insert(arch);
     }
   } else {
     for (const auto& co : codeobj::read_amd_code_objects(content, report.file)) {
       seen_arches.insert(co.arch);
-      if (!wanted.empty() && co.arch != wanted) continue;
-      for (const auto& k : co.kernels) report.kernels.push_back(inspect_amd_kernel(k, co.arch, block, report.warnings));
+      if (!arch_wanted(co.arch)) continue;
+      for (const auto& k : co.kernels) {
+        if (kernel_wanted(k.name)) report.kernels.push_back(inspect_amd_kernel(k, co.arch, block, report.warnings));
+      }
     }
   }
-  if (!wanted.empty() && report.kernels.empty()) {
+  if (report.kernels.empty() && (!wanted.empty() || kernel_re)) {
     std::string have;
     for (const auto& a : seen_arches) have += (have.empty() ? "" : ", ") + a;
-    fail(Errc::bad_input, "{}: no code for {} (it has code for: {})", file.string(), wanted, have);
+    if (!wanted.empty() && std::none_of(seen_arches.begin(), seen_arches.end(), arch_wanted)) {
+      fail(Errc::bad_input, "{}: no code for {} (it has code for: {})", file.string(), wanted, have);
+    }
+    fail(Errc::bad_input, "{}: --kernel '{}' matches none of its kernels{}", file.string(), options.kernel_regex.value_or(""),
+         wanted.empty() ? "" : " for " + wanted);
   }
   std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) {
     return std::tie(a.arch, a.mangled_name) < std::tie(b.arch, b.mangled_name);

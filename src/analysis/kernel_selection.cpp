@@ -69,7 +69,12 @@ std::vector<KernelGroup> group_by_kernel(const trace::Trace& trace) {
 }
 
 KernelSelection select_dominant_kernel(const trace::Trace& trace, const std::optional<std::string>& kernel_regex) {
-  if (trace.dispatches.empty()) fail(Errc::bad_input, "no kernel dispatches recorded in the trace");
+  if (trace.dispatches.empty()) {
+    std::string files;
+    for (const auto& source : trace.sources) files += (files.empty() ? "" : ", ") + source.path;
+    fail(Errc::bad_input, "{}: no kernel dispatches recorded in {}", files.empty() ? "(no trace)" : files,
+         trace.sources.size() == 1 ? "this trace" : "any of these traces");
+  }
   auto groups = group_by_kernel(trace);
   KernelSelection sel;
   for (const auto& g : groups) sel.all_kernels_ns += g.total_ns;

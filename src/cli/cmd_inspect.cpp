@@ -14,6 +14,7 @@ struct InspectOptions {
   OutputOptions output;
   std::string file;
   std::string arch;
+  std::string kernel;
   int block = 256;
 };
 
@@ -24,12 +25,15 @@ Action add_inspect_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("inspect", "static resources and occupancy of the kernels in a binary (no GPU needed)");
   add_output_options(*cmd, o->output, false);
   cmd->add_option("file", o->file, "HSACO code object, clang offload bundle, or executable with embedded GPU code")->required();
-  cmd->add_option("--arch", o->arch, "only the code for this architecture");
+  cmd->add_option("--arch", o->arch, "only the code for this architecture (sm_90 takes sm_90a too; sm_90a alone)");
+  cmd->add_option("--kernel", o->kernel, "only the kernels whose mangled or demangled name matches this regular expression");
   cmd->add_option("--block", o->block, "block size for the occupancy")->capture_default_str();
   return [o]() -> int {
-    std::optional<std::string> arch;
-    if (!o->arch.empty()) arch = o->arch;
-    auto report = analysis::inspect_binary(o->file, arch, o->block);
+    analysis::InspectOptions options;
+    if (!o->arch.empty()) options.arch = o->arch;
+    if (!o->kernel.empty()) options.kernel_regex = o->kernel;
+    options.block = o->block;
+    auto report = analysis::inspect_binary(o->file, options);
     if (o->output.json) {
       std::cout << report::dump(report::inspect_json(report));
     } else {

@@ -59,6 +59,7 @@ Action add_occupancy_command(CLI::App& app) {
       reject_options(*cmd, {"--regs", "--smem", "--dyn-smem", "--max-dyn-smem", "--carveout", "--barriers"}, o->arch,
                      "--vgpr, --agpr, --sgpr, --lds");
       hal::AmdKernelResources k{o->vgpr, o->agpr, o->sgpr, o->lds, o->wave_size};
+      hal::check_allocatable(*arch, k);
       result = hal::amd_occupancy(*arch, k, o->block);
     } else if (const auto* arch = hal::find_nvidia_arch(o->arch)) {
       reject_options(*cmd, {"--vgpr", "--agpr", "--sgpr", "--lds", "--wave-size"}, o->arch, "--regs, --smem, --dyn-smem");
@@ -69,6 +70,7 @@ Action add_occupancy_command(CLI::App& app) {
       if (o->max_dyn_smem >= 0) k.max_dynamic_smem = o->max_dyn_smem;
       k.carveout_percent = o->carveout;
       k.barriers = o->barriers;
+      hal::check_allocatable(*arch, k);
       result = hal::nvidia_occupancy(*arch, k, o->block);
     } else {
       hal::fail_unknown_arch(o->arch);

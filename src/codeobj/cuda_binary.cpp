@@ -1,8 +1,12 @@
 #include <rpl/codeobj/cuda_binary.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
 #include <cstring>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -76,17 +80,52 @@ std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& te
   return kernels;
 }
 
-std::vector<CudaKernelInfo> read_cuda_kernels(const fs::path& file) {
-  return read_cuda_kernels(read_file(file), file.string());
+std::vector<std::string> cuda_arches(std::string_view content, const std::string& origin) {
+  std::set<std::string> arches;
+  for (const auto& entry : detail::find_cubins(content, origin)) {
+    arches.insert(entry.arch.empty() ? detail::cubin_arch(detail::load_cubin(entry)) : entry.arch);
+  }
+  return {arches.begin(), arches.end()};
 }
 
-std::vector<CudaKernelInfo> read_cuda_kernels(std::string_view content, const std::string& origin) {
-  std::vector<CudaKernelInfo> kernels;
-  for (const auto& cubin : detail::extract_cubins(content, origin)) {
-    auto some = detail::read_cubin_kernels(cubin);
-    kernels.insert(kernels.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
+std::vector<CudaKernelInfo> read_cuda_kernels(const fs::path& file) {
+  const MappedFile mapped(file);
+  return read_cuda_kernels(mapped.bytes(), file.string());
+}
+
+std::vector<CudaKernelInfo> read_cuda_kernels(std::string_view content, const std::string& origin,
+                                              const CudaKernelFilter& filter, unsigned threads) {
+  const auto entries = detail::find_cubins(content, origin);
+  if (entries.empty()) fail(Errc::bad_input, "{}: no kernels with machine code (PTX only?)", origin);
+  // Each entry's kernels, or the error reading it; workers take entries in turn.
+  std::vector<std::vector<CudaKernelInfo>> found(entries.size());
+  std::vector<std::exception_ptr> errors(entries.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < entries.size();) {
+      try {
+        if (filter.arch && !entries[i].arch.empty() && !filter.arch(entries[i].arch)) continue;
+        found[i] = detail::read_cubin_kernels(detail::load_cubin(entries[i]), filter.kernel);
+        if (filter.arch) {
+          std::erase_if(found[i], [&](const CudaKernelInfo& k) { return !filter.arch(k.arch); });
+        }
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<size_t>(threads, entries.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  // The first broken entry in file order, whichever thread met it: the same input, the same error.
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
   }
-  if (kernels.empty()) fail(Errc::bad_input, "{}: no kernels with machine code (PTX only?)", origin);
+  std::vector<CudaKernelInfo> kernels;
+  for (auto& some : found) kernels.insert(kernels.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
   sort_kernels(kernels);
   return kernels;
 }

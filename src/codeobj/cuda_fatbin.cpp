@@ -2,7 +2,9 @@
 // and a payload that is PTX (kind 1) or a cubin (kind 2), stored plain, LZ4- or zstd-compressed.
 // Entry header fields used (little-endian, offsets from the entry start), as nvcc 13 writes them:
 //   +0 u16 kind, +4 u32 header size, +8 u64 payload size, +16 u32 compressed size, +28 u32 arch,
-//   +40 u64 flags (0x2000 LZ4, 0x8000 zstd), +56 u64 uncompressed size.
+//   +40 u64 flags (0x2000 LZ4, 0x8000 zstd; 0x100000 an arch-specific "a" target such as sm_90a,
+//   0x200000 a family "f" target such as sm_100f: seen in nvcc 13's -gencode output), +56 u64
+//   uncompressed size.
 #include <lz4.h>
 #include <zstd.h>
 
@@ -18,6 +20,7 @@ namespace {
 
 constexpr uint16_t kKindElf = 2;
 constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
+constexpr uint64_t kFlagArchSpecific = 0x100000, kFlagFamily = 0x200000;
 constexpr uint64_t kMaxCubinBytes = uint64_t{1} << 30;  // a larger "uncompressed size" is corrupt
 
 template <typename T>
@@ -27,23 +30,8 @@ T load(std::string_view bytes, size_t at) {
   return v;
 }
 
-std::string decompress(std::string_view payload, uint64_t flags, uint64_t compressed, uint64_t size,
-                       const std::string& where) {
-  if (compressed == 0 || compressed > payload.size()) fail(Errc::bad_input, "{}: compressed size out of range", where);
-  if (size == 0 || size > kMaxCubinBytes) fail(Errc::bad_input, "{}: uncompressed size {} out of range", where, size);
-  std::string out(size, '\0');
-  if (flags & kFlagZstd) {
-    const size_t n = ZSTD_decompress(out.data(), out.size(), payload.data(), compressed);
-    if (ZSTD_isError(n) || n != size) fail(Errc::bad_input, "{}: corrupt zstd-compressed cubin", where);
-  } else {
-    const int n = LZ4_decompress_safe(payload.data(), out.data(), static_cast<int>(compressed), static_cast<int>(size));
-    if (n < 0 || static_cast<uint64_t>(n) != size) fail(Errc::bad_input, "{}: corrupt LZ4-compressed cubin", where);
-  }
-  return out;
-}
-
 // Every fatbin in data (one per translation unit in an executable, 8-byte aligned).
-void read_fatbins(std::string_view data, const std::string& origin, std::vector<Cubin>& out) {
+void find_in_fatbins(std::string_view data, const std::string& origin, std::vector<CubinEntry>& out) {
   size_t at = 0;
   int fatbin_index = 0;
   while (at + 16 <= data.size()) {
@@ -67,15 +55,17 @@ void read_fatbins(std::string_view data, const std::string& origin, std::vector<
       if (entry_header < 64 || entry_header > end - e || payload_size > end - e - entry_header) {
         fail(Errc::bad_input, "{}: fatbin entry extends past its fatbin", where);
       }
-      const std::string_view payload = data.substr(e + entry_header, payload_size);
-      const uint64_t flags = load<uint64_t>(data, e + 40);
       if (kind == kKindElf) {
-        const std::string label = where + " (sm_" + std::to_string(load<uint32_t>(data, e + 28)) + ")";
-        if (flags & (kFlagLz4 | kFlagZstd)) {
-          out.push_back({decompress(payload, flags, load<uint32_t>(data, e + 16), load<uint64_t>(data, e + 56), label), label});
-        } else {
-          out.push_back({std::string(payload), label});
-        }
+        CubinEntry entry;
+        entry.payload = data.substr(e + entry_header, payload_size);
+        entry.flags = load<uint64_t>(data, e + 40);
+        entry.compressed_size = load<uint32_t>(data, e + 16);
+        entry.size = load<uint64_t>(data, e + 56);
+        entry.arch = "sm_" + std::to_string(load<uint32_t>(data, e + 28));
+        if (entry.flags & kFlagArchSpecific) entry.arch += 'a';
+        else if (entry.flags & kFlagFamily) entry.arch += 'f';
+        entry.origin = where + " (" + entry.arch + ")";
+        out.push_back(std::move(entry));
       }
       e += entry_header + payload_size;
     }
@@ -86,16 +76,19 @@ void read_fatbins(std::string_view data, const std::string& origin, std::vector<
 
 }  // namespace
 
-std::vector<Cubin> extract_cubins(std::string_view bytes, const std::string& origin) {
-  std::vector<Cubin> out;
+std::vector<CubinEntry> find_cubins(std::string_view bytes, const std::string& origin) {
+  std::vector<CubinEntry> out;
   if (bytes.size() >= 4 && load<uint32_t>(bytes, 0) == kFatbinMagic) {
-    read_fatbins(bytes, origin, out);
+    find_in_fatbins(bytes, origin, out);
   } else if (is_elf(bytes)) {
     const ElfImage elf(bytes, origin);
     if (elf.header().e_machine == kEmCuda) {
-      out.push_back({std::string(bytes), origin});
+      CubinEntry entry;
+      entry.payload = bytes;
+      entry.origin = origin;
+      out.push_back(std::move(entry));
     } else if (const ElfSection* section = elf.find(".nv_fatbin")) {
-      read_fatbins(section->data, origin + " (.nv_fatbin)", out);
+      find_in_fatbins(section->data, origin + " (.nv_fatbin)", out);
     } else {
       fail(Errc::bad_input, "{}: ELF file with no CUDA device code (no .nv_fatbin section)", origin);
     }
@@ -103,6 +96,32 @@ std::vector<Cubin> extract_cubins(std::string_view bytes, const std::string& ori
     fail(Errc::bad_input, "{}: not a CUDA binary (a cubin, a fatbin, or an ELF file with a .nv_fatbin section)", origin);
   }
   return out;
+}
+
+Cubin load_cubin(const CubinEntry& entry) {
+  Cubin cubin;
+  cubin.origin = entry.origin;
+  cubin.entry_arch = entry.arch;
+  if (!(entry.flags & (kFlagLz4 | kFlagZstd))) {
+    cubin.image = entry.payload;
+    return cubin;
+  }
+  const auto& where = entry.origin;
+  if (entry.compressed_size == 0 || entry.compressed_size > entry.payload.size()) {
+    fail(Errc::bad_input, "{}: compressed size out of range", where);
+  }
+  if (entry.size == 0 || entry.size > kMaxCubinBytes) fail(Errc::bad_input, "{}: uncompressed size {} out of range", where, entry.size);
+  cubin.storage.assign(entry.size, '\0');
+  if (entry.flags & kFlagZstd) {
+    const size_t n = ZSTD_decompress(cubin.storage.data(), cubin.storage.size(), entry.payload.data(), entry.compressed_size);
+    if (ZSTD_isError(n) || n != entry.size) fail(Errc::bad_input, "{}: corrupt zstd-compressed cubin", where);
+  } else {
+    const int n = LZ4_decompress_safe(entry.payload.data(), cubin.storage.data(), static_cast<int>(entry.compressed_size),
+                                      static_cast<int>(entry.size));
+    if (n < 0 || static_cast<uint64_t>(n) != entry.size) fail(Errc::bad_input, "{}: corrupt LZ4-compressed cubin", where);
+  }
+  cubin.image = cubin.storage;
+  return cubin;
 }
 
 }  // namespace rpl::codeobj::detail

@@ -11,6 +11,8 @@
 //   constant   size of .nv.constant0.<kernel> (parameters and driver constants)
 // .nv.info is a list of attributes on a 4-byte grid: u8 format, u8 attribute, u16 value or size;
 // format 4 (EIFMT_SVAL) is followed by `size` bytes. Kernels are the symbols marked as entries.
+// An arch-specific target (sm_90a) is told from the plain one by the fatbin entry's flags, or in
+// a bare cubin by attribute 9 of .nv.compat (same layout) being 1: e_flags are the same for both.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -27,6 +29,7 @@ namespace {
 constexpr uint8_t kStoCudaEntry = 0x10;
 constexpr uint8_t kFormatSval = 4;
 constexpr uint8_t kAttrMinStackSize = 0x12, kAttrRegcount = 0x2f;
+constexpr uint8_t kCompatArchSpecific = 0x09;
 constexpr int64_t kReservedSharedBytes = 1024;  // hal's reserved_smem_per_block on sm_80+
 
 // "sm_90" from e_flags: the SM number sits in bits 8-15 since ELF ABI version 8 (CUDA 12), in bits
@@ -89,16 +92,43 @@ std::map<std::pair<uint8_t, uint32_t>, uint32_t> read_module_attributes(const El
   return values;
 }
 
+// Whether .nv.compat marks the cubin as built for an arch-specific ("a") target.
+bool compat_arch_specific(const ElfImage& elf) {
+  const ElfSection* compat = elf.find(".nv.compat");
+  if (!compat) return false;
+  const std::string_view b = compat->data;
+  for (size_t at = 0; at + 4 <= b.size();) {
+    const uint8_t format = static_cast<uint8_t>(b[at]), attribute = static_cast<uint8_t>(b[at + 1]);
+    uint16_t size;
+    std::memcpy(&size, b.data() + at + 2, 2);
+    if (attribute == kCompatArchSpecific && format != kFormatSval) return b[at + 2] == 1;
+    at += 4;
+    if (format == kFormatSval) at += size;
+  }
+  return false;
+}
+
+// "sm_90", with the entry's "a"/"f", or "a" where .nv.compat says so.
+std::string arch_label(const ElfImage& elf, const Cubin& cubin) {
+  const std::string base = arch_of(elf.header());
+  if (!cubin.entry_arch.empty() && cubin.entry_arch.rfind(base, 0) == 0 && cubin.entry_arch.size() == base.size() + 1) {
+    return cubin.entry_arch;
+  }
+  return compat_arch_specific(elf) ? base + "a" : base;
+}
+
 }  // namespace
 
-std::vector<CudaKernelInfo> read_cubin_kernels(const Cubin& cubin) {
+std::string cubin_arch(const Cubin& cubin) { return arch_label(ElfImage(cubin.image, cubin.origin), cubin); }
+
+std::vector<CudaKernelInfo> read_cubin_kernels(const Cubin& cubin, const std::function<bool(const std::string&)>& wanted) {
   const ElfImage elf(cubin.image, cubin.origin);
   if (elf.header().e_machine != kEmCuda) {
     fail(Errc::bad_input, "{}: ELF image is not CUDA device code (e_machine {})", cubin.origin, elf.header().e_machine);
   }
   if (elf.header().e_ident[EI_CLASS] != ELFCLASS64) fail(Errc::bad_input, "{}: 32-bit CUDA ELF images are not supported", cubin.origin);
   if (elf.sections().empty()) fail(Errc::bad_input, "{}: CUDA ELF image with no sections (truncated?)", cubin.origin);
-  const std::string arch = arch_of(elf.header());
+  const std::string arch = arch_label(elf, cubin);
   const auto symbols = read_symbols(elf);
   const auto attributes = read_module_attributes(elf);
   auto attribute = [&](uint8_t a, size_t symbol) -> int64_t {
@@ -112,7 +142,7 @@ std::vector<CudaKernelInfo> read_cubin_kernels(const Cubin& cubin) {
   const bool reserved_inside_shared = elf.find(".nv.shared.reserved.0") != nullptr;
   std::vector<CudaKernelInfo> kernels;
   for (size_t i = 0; i < symbols.size(); ++i) {
-    if (!symbols[i].entry || symbols[i].name.empty()) continue;
+    if (!symbols[i].entry || symbols[i].name.empty() || (wanted && !wanted(symbols[i].name))) continue;
     CudaKernelInfo k;
     k.name = symbols[i].name;
     k.arch = arch;

@@ -5,7 +5,9 @@
 namespace rpl::codeobj::detail {
 
 ElfImage::ElfImage(std::string_view image, std::string origin) : origin_(std::move(origin)) {
-  if (elf_version(EV_CURRENT) == EV_NONE) fail(Errc::internal, "libelf: {}", elf_errmsg(-1));
+  // Once, before any thread reads: libelf's version is process-wide state.
+  static const bool usable = elf_version(EV_CURRENT) != EV_NONE;
+  if (!usable) fail(Errc::internal, "libelf: {}", elf_errmsg(-1));
   // libelf reads but does not modify the image with ELF_C_READ_MEMORY.
   elf_ = elf_memory(const_cast<char*>(image.data()), image.size());
   if (!elf_ || elf_kind(elf_) != ELF_K_ELF || !gelf_getehdr(elf_, &header_)) {

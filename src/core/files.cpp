@@ -1,6 +1,7 @@
 #include <rpl/core/files.hpp>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,10 +59,46 @@ void write_file_atomic(const fs::path& path, std::string_view content) {
   }
 }
 
-std::string read_file(const fs::path& path) {
+namespace {
+
+// The size of a regular file, or Error(bad_input) saying why path is not one.
+std::uintmax_t regular_file_size(const fs::path& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) fail(Errc::bad_input, "{}: no such file", path.string());
-  if (fs::is_directory(path, ec)) fail(Errc::bad_input, "{}: is a directory, not a file", path.string());
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) fail(Errc::bad_input, "{}: no such file", path.string());
+  if (fs::is_directory(status)) fail(Errc::bad_input, "{}: is a directory, not a file", path.string());
+  if (!fs::is_regular_file(status)) {
+    fail(Errc::bad_input, "{}: not a regular file (a pipe, socket or device cannot be read as one)", path.string());
+  }
+  const auto size = fs::file_size(path, ec);
+  if (ec) fail(Errc::bad_input, "{}: cannot read: {}", path.string(), ec.message());
+  return size;
+}
+
+}  // namespace
+
+MappedFile::MappedFile(const fs::path& path) {
+  size_ = regular_file_size(path);
+  if (size_ == 0) fail(Errc::bad_input, "{}: empty file", path.string());
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail(Errc::bad_input, "{}: cannot open: {}", path.string(), std::strerror(errno));
+  data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int err = errno;
+  ::close(fd);
+  if (data_ == MAP_FAILED) {
+    data_ = nullptr;
+    fail(Errc::bad_input, "{}: cannot map: {}", path.string(), std::strerror(err));
+  }
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(data_, size_);
+}
+
+std::string read_file(const fs::path& path, std::uintmax_t max_bytes) {
+  if (regular_file_size(path) > max_bytes) {
+    fail(Errc::bad_input, "{}: larger than {} bytes, more than this input can be", path.string(), max_bytes);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(Errc::bad_input, "{}: cannot open: {}", path.string(), std::strerror(errno));
   std::ostringstream buffer;

@@ -7,6 +7,15 @@
 //   [OCC]   CUDA 13.0 cuda_occupancy.h (granularities, blocks per SM, carveout steps), reference/cuda.md §6
 //   [CPG]   CUDA Programming Guide, compute-capability table (threads, registers, shared memory per SM/block)
 //   [NVDS]  NVIDIA product datasheets (SM counts, boost clocks), reference/cuda.md §4.3, §9
+//   [CCCL]  NVIDIA CCCL cuda/__device/arch_traits.h (per-arch shared memory per SM and per block opt-in,
+//           threads per SM, reserved shared memory), for the architectures the Programming Guide
+//           table of this project's reference does not cover (sm_75, sm_100, sm_103, sm_120)
+//   [L950]  LLVM AMDGPU.td: gfx950 is FeatureGFX90AInsts with FeatureAddressableLocalMemorySize163840
+//           (160 KiB LDS); every other gfx950 rule is gfx942's
+//   [L11]   LLVM AMDGPUBaseInfo.cpp for gfx11/gfx12: Feature1_5xVGPRs -> 1536 VGPRs (wave32) and
+//           granule 24; 16 waves per SIMD; WGP mode by default; LDS 64 KiB per CU, 128 KiB per WGP
+// gfx1100/gfx1101 are checked against hipcc's own occupancy remarks (tests/amd_offline); gfx950,
+// gfx1200 and gfx1201 are newer than Debian's clang and rest on these documents alone.
 #include <rpl/hal/arch.hpp>
 
 #include <algorithm>
@@ -33,7 +42,41 @@ AmdArch gfx9_cdna(std::string_view name, ProductDefaults product) {
   a.lds_granule_bytes = 512;       // [AMDU]
   a.max_lds_per_workgroup = 65536;
   a.max_workgroups_per_unit = 16;  // [LLVM] getMaxWorkGroupsPerCU: MaxBarriers 16
+  a.max_sgprs = 112;               // [LLVM] gfx9: 102 addressable, 112 with VCC and the other extras
   a.product = product;
+  return a;
+}
+
+// RDNA (gfx10.3 and later) in WGP mode, the compiler's default: two CUs, four SIMDs.
+AmdArch rdna_wgp(std::string_view name, ProductDefaults product) {
+  AmdArch a;
+  a.name = name;
+  a.occupancy_unit = "WGP";         // [LLVM] WGP mode is the default on gfx10+: EUs per CU = 4
+  a.simds_per_unit = 4;
+  a.default_wave_size = 32;
+  a.supports_wave32 = true;
+  a.max_waves_per_simd = 16;        // [LLVM] gfx10.3+ -> 16
+  a.vgprs_per_simd_wave32 = 1024;   // [LLVM] gfx10+: wave32 1024, wave64 512
+  a.vgprs_per_simd_wave64 = 512;
+  a.vgpr_granule_wave32 = 16;       // [LLVM] gfx10.3: wave32 16, wave64 8
+  a.vgpr_granule_wave64 = 8;
+  a.sgprs_limit_waves = false;      // [LLVM] gfx10+: SGPRs never limit
+  a.lds_bytes_per_unit = 131072;    // [LLVM] local memory doubled in WGP mode; [RDOC] 128 KiB
+  a.lds_granule_bytes = 512;        // [AMDU]
+  a.max_lds_per_workgroup = 65536;
+  a.max_workgroups_per_unit = 32;   // [LLVM] MaxBarriers 32 on gfx10+ in WGP mode
+  a.max_sgprs = 108;                // [LLVM] gfx10+: 106 addressable, 108 with VCC
+  a.product = product;
+  return a;
+}
+
+// RDNA3 and RDNA4 with the larger register file.
+AmdArch rdna_wgp_1_5x_vgprs(std::string_view name, ProductDefaults product) {
+  AmdArch a = rdna_wgp(name, product);
+  a.vgprs_per_simd_wave32 = 1536;   // [L11] Feature1_5xVGPRs: 1536 (wave32), 768 (wave64)
+  a.vgprs_per_simd_wave64 = 768;
+  a.vgpr_granule_wave32 = 24;       // [L11] Feature1_5xVGPRs: granule 24 (wave32), 12 (wave64)
+  a.vgpr_granule_wave64 = 12;
   return a;
 }
 
@@ -51,24 +94,15 @@ const std::vector<AmdArch>& amd_table() {
     t.push_back(gfx9_cdna("gfx940", {"AMD Instinct MI300 (gfx940)", 0, 0}));         // same ISA line as gfx942
     t.push_back(gfx9_cdna("gfx941", {"AMD Instinct MI300 (gfx941)", 0, 0}));
     t.push_back(gfx9_cdna("gfx942", {"AMD Instinct MI300X", 304, 2100}));            // [RDOC] 304 CU, 2.1 GHz
-    AmdArch gfx1030;
-    gfx1030.name = "gfx1030";
-    gfx1030.occupancy_unit = "WGP";         // [LLVM] WGP mode is the default on gfx10: EUs per CU = 4
-    gfx1030.simds_per_unit = 4;
-    gfx1030.default_wave_size = 32;
-    gfx1030.supports_wave32 = true;
-    gfx1030.max_waves_per_simd = 16;        // [LLVM] gfx10.3 -> 16
-    gfx1030.vgprs_per_simd_wave32 = 1024;   // [LLVM] gfx10+: wave32 1024, wave64 512
-    gfx1030.vgprs_per_simd_wave64 = 512;
-    gfx1030.vgpr_granule_wave32 = 16;       // [LLVM] gfx10.3: wave32 16, wave64 8
-    gfx1030.vgpr_granule_wave64 = 8;
-    gfx1030.sgprs_limit_waves = false;      // [LLVM] gfx10+: SGPRs never limit
-    gfx1030.lds_bytes_per_unit = 131072;    // [LLVM] local memory doubled in WGP mode; [RDOC] 128 KiB
-    gfx1030.lds_granule_bytes = 512;        // [AMDU]
-    gfx1030.max_lds_per_workgroup = 65536;
-    gfx1030.max_workgroups_per_unit = 32;   // [LLVM] MaxBarriers 32 on gfx10+ in WGP mode
-    gfx1030.product = {"AMD Radeon RX 6900 XT", 80, 0};  // [RDOC] 80 CU; no authoritative clock found
-    t.push_back(gfx1030);
+    AmdArch gfx950 = gfx9_cdna("gfx950", {"AMD Instinct MI355X", 256, 2400});        // [RDOC] 256 CU, 2.4 GHz
+    gfx950.lds_bytes_per_unit = 163840;     // [L950] 160 KiB per CU
+    gfx950.max_lds_per_workgroup = 163840;  // [L950] addressable by one workgroup
+    t.push_back(gfx950);
+    t.push_back(rdna_wgp("gfx1030", {"AMD Radeon RX 6900 XT", 80, 0}));  // [RDOC] 80 CU; no authoritative clock found
+    t.push_back(rdna_wgp_1_5x_vgprs("gfx1100", {"AMD Radeon RX 7900 XTX", 96, 0}));  // [RDOC] 96 CU
+    t.push_back(rdna_wgp_1_5x_vgprs("gfx1101", {"AMD Radeon RX 7800 XT", 60, 0}));   // [RDOC] 60 CU
+    t.push_back(rdna_wgp_1_5x_vgprs("gfx1200", {"AMD Radeon RX 9060 XT", 32, 0}));   // [RDOC] 32 CU
+    t.push_back(rdna_wgp_1_5x_vgprs("gfx1201", {"AMD Radeon RX 9070 XT", 64, 0}));   // [RDOC] 64 CU
     return t;
   }();
   return table;
@@ -93,6 +127,17 @@ NvidiaArch nvidia(std::string_view name, int major, int minor) {
 const std::vector<NvidiaArch>& nvidia_table() {
   static const std::vector<NvidiaArch> table = [] {
     std::vector<NvidiaArch> t;
+    NvidiaArch sm75 = nvidia("sm_75", 7, 5);
+    sm75.max_threads_per_sm = 1024;            // [CCCL] [CPG]
+    sm75.smem_per_sm = 64 * 1024;              // [CCCL] 64 KB
+    sm75.smem_per_block_optin = 64 * 1024;     // [CCCL] nothing reserved on cc 7.x
+    sm75.reserved_smem_per_block = 0;          // [CCCL]
+    sm75.smem_granule = 256;                   // [OCC] cc 7: 256 B
+    sm75.max_blocks_per_sm = 16;               // [OCC] Turing
+    sm75.barriers_per_block_slot = 2;          // [OCC] (the barrier limit applies from cc 9 on)
+    sm75.carveout_steps_kib = {32, 64};        // [OCC] Turing: 32 or 64 KB
+    sm75.product = {"NVIDIA T4", 40, 1590};     // [NVDS]
+    t.push_back(sm75);
     NvidiaArch sm80 = nvidia("sm_80", 8, 0);
     sm80.max_threads_per_sm = 2048;            // [CPG]
     sm80.smem_per_sm = 164 * 1024;             // [CPG] 164 KB
@@ -111,6 +156,15 @@ const std::vector<NvidiaArch>& nvidia_table() {
     sm86.carveout_steps_kib = {0, 8, 16, 32, 64, 100};  // [OCC]
     sm86.product = {"NVIDIA GeForce RTX 3090", 82, 1695};  // [NVDS]
     t.push_back(sm86);
+    NvidiaArch sm87 = nvidia("sm_87", 8, 7);
+    sm87.max_threads_per_sm = 1536;            // [CPG] 8.7: 48 warps
+    sm87.smem_per_sm = 164 * 1024;             // [CPG] 164 KB, as 8.0
+    sm87.smem_per_block_optin = 163 * 1024;    // [CPG]
+    sm87.max_blocks_per_sm = 16;               // [OCC] 8.6/8.7
+    sm87.barriers_per_block_slot = 1;          // [OCC] cc 8.x other than 8.0
+    sm87.carveout_steps_kib = {0, 8, 16, 32, 64, 100, 132, 164};  // [OCC] 8.0 and 8.7
+    sm87.product = {"NVIDIA Jetson AGX Orin", 16, 0};  // [NVDS] 2048 CUDA cores = 16 SMs
+    t.push_back(sm87);
     NvidiaArch sm89 = nvidia("sm_89", 8, 9);
     sm89.max_threads_per_sm = 1536;            // [CPG]
     sm89.smem_per_sm = 100 * 1024;             // [CPG]
@@ -129,6 +183,29 @@ const std::vector<NvidiaArch>& nvidia_table() {
     sm90.carveout_steps_kib = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};  // [OCC]
     sm90.product = {"NVIDIA H100 SXM", 132, 1980};  // [NVDS]; the H200 has the same 132 SMs (cuda.md §9)
     t.push_back(sm90);
+    NvidiaArch sm100 = nvidia("sm_100", 10, 0);
+    sm100.max_threads_per_sm = 2048;           // [CCCL]
+    sm100.smem_per_sm = 228 * 1024;            // [CCCL] 228 KB
+    sm100.smem_per_block_optin = 227 * 1024;   // [CCCL] per SM less 1 KB reserved
+    sm100.max_blocks_per_sm = 32;              // [OCC] 10.0
+    sm100.barriers_per_block_slot = 2;         // [OCC] 10.0
+    sm100.carveout_steps_kib = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};  // [OCC] 10.0/10.1/10.3
+    sm100.product = {"NVIDIA B200", 148, 0};    // [NVDS] 148 SMs
+    t.push_back(sm100);
+    NvidiaArch sm103 = sm100;                  // [CCCL] sm_103 traits are sm_100's
+    sm103.name = "sm_103";
+    sm103.cc_minor = 3;
+    sm103.product = {"NVIDIA B300", 0, 0};      // no authoritative SM count or clock found
+    t.push_back(sm103);
+    NvidiaArch sm120 = nvidia("sm_120", 12, 0);
+    sm120.max_threads_per_sm = 1536;           // [CCCL]
+    sm120.smem_per_sm = 100 * 1024;            // [CCCL] 100 KB
+    sm120.smem_per_block_optin = 99 * 1024;    // [CCCL]
+    sm120.max_blocks_per_sm = 24;              // [OCC] 12.x
+    sm120.barriers_per_block_slot = 1;         // [OCC] 12.x
+    sm120.carveout_steps_kib = {0, 8, 16, 32, 64, 100};  // [OCC] 12.0/12.1
+    sm120.product = {"NVIDIA GeForce RTX 5090", 170, 2407};  // [NVDS]
+    t.push_back(sm120);
     return t;
   }();
   return table;

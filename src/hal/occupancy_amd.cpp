@@ -45,6 +45,25 @@ int wave_size_of(const AmdArch& arch, const AmdKernelResources& k) {
 
 }  // namespace
 
+void check_allocatable(const AmdArch& arch, const AmdKernelResources& k) {
+  const bool has_agprs = arch.unified_agpr_file || arch.separate_agpr_file;
+  if (k.arch_vgprs > arch.max_arch_vgprs) {
+    fail(Errc::bad_input, "{} VGPRs per work-item: {} can give a wave at most {}", k.arch_vgprs, arch.name, arch.max_arch_vgprs);
+  }
+  if (k.accum_vgprs > (has_agprs ? arch.max_arch_vgprs : 0)) {
+    fail(Errc::bad_input, "{} AGPRs per work-item: {} {}", k.accum_vgprs, arch.name,
+         has_agprs ? fmt::format("can give a wave at most {}", arch.max_arch_vgprs) : std::string("has no AGPRs"));
+  }
+  if (k.sgprs > arch.max_sgprs) {
+    fail(Errc::bad_input, "{} SGPRs per wave: {} can give a wave at most {}", k.sgprs, arch.name, arch.max_sgprs);
+  }
+  if (k.lds_bytes > arch.max_lds_per_workgroup) {
+    fail(Errc::bad_input, "{} bytes of LDS per workgroup: {} can give a workgroup at most {}", k.lds_bytes, arch.name,
+         arch.max_lds_per_workgroup);
+  }
+}
+
+
 int amd_register_waves_per_simd(const AmdArch& arch, const AmdKernelResources& kernel) {
   const int wave = wave_size_of(arch, kernel);
   return std::min(vgpr_waves_per_simd(arch, kernel, wave), sgpr_waves_per_simd(arch, kernel));

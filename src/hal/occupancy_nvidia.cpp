@@ -63,12 +63,24 @@ std::optional<int64_t> shared_memory_limit(const NvidiaArch& arch, const NvidiaK
   per_block_limit += arch.reserved_smem_per_block;
   const bool dynamic_exceeded = k.shmem_limit_optin && k.dynamic_smem > max_dynamic;
   if (dynamic_exceeded || allocated > per_block_limit) return 0;
+  if (allocated == 0) return std::nullopt;  // no shared memory (possible where none is reserved, cc 7.x)
   // The driver picks the user's carveout if one block fits in it, else the smallest step that does.
   const int64_t capacity = preferred >= allocated ? preferred : align_to_carveout_step(arch, allocated);
   return capacity / allocated;
 }
 
 }  // namespace
+
+void check_allocatable(const NvidiaArch& arch, const NvidiaKernelResources& k) {
+  if (k.regs_per_thread > arch.max_regs_per_thread_isa) {
+    fail(Errc::bad_input, "{} registers per thread: {} can give a thread at most {}", k.regs_per_thread, arch.name,
+         arch.max_regs_per_thread_isa);
+  }
+  if (k.static_smem + k.dynamic_smem > arch.smem_per_block_optin) {
+    fail(Errc::bad_input, "{} bytes of shared memory per block: {} can give a block at most {}", k.static_smem + k.dynamic_smem,
+         arch.name, arch.smem_per_block_optin);
+  }
+}
 
 OccupancyResult nvidia_occupancy(const NvidiaArch& arch, const NvidiaKernelResources& k, int block) {
   if (block < 1 || block > arch.max_threads_per_block) {

@@ -2,6 +2,8 @@
 // stdout, never a crash, and leaves the user's files as they were.
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -52,8 +54,42 @@ TEST(CliBadInput, SqliteWithoutRocpdTables) {
   expect_error({"analyze", path.string()}, 2, "no rocpd tables");
 }
 
-TEST(CliBadInput, RocpdWithNoDispatches) {
-  expect_error({"analyze", scenario("no-dispatches", 1, fresh_dir("nod")).string()}, 2, "no kernel dispatches recorded");
+TEST(CliBadInput, RocpdWithNoDispatchesNamesTheFiles) {
+  const auto dir = fresh_dir("nod");
+  const auto one = scenario("no-dispatches", 1, dir), two = scenario("no-dispatches", 2, dir);
+  expect_error({"analyze", one.string()}, 2, one.string() + ": no kernel dispatches recorded in this trace");
+  expect_error({"analyze", one.string(), two.string()}, 2,
+               one.string() + ", " + two.string() + ": no kernel dispatches recorded in any of these traces");
+}
+
+TEST(CliBadInput, ResourcesNoWaveOrBlockCanBeGiven) {
+  expect_error({"occupancy", "--arch", "gfx942", "--block", "256", "--vgpr", "600"}, 2,
+               "600 VGPRs per work-item: gfx942 can give a wave at most 256");
+  expect_error({"occupancy", "--arch", "gfx90a", "--block", "256", "--agpr", "300"}, 2,
+               "300 AGPRs per work-item: gfx90a can give a wave at most 256");
+  expect_error({"occupancy", "--arch", "gfx1030", "--block", "256", "--agpr", "8"}, 2, "8 AGPRs per work-item: gfx1030 has no AGPRs");
+  expect_error({"occupancy", "--arch", "gfx942", "--block", "256", "--sgpr", "200"}, 2,
+               "200 SGPRs per wave: gfx942 can give a wave at most 112");
+  expect_error({"occupancy", "--arch", "gfx942", "--block", "256", "--lds", "70000"}, 2,
+               "70000 bytes of LDS per workgroup: gfx942 can give a workgroup at most 65536");
+  expect_error({"occupancy", "--arch", "sm_90", "--block", "256", "--regs", "300"}, 2,
+               "300 registers per thread: sm_90 can give a thread at most 255");
+  expect_error({"occupancy", "--arch", "sm_90", "--block", "256", "--smem", "200000", "--dyn-smem", "40000"}, 2,
+               "240000 bytes of shared memory per block: sm_90 can give a block at most 232448");
+  // The largest allocatable values are still accepted.
+  EXPECT_EQ(run_cli({"occupancy", "--arch", "gfx950", "--block", "256", "--lds", "163840"}).exit_code, 0);
+  EXPECT_EQ(run_cli({"occupancy", "--arch", "sm_90", "--block", "256", "--regs", "255"}).exit_code, 0);
+}
+
+TEST(CliBadInput, InspectRefusesWhatIsNotARegularFile) {
+  const auto dir = fresh_dir("special");
+  const auto fifo = dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = run_cli({"inspect", fifo.string()}, {}, 20);
+  EXPECT_EQ(r.exit_code, 2) << "a FIFO must be refused, not read until it closes";
+  EXPECT_NE(r.err.find(fifo.string() + ": not a regular file"), std::string::npos) << r.err;
+  expect_error({"inspect", "/dev/zero"}, 2, "/dev/zero: not a regular file");
+  expect_error({"analyze", "/dev/zero"}, 2, "/dev/zero");
 }
 
 TEST(CliBadInput, OnlyHelperKernelsFallBackWithAWarning) {

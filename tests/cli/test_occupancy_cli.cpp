@@ -28,17 +28,37 @@ TEST(CliOccupancy, HumanOutputNamesTheLimiter) {
   EXPECT_NE(r.out.find("62.5 % (40 of 64 waves per WGP; 10 workgroups per WGP), limited by vgpr"), std::string::npos) << r.out;
 }
 
-TEST(CliOccupancy, EveryArchitectureOfTheIssue) {
-  for (const char* arch : {"gfx908", "gfx90a", "gfx942", "gfx1030"}) {
+TEST(CliOccupancy, EveryCurrentArchitecture) {
+  for (const char* arch : {"gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201"}) {
     auto r = run_cli({"occupancy", "--arch", arch, "--block", "256", "--vgpr", "64", "--json"});
     ASSERT_EQ(r.exit_code, 0) << arch << r.err;
     EXPECT_EQ(schema_errors(r.out, "occupancy"), "") << arch;
   }
-  for (const char* arch : {"sm_80", "sm_86", "sm_89", "sm_90"}) {
+  for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_103", "sm_120"}) {
     auto r = run_cli({"occupancy", "--arch", arch, "--block", "256", "--regs", "64", "--json"});
     ASSERT_EQ(r.exit_code, 0) << arch << r.err;
     EXPECT_EQ(schema_errors(r.out, "occupancy"), "") << arch;
   }
+}
+
+// Where the new architectures differ from their neighbours, the figures follow the tables' sources.
+TEST(CliOccupancy, NewArchitecturesDifferWhereTheirHardwareDoes) {
+  auto waves = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "occupancy");
+    args.push_back("--json");
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  // 96 VGPRs, wave32: 1024/96 -> 10 waves per SIMD on gfx1030; 1536/96 -> 16 on gfx1100 (1.5x file).
+  EXPECT_EQ(waves({"--arch", "gfx1030", "--block", "32", "--vgpr", "96"})["waves_per_simd"], 10);
+  EXPECT_EQ(waves({"--arch", "gfx1100", "--block", "32", "--vgpr", "96"})["waves_per_simd"], 16);
+  // 80 KiB of LDS: no workgroup on gfx942's 64 KiB would be bad input; gfx950 holds two in 160 KiB.
+  EXPECT_EQ(waves({"--arch", "gfx950", "--block", "256", "--lds", "81920"})["active_workgroups_per_cu"], 2);
+  // Turing: 1024 threads per SM; RTX 50 (sm_120): 1536 and 24 blocks; B200: as H100.
+  EXPECT_EQ(waves({"--arch", "sm_75", "--block", "256"})["max_waves_per_cu"], 32);
+  EXPECT_EQ(waves({"--arch", "sm_120", "--block", "32"})["active_workgroups_per_cu"], 24);
+  EXPECT_EQ(waves({"--arch", "sm_100", "--block", "32"})["active_workgroups_per_cu"], 32);
 }
 
 }  // namespace

@@ -29,7 +29,14 @@ struct InspectReport {
   std::vector<std::string> warnings;
 };
 
-/// Error(bad_input) for an unreadable file, one without GPU code, or an --arch it has no code for.
-InspectReport inspect_binary(const std::filesystem::path& file, const std::optional<std::string>& arch, int block);
+struct InspectOptions {
+  std::optional<std::string> arch;          // "sm_90" (and its a/f variants), "sm_90a" (that alone), "gfx90a"
+  std::optional<std::string> kernel_regex;  // on mangled or demangled names, before anything is decoded
+  int block = 256;
+};
+
+/// Error(bad_input) for an unreadable file, one without GPU code, or an --arch or --kernel that
+/// selects nothing in it.
+InspectReport inspect_binary(const std::filesystem::path& file, const InspectOptions& options);
 
 }  // namespace rpl::analysis

@@ -5,6 +5,7 @@
 // them to, except static shared memory on sm_90+ (see cuda_nv_info.cpp).
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,7 +14,7 @@ namespace rpl::codeobj {
 
 struct CudaKernelInfo {
   std::string name;        // mangled
-  std::string arch;        // "sm_90"
+  std::string arch;        // "sm_90", or "sm_90a" / "sm_100f" for arch-specific and family targets
   int64_t registers = 0;       // REG
   int64_t shared_bytes = 0;    // SHARED: static shared memory
   int64_t local_bytes = 0;     // LOCAL: statically allocated local memory per thread
@@ -29,9 +30,21 @@ bool is_cuda_binary(std::string_view content);
 /// read_cuda_kernels to it.
 std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& text);
 
-/// Every kernel with machine code in a file's bytes, sorted by arch, then name. Error(bad_input),
-/// naming origin, for a malformed, truncated or non-CUDA file, or one with no machine code (PTX only).
-std::vector<CudaKernelInfo> read_cuda_kernels(std::string_view content, const std::string& origin);
+/// Which kernels to read. An entry whose arch is refused is not even decompressed.
+struct CudaKernelFilter {
+  std::function<bool(const std::string& arch)> arch;     // "sm_90a"
+  std::function<bool(const std::string& mangled)> kernel;
+};
+
+/// Every kernel with machine code in a file's bytes that the filter accepts, sorted by arch, then
+/// name. The file's cubins are decompressed and read one at a time per thread (threads: 0 for
+/// every core), so memory stays near the largest cubin's size. Error(bad_input), naming origin,
+/// for a malformed, truncated or non-CUDA file, or one with no machine code (PTX only).
+std::vector<CudaKernelInfo> read_cuda_kernels(std::string_view content, const std::string& origin,
+                                              const CudaKernelFilter& filter = {}, unsigned threads = 0);
+/// The architectures a file has machine code for ("sm_80", "sm_90a"), sorted, without reading kernels.
+std::vector<std::string> cuda_arches(std::string_view content, const std::string& origin);
+
 /// The same, reading the file.
 std::vector<CudaKernelInfo> read_cuda_kernels(const std::filesystem::path& file);
 

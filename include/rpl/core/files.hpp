@@ -1,5 +1,7 @@
 #pragma once
 // File helpers that never leave a half-written file behind.
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -9,8 +11,24 @@ namespace rpl {
 /// Writes content to path atomically: temp file in the same folder, fsync, rename, fsync folder.
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
-/// Reads a whole file; Error(bad_input) naming the path when it cannot be read.
-std::string read_file(const std::filesystem::path& path);
+/// Reads a whole regular file of at most max_bytes; Error(bad_input) naming the path when it cannot
+/// be read, is not a regular file (a FIFO or a device would be read forever), or is larger.
+std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes = std::uintmax_t{1} << 30);
+
+/// A regular file mapped read-only, for inputs too large to copy into memory (a CUDA library can
+/// be 500 MB). Error(bad_input) naming the path for a missing, empty, unreadable or special file.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::filesystem::path& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 /// A fresh private folder under $TMPDIR (or /tmp), removed on destruction unless keep() was called.
 class TempDir {

@@ -34,6 +34,8 @@ struct AmdArch {
   int lds_granule_bytes = 0;
   int max_lds_per_workgroup = 0;
   int max_workgroups_per_unit = 0;       // barrier slots; workgroups of one wave use none
+  int max_arch_vgprs = 256;              // addressable arch VGPRs (and AGPRs, where there are) per lane
+  int max_sgprs = 0;                     // SGPRs one wave can be given, VCC and the other extras included
   int max_workgroup_size = 1024;
   ProductDefaults product;
 };
@@ -47,6 +49,7 @@ struct NvidiaArch {
   int regs_per_sm = 0;
   int regs_per_block = 0;
   int max_regs_per_thread = 0;           // occupancy model's limit (cuda_occupancy.h)
+  int max_regs_per_thread_isa = 255;     // what ptxas can give a thread
   int reg_granule_per_warp = 256;
   int warp_size = 32;
   int sub_partitions = 4;

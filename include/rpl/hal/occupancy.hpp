@@ -43,6 +43,10 @@ struct AmdKernelResources {
 /// Error(bad_input) for a block outside 1..max_workgroup_size or a wave size the arch lacks.
 OccupancyResult amd_occupancy(const AmdArch& arch, const AmdKernelResources& kernel, int block);
 
+/// Error(bad_input), saying the limit, for registers or LDS beyond what the architecture can give
+/// one wave or workgroup at all (the calculators themselves answer 0 or cap, as the vendors' do).
+void check_allocatable(const AmdArch& arch, const AmdKernelResources& kernel);
+
 /// Waves per SIMD allowed by registers and the hardware cap alone (LLVM's "Occupancy [waves/SIMD]").
 int amd_register_waves_per_simd(const AmdArch& arch, const AmdKernelResources& kernel);
 
@@ -60,6 +64,10 @@ struct NvidiaKernelResources {
   CachePreference cache_preference = CachePreference::none;
   int barriers = 1;                // named barriers per block (1 for __syncthreads)
 };
+
+/// Error(bad_input), saying the limit, for registers or shared memory beyond what one thread or
+/// block can be given at all (255 registers, the opt-in shared memory per block).
+void check_allocatable(const NvidiaArch& arch, const NvidiaKernelResources& kernel);
 
 /// Error(bad_input) for a block outside 1..max_threads_per_block or an out-of-range carveout.
 OccupancyResult nvidia_occupancy(const NvidiaArch& arch, const NvidiaKernelResources& kernel, int block);

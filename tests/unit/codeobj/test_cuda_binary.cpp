@@ -5,6 +5,7 @@
 #include <optional>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -169,6 +170,37 @@ TEST(CudaBinary, ReadsWhatPtxasReports) {
   EXPECT_EQ(by_name["_Z13static_sharedPf"].shared_bytes, 4000);
   EXPECT_EQ(by_name["_Z11local_arrayPfPKi"].stack_bytes, 1024);
   EXPECT_GT(by_name["_Z16many_live_valuesPfPKf"].stack_bytes, 0);  // spills
+}
+
+// sm_90 and sm_90a machine code differ (CUTLASS's warp-specialized kernels have other register
+// counts), so they are told apart: by the fatbin entry's flags, or a bare cubin's .nv.compat.
+TEST(CudaBinary, TellsArchSpecificAndFamilyTargetsApart) {
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found";
+  const fs::path dir = test::fresh_dir("variants");
+  const std::string source = resource_kernels_source().string();
+  compile({"-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_90a,code=sm_90a", "-gencode",
+           "arch=compute_100f,code=sm_100f", "-fatbin", "-o", (dir / "variants.fatbin").string(), source});
+  compile({"-arch=sm_90a", "-cubin", "-o", (dir / "a.cubin").string(), source});
+  std::map<std::string, int> per_arch;
+  for (const auto& k : read_cuda_kernels(dir / "variants.fatbin")) ++per_arch[k.arch];
+  EXPECT_EQ(per_arch, (std::map<std::string, int>{{"sm_100f", 6}, {"sm_90", 6}, {"sm_90a", 6}}));
+  for (const auto& k : read_cuda_kernels(dir / "a.cubin")) EXPECT_EQ(k.arch, "sm_90a") << k.name;
+  const MappedFile fatbin(dir / "variants.fatbin");
+  EXPECT_EQ(cuda_arches(fatbin.bytes(), "variants"), (std::vector<std::string>{"sm_100f", "sm_90", "sm_90a"}));
+  // Filters: an arch that is refused is not decompressed; a kernel filter sees mangled names.
+  CudaKernelFilter filter;
+  filter.arch = [](const std::string& arch) { return arch == "sm_90a"; };
+  filter.kernel = [](const std::string& name) { return name.find("static_shared") != std::string::npos; };
+  const auto some = read_cuda_kernels(fatbin.bytes(), "variants", filter, 2);
+  ASSERT_EQ(some.size(), 1u);
+  EXPECT_EQ(some[0].arch, "sm_90a");
+  EXPECT_EQ(some[0].name, "_Z13static_sharedPf");
+  // One thread or several: the same kernels in the same order.
+  const auto one = read_cuda_kernels(fatbin.bytes(), "variants", {}, 1);
+  const auto many = read_cuda_kernels(fatbin.bytes(), "variants", {}, 8);
+  ASSERT_EQ(one.size(), many.size());
+  for (size_t i = 0; i < one.size(); ++i) EXPECT_EQ(std::tie(one[i].arch, one[i].name, one[i].registers),
+                                                    std::tie(many[i].arch, many[i].name, many[i].registers));
 }
 
 void expect_bad_input(const fs::path& file, const std::string& message) {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Benchmark (needs an NVIDIA GPU): the tracer judged against what it cannot avoid, side by side in
+# one run, as ratios of medians over alternating runs:
+#   1. tracer / CUPTI alone (the same activity kinds and callbacks, records discarded), wall time
+#      of 100,000 empty kernels (target <= 1.03);
+#   2. the same for 1,000 kernels of 1 ms (target <= 1.03);
+#   3. a PyTorch training loop (bench/torch_train_loop.py), traced / untraced, wall time inside
+#      the loop (target <= 1.03).
+#   usage: bench/tracer_vs_cupti.sh [BUILD_DIR] [REPEATS]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build/release}
+repeats=${2:-9}
+lib="$(cd "$build/lib" && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# 1 and 2: the breakdown script's medians; its ratio column is to untraced, so tracer/cupti-alone
+# is the quotient of the two rows.
+for case in "tiny 100000" "long 1000 1"; do
+  # shellcheck disable=SC2086  # the case is a list of arguments
+  CONFIGS=untraced,cupti-alone,tracer bash "$here/tracer_overhead_breakdown.sh" "$build" "$repeats" $case 2> /dev/null \
+    | tee "$work/breakdown" | sed 's/^/  /'
+  awk -v name="launch_patterns $case" '$1 == "cupti-alone" { c = $2 } $1 == "tracer" { t = $2 }
+    END { printf "RATIO %-36s tracer / cupti-alone = %.3f\n", name, t / c }' "$work/breakdown"
+done
+
+# 3: the training loop's own timing, untraced and traced, alternating.
+python3 "$here/torch_train_loop.py" 20 5 > /dev/null  # warm-up: driver, cuBLAS, page cache
+untraced=() traced=()
+for ((r = 0; r < repeats; r++)); do
+  untraced+=("$(python3 "$here/torch_train_loop.py" | awk '{print $2}')")
+  traced+=("$(CUDA_INJECTION64_PATH="$lib/librpl_cupti_trace.so" RPL_TRACE_DIR="$work/trace" \
+              python3 "$here/torch_train_loop.py" | awk '{print $2}')")
+  rm -rf "$work/trace"
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+u=$(median "${untraced[@]}") t=$(median "${traced[@]}")
+echo "  torch training loop (200 steps): untraced ${untraced[*]}"
+echo "  torch training loop (200 steps): traced   ${traced[*]}"
+awk -v u="$u" -v t="$t" 'BEGIN { printf "RATIO %-36s traced / untraced = %.3f (medians %.4f / %.4f s)\n", "torch training loop", t / u, t, u }'
