@@ -2,18 +2,21 @@
 # Builds the device preset here and gathers what the NVIDIA machine needs into .devcarry/ (ignored
 # by git): rocm-perf, the tracer, the testbeds, the gpu tests, the three shared libraries of
 # Debian's that the machine lacks, and Python's jsonschema for the schema checks.
+# PRESET=release reuses that build instead of the device preset's (debug info is stripped either way).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cmake --preset device > /dev/null
-cmake --build --preset device
+preset=${PRESET:-device}
+cmake --preset "$preset" > /dev/null
+cmake --build --preset "$preset"
 rm -rf .devcarry
 mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py}
-cp build/device/bin/rocm-perf .devcarry/bin/
-cp build/device/lib/librpl_cupti_trace.so build/device/lib/librpl_cupti_probe.so .devcarry/lib/
+cp build/$preset/bin/rocm-perf .devcarry/bin/
+cp build/$preset/lib/librpl_cupti_trace.so build/$preset/lib/librpl_cupti_probe.so .devcarry/lib/
 for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels; do
-  cp build/device/examples/$e .devcarry/examples/
+  cp build/$preset/examples/$e .devcarry/examples/
 done
-cp build/device/tests/test_nvidia_gpu .devcarry/tests/
-cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1} .devcarry/syslib/
+cp build/$preset/tests/test_nvidia_gpu .devcarry/tests/
+strip --strip-debug .devcarry/bin/* .devcarry/lib/* .devcarry/examples/* .devcarry/tests/*
+cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1,libzstd.so.1,liblz4.so.1} .devcarry/syslib/
 cp -r /usr/lib/python3/dist-packages/{jsonschema,pyrsistent,_pyrsistent_version.py} .devcarry/py/
 du -sh .devcarry

@@ -1,6 +1,8 @@
 // Kernel resources from a cubin's ELF, as cuobjdump --dump-resource-usage reports them (checked
 // on an H100 against cuobjdump 13.0 for 246 kernels, and against cudaFuncGetAttributes):
-//   registers  EIATTR_REGCOUNT (0x2f) in .nv.info, keyed by the kernel's symbol index
+//   registers  EIATTR_REGCOUNT (0x2f) in .nv.info, keyed by the kernel's symbol index; where a cubin
+//              has none (cuBLASLt's sm_75 kernels), the top byte of .text.<kernel>'s sh_info, where
+//              ptxas also records it (checked against cuobjdump on libcublasLt.so.13)
 //   stack      EIATTR_MIN_STACK_SIZE (0x12): the per-thread stack, spills and local arrays included
 //              (cuobjdump's STACK; what the runtime counts as local memory, with `local`)
 //   local      size of .nv.local.<kernel>, per thread (cuobjdump's LOCAL)
@@ -147,6 +149,9 @@ std::vector<CudaKernelInfo> read_cubin_kernels(const Cubin& cubin, const std::fu
     k.name = symbols[i].name;
     k.arch = arch;
     k.registers = attribute(kAttrRegcount, i);
+    if (k.registers == 0) {
+      if (const ElfSection* text = elf.find(".text." + k.name)) k.registers = static_cast<int64_t>(text->header.sh_info >> 24);
+    }
     k.stack_bytes = attribute(kAttrMinStackSize, i);
     k.local_bytes = section_size(".nv.local." + k.name);
     k.shared_bytes = section_size(".nv.shared." + k.name);
