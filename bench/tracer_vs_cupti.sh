@@ -5,7 +5,7 @@
 #      of 100,000 empty kernels (target <= 1.03);
 #   2. the same for 1,000 kernels of 1 ms (target <= 1.03);
 #   3. a PyTorch training loop (bench/torch_train_loop.py), traced / untraced, wall time inside
-#      the loop (target <= 1.03).
+#      the loop (target <= 1.03), with CUPTI alone on the same loop beside it.
 #   usage: bench/tracer_vs_cupti.sh [BUILD_DIR] [REPEATS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,17 +25,21 @@ for case in "tiny 100000" "long 1000 1"; do
     END { printf "RATIO %-36s tracer / cupti-alone = %.3f\n", name, t / c }' "$work/breakdown"
 done
 
-# 3: the training loop's own timing, untraced and traced, alternating.
+# 3: the training loop's own timing, untraced, under CUPTI alone and traced, alternating.
 python3 "$here/torch_train_loop.py" 20 5 > /dev/null  # warm-up: driver, cuBLAS, page cache
-untraced=() traced=()
+untraced=() cupti=() traced=()
+loop() { "$@" python3 "$here/torch_train_loop.py" | awk '{print $2}'; }
 for ((r = 0; r < repeats; r++)); do
-  untraced+=("$(python3 "$here/torch_train_loop.py" | awk '{print $2}')")
-  traced+=("$(CUDA_INJECTION64_PATH="$lib/librpl_cupti_trace.so" RPL_TRACE_DIR="$work/trace" \
-              python3 "$here/torch_train_loop.py" | awk '{print $2}')")
+  untraced+=("$(loop env)")
+  cupti+=("$(loop env CUDA_INJECTION64_PATH="$lib/librpl_cupti_probe.so" RPL_PROBE=subscribe,reset,kernel,copies,sync)")
+  traced+=("$(loop env CUDA_INJECTION64_PATH="$lib/librpl_cupti_trace.so" RPL_TRACE_DIR="$work/trace")")
   rm -rf "$work/trace"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-u=$(median "${untraced[@]}") t=$(median "${traced[@]}")
-echo "  torch training loop (200 steps): untraced ${untraced[*]}"
-echo "  torch training loop (200 steps): traced   ${traced[*]}"
-awk -v u="$u" -v t="$t" 'BEGIN { printf "RATIO %-36s traced / untraced = %.3f (medians %.4f / %.4f s)\n", "torch training loop", t / u, t, u }'
+u=$(median "${untraced[@]}") c=$(median "${cupti[@]}") t=$(median "${traced[@]}")
+echo "  torch training loop (200 steps), seconds: untraced    ${untraced[*]}"
+echo "  torch training loop (200 steps), seconds: cupti-alone ${cupti[*]}"
+echo "  torch training loop (200 steps), seconds: traced      ${traced[*]}"
+awk -v u="$u" -v c="$c" -v t="$t" 'BEGIN {
+  printf "RATIO %-36s traced / untraced = %.3f (medians %.4f / %.4f s)\n", "torch training loop", t / u, t, u
+  printf "RATIO %-36s cupti-alone / untraced = %.3f, traced / cupti-alone = %.3f\n", "torch training loop", c / u, t / c }'

@@ -2,3 +2,4 @@ option(RPL_ENABLE_TESTS "Build the tests" ON)
 # Off for a plain build (a newer compiler's new warning must not break it); the presets turn it on.
 option(RPL_WERROR "Treat warnings as errors" OFF)
 option(RPL_SANITIZERS "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(RPL_FUZZ "Build the libFuzzer targets (clang only; instruments the whole build)" OFF)

@@ -10,6 +10,12 @@ target_compile_options(rpl_settings INTERFACE -Wall -Wextra)
 if(RPL_WERROR)
   target_compile_options(rpl_settings INTERFACE -Werror)
 endif()
+if(RPL_FUZZ)
+  # Coverage for libFuzzer everywhere, address and undefined-behaviour checks, every finding fatal.
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link,address,undefined>
+                      $<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize-recover=all> $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>)
+  add_link_options(-fsanitize=address,undefined)
+endif()
 if(RPL_SANITIZERS)
   target_compile_options(rpl_settings INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
   target_link_options(rpl_settings INTERFACE -fsanitize=address,undefined)

@@ -122,6 +122,7 @@ InspectReport inspect_binary(const std::filesystem::path& file, const InspectOpt
     codeobj::CudaKernelFilter filter;
     filter.arch = [&](const std::string& arch) { return arch_wanted(arch); };
     if (kernel_re) filter.kernel = kernel_wanted;
+    filter.done_with = [&](std::string_view bytes) { mapped.release(bytes); };
     for (const auto& k : codeobj::read_cuda_kernels(content, report.file, filter)) {
       report.kernels.push_back(inspect_cuda_kernel(k, block, report.warnings));
     }

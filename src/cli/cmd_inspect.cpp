@@ -35,7 +35,7 @@ Action add_inspect_command(CLI::App& app) {
     options.block = o->block;
     auto report = analysis::inspect_binary(o->file, options);
     if (o->output.json) {
-      std::cout << report::dump(report::inspect_json(report));
+      report::write_inspect_json(std::cout, report);
     } else {
       std::cout << report::inspect_text(report);
       print_warnings(report.warnings);

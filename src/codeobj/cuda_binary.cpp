@@ -106,6 +106,7 @@ std::vector<CudaKernelInfo> read_cuda_kernels(std::string_view content, const st
       try {
         if (filter.arch && !entries[i].arch.empty() && !filter.arch(entries[i].arch)) continue;
         found[i] = detail::read_cubin_kernels(detail::load_cubin(entries[i]), filter.kernel);
+        if (filter.done_with) filter.done_with(entries[i].payload);
         if (filter.arch) {
           std::erase_if(found[i], [&](const CudaKernelInfo& k) { return !filter.arch(k.arch); });
         }

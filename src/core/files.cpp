@@ -91,6 +91,16 @@ MappedFile::MappedFile(const fs::path& path) {
   }
 }
 
+void MappedFile::release(std::string_view part) const {
+  const auto base = reinterpret_cast<uintptr_t>(data_);
+  auto begin = reinterpret_cast<uintptr_t>(part.data()), end = begin + part.size();
+  if (begin < base || end > base + size_) return;  // not ours: never advise on other memory
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  begin = (begin + page - 1) / page * page;  // whole pages only: neighbours may still be in use
+  end = end / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (data_) ::munmap(data_, size_);
 }

@@ -1,5 +1,7 @@
 #include <rpl/report/json_documents.hpp>
 
+#include <ostream>
+
 #include <cmath>
 
 #include <rpl/version.hpp>
@@ -103,27 +105,58 @@ Json resources_json(const analysis::ResourceSummary& r) {
           {"scratch_bytes", r.scratch_bytes}};
 }
 
-Json inspect_json(const analysis::InspectReport& report) {
+namespace {
+
+Json inspected_kernel_json(const analysis::InspectedKernel& k) {
+  Json kj;
+  kj["name"] = k.name;
+  kj["mangled_name"] = k.mangled_name;
+  kj["arch"] = k.arch;
+  kj["wave_size"] = k.wave_size;
+  kj["max_workgroup_size"] = k.max_flat_workgroup_size;
+  kj["resources"] = resources_json(k.resources);
+  kj["spills"] = {{"vgpr", k.vgpr_spills}, {"sgpr", k.sgpr_spills}};
+  kj["constant_bytes"] = optional_json(k.constant_bytes);
+  kj["occupancy"] = k.occupancy ? occupancy_json(*k.occupancy) : Json(nullptr);
+  return kj;
+}
+
+Json inspect_header(const analysis::InspectReport& report) {
   Json j = document_header();
   j["file"] = report.file;
   j["block"] = report.block;
-  Json kernels = Json::array();
-  for (const auto& k : report.kernels) {
-    Json kj;
-    kj["name"] = k.name;
-    kj["mangled_name"] = k.mangled_name;
-    kj["arch"] = k.arch;
-    kj["wave_size"] = k.wave_size;
-    kj["max_workgroup_size"] = k.max_flat_workgroup_size;
-    kj["resources"] = resources_json(k.resources);
-    kj["spills"] = {{"vgpr", k.vgpr_spills}, {"sgpr", k.sgpr_spills}};
-    kj["constant_bytes"] = optional_json(k.constant_bytes);
-    kj["occupancy"] = k.occupancy ? occupancy_json(*k.occupancy) : Json(nullptr);
-    kernels.push_back(std::move(kj));
-  }
-  j["kernels"] = std::move(kernels);
+  j["kernels"] = Json::array();
   j["warnings"] = report.warnings;
   return j;
+}
+
+}  // namespace
+
+Json inspect_json(const analysis::InspectReport& report) {
+  Json j = inspect_header(report);
+  for (const auto& k : report.kernels) j["kernels"].push_back(inspected_kernel_json(k));
+  return j;
+}
+
+void write_inspect_json(std::ostream& out, const analysis::InspectReport& report) {
+  // The document with an empty kernel list, split where the list goes; raw newlines cannot occur
+  // inside JSON strings, so the marker is the key itself.
+  const std::string text = inspect_header(report).dump(2);
+  const std::string marker = "\n  \"kernels\": []";
+  const size_t at = text.find(marker);
+  out << text.substr(0, at) << "\n  \"kernels\": [";
+  bool first = true;
+  for (const auto& k : report.kernels) {
+    // One element at a time, indented as dump(2) nests it: 4 spaces deeper than on its own.
+    const std::string element = inspected_kernel_json(k).dump(2);
+    out << (first ? "\n" : ",\n") << "    ";
+    for (char c : element) {
+      out << c;
+      if (c == '\n') out << "    ";
+    }
+    first = false;
+  }
+  out << (report.kernels.empty() ? "]" : "\n  ]") << text.substr(at + marker.size()) << "\n";
 }
 
 std::string dump(const Json& document) { return document.dump(2) + "\n"; }

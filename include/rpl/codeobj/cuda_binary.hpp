@@ -34,6 +34,8 @@ std::vector<CudaKernelInfo> parse_cuobjdump_resource_usage(const std::string& te
 struct CudaKernelFilter {
   std::function<bool(const std::string& arch)> arch;     // "sm_90a"
   std::function<bool(const std::string& mangled)> kernel;
+  /// Called with each cubin's stored bytes once they are read (MappedFile::release).
+  std::function<void(std::string_view)> done_with;
 };
 
 /// Every kernel with machine code in a file's bytes that the filter accepts, sorted by arch, then

@@ -24,6 +24,9 @@ class MappedFile {
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+  /// Lets the kernel drop the whole pages of part (a range of bytes()) from memory once read:
+  /// reading them again faults them back in from the file. Keeps a large file's reader small.
+  void release(std::string_view part) const;
 
  private:
   void* data_ = nullptr;

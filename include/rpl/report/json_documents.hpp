@@ -19,6 +19,9 @@ Json document_header();
 Json occupancy_json(const hal::OccupancyResult& occupancy);
 Json profile_json(const analysis::ProfileSummary& summary);
 Json resources_json(const analysis::ResourceSummary& resources);
+/// The same bytes as dump(inspect_json(report)), written a kernel at a time: the whole tree of a
+/// library's 100,000 kernels would take gigabytes.
+void write_inspect_json(std::ostream& out, const analysis::InspectReport& report);
 Json inspect_json(const analysis::InspectReport& report);
 
 /// Two-space indented text with a final newline.
