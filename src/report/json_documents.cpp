@@ -149,11 +149,13 @@ void write_inspect_json(std::ostream& out, const analysis::InspectReport& report
   for (const auto& k : report.kernels) {
     // One element at a time, indented as dump(2) nests it: 4 spaces deeper than on its own.
     const std::string element = inspected_kernel_json(k).dump(2);
-    out << (first ? "\n" : ",\n") << "    ";
+    std::string text = first ? "\n    " : ",\n    ";
+    text.reserve(text.size() + element.size() + element.size() / 8);
     for (char c : element) {
-      out << c;
-      if (c == '\n') out << "    ";
+      text += c;
+      if (c == '\n') text += "    ";
     }
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));  // one write: a character at a time is slow
     first = false;
   }
   out << (report.kernels.empty() ? "]" : "\n  ]") << text.substr(at + marker.size()) << "\n";
