@@ -148,14 +148,21 @@ InspectReport inspect_binary(const std::filesystem::path& file, const InspectOpt
          wanted.empty() ? "" : " for " + wanted);
   }
   std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.arch, a.mangled_name) < std::tie(b.arch, b.mangled_name);
+    return std::tie(a.arch, a.mangled_name, a.resources.vgpr_per_thread, a.resources.agpr_per_thread,
+                    a.resources.sgpr_per_wave, a.resources.lds_bytes, a.resources.scratch_bytes, a.constant_bytes) <
+           std::tie(b.arch, b.mangled_name, b.resources.vgpr_per_thread, b.resources.agpr_per_thread,
+                    b.resources.sgpr_per_wave, b.resources.lds_bytes, b.resources.scratch_bytes, b.constant_bytes);
   });
-  // A fat binary holds the same kernel once per translation unit that instantiated it.
-  report.kernels.erase(std::unique(report.kernels.begin(), report.kernels.end(),
-                                   [](const auto& a, const auto& b) {
-                                     return a.arch == b.arch && a.mangled_name == b.mangled_name;
-                                   }),
-                       report.kernels.end());
+  // A fat binary holds the same kernel once per translation unit that instantiated it: one is
+  // reported. Copies compiled differently (cuDNN has some) differ in resources and are all kept.
+  auto same = [](const InspectedKernel& a, const InspectedKernel& b) {
+    const auto& x = a.resources;
+    const auto& y = b.resources;
+    return a.arch == b.arch && a.mangled_name == b.mangled_name && x.vgpr_per_thread == y.vgpr_per_thread &&
+           x.agpr_per_thread == y.agpr_per_thread && x.sgpr_per_wave == y.sgpr_per_wave && x.lds_bytes == y.lds_bytes &&
+           x.scratch_bytes == y.scratch_bytes && a.constant_bytes == b.constant_bytes;
+  };
+  report.kernels.erase(std::unique(report.kernels.begin(), report.kernels.end(), same), report.kernels.end());
   return report;
 }
 

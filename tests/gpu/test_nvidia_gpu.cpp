@@ -390,5 +390,41 @@ TEST(NvidiaGpu, AnotherCuptiClientIsRefused) {
   EXPECT_NE(p.cli.err.find("the CUPTI tracer refused to run"), std::string::npos) << p.cli.err;
 }
 
+// The registers inspect reads for sm_90 and sm_90a code of the same kernels, compiled to differ
+// (sm_90 capped at 32 registers), against the driver's own count for each cubin loaded.
+TEST(NvidiaGpu, InspectRegistersOfArchVariantsAreTheDriversOwn) {
+  SKIP_WITHOUT_GPU();
+  const auto nvcc = find_executable("nvcc", {"/usr/local/cuda/bin"});
+  if (!nvcc) GTEST_SKIP() << "nvcc not found";
+  const fs::path dir = fresh_dir("variants");
+  const std::string source = (source_dir() / "tests/gpu/programs/resource_kernels.cu").string();
+  for (const auto& [arch, extra] : std::vector<std::pair<std::string, std::string>>{{"sm_90", "--maxrregcount=32"},
+                                                                                     {"sm_90a", "--maxrregcount=255"}}) {
+    SCOPED_TRACE(arch);
+    const fs::path cubin = dir / (arch + ".cubin");
+    ProcessOptions compile;
+    compile.argv = {nvcc->string(), "-cubin", "-arch=" + arch, extra, "-o", cubin.string(), source};
+    compile.capture_output = true;
+    ASSERT_TRUE(run_process(compile).ok());
+    ProcessOptions driver;
+    driver.argv = {program("cubin_registers"), cubin.string()};
+    driver.capture_output = true;
+    const auto truth = run_process(driver);
+    ASSERT_TRUE(truth.ok()) << truth.output;
+    std::map<std::string, int> registers;
+    std::istringstream lines(truth.output);
+    for (std::string name; lines >> name;) lines >> registers[name];
+    auto r = run_cli({"inspect", "--json", cubin.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto doc = json::parse(r.out);
+    ASSERT_EQ(doc["kernels"].size(), registers.size());
+    for (const auto& k : doc["kernels"]) {
+      EXPECT_EQ(k["arch"], arch);
+      EXPECT_EQ(k["resources"]["vgpr_per_thread"], registers[k["mangled_name"].get<std::string>()]) << k["mangled_name"];
+    }
+    std::cout << arch << ": " << registers.size() << " kernels, registers equal to cuFuncGetAttribute's\n";
+  }
+}
+
 }  // namespace
 }  // namespace rpl::test
