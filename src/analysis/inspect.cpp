@@ -144,7 +144,8 @@ InspectReport inspect_binary(const std::filesystem::path& file, const InspectOpt
     if (!wanted.empty() && std::none_of(seen_arches.begin(), seen_arches.end(), arch_wanted)) {
       fail(Errc::bad_input, "{}: no code for {} (it has code for: {})", file.string(), wanted, have);
     }
-    fail(Errc::bad_input, "{}: --kernel '{}' matches none of its kernels{}", file.string(), options.kernel_regex.value_or(""),
+    if (!kernel_re) fail(Errc::bad_input, "{}: no kernels in its code for {}", file.string(), wanted);
+    fail(Errc::bad_input, "{}: --kernel '{}' matches none of its kernels{}", file.string(), *options.kernel_regex,
          wanted.empty() ? "" : " for " + wanted);
   }
   std::stable_sort(report.kernels.begin(), report.kernels.end(), [](const auto& a, const auto& b) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
 
@@ -79,6 +80,20 @@ TEST(CliBadInput, ResourcesNoWaveOrBlockCanBeGiven) {
   // The largest allocatable values are still accepted.
   EXPECT_EQ(run_cli({"occupancy", "--arch", "gfx950", "--block", "256", "--lds", "163840"}).exit_code, 0);
   EXPECT_EQ(run_cli({"occupancy", "--arch", "sm_90", "--block", "256", "--regs", "255"}).exit_code, 0);
+}
+
+// A fatbin of nvcc 13 with sm_100f code (kept as a fuzzing seed): family variants by name, filters.
+TEST(CliBadInput, InspectFiltersThatSelectNothing) {
+  const auto fatbin = (source_dir() / "tests/fuzz/corpus/cuda_binary/sm_100f.fatbin").string();
+  auto r = run_cli({"inspect", "--json", "--kernel", "^k\\(", fatbin});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["kernels"].size(), 1u);
+  EXPECT_EQ(doc["kernels"][0]["arch"], "sm_100f");
+  EXPECT_EQ(run_cli({"inspect", "--arch", "sm_100", fatbin}).exit_code, 0) << "sm_100 takes its f variant";
+  expect_error({"inspect", "--kernel", "no_such", fatbin}, 2, "sm_100f.fatbin: --kernel 'no_such' matches none of its kernels");
+  expect_error({"inspect", "--arch", "sm_100a", fatbin}, 2, "sm_100f.fatbin: no code for sm_100a (it has code for: sm_100f)");
+  expect_error({"inspect", "--kernel", "k(", fatbin}, 2, "--kernel 'k(': not a valid regular expression");
 }
 
 TEST(CliBadInput, InspectRefusesWhatIsNotARegularFile) {
