@@ -6,7 +6,8 @@
 #   2. the same for 1,000 kernels of 1 ms (target <= 1.03);
 #   3. a PyTorch training loop (bench/torch_train_loop.py), traced / untraced, wall time inside
 #      the loop (target <= 1.03), with CUPTI alone on the same loop beside it.
-#   usage: bench/tracer_vs_cupti.sh [BUILD_DIR] [REPEATS]
+#   usage: bench/tracer_vs_cupti.sh [BUILD_DIR] [REPEATS]   (TORCH_WIDTH=4096: a more compute-bound loop;
+#          ONLY_TORCH=1: the training loop alone)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build/release}
@@ -17,7 +18,9 @@ trap 'rm -rf "$work"' EXIT
 
 # 1 and 2: the breakdown script's medians; its ratio column is to untraced, so tracer/cupti-alone
 # is the quotient of the two rows.
-for case in "tiny 100000" "long 1000 1"; do
+cases=("tiny 100000" "long 1000 1")
+[ -n "${ONLY_TORCH:-}" ] && cases=()
+for case in "${cases[@]}"; do
   # shellcheck disable=SC2086  # the case is a list of arguments
   CONFIGS=untraced,cupti-alone,tracer bash "$here/tracer_overhead_breakdown.sh" "$build" "$repeats" $case 2> /dev/null \
     | tee "$work/breakdown" | sed 's/^/  /'
@@ -28,7 +31,8 @@ done
 # 3: the training loop's own timing, untraced, under CUPTI alone and traced, alternating.
 python3 "$here/torch_train_loop.py" 20 5 > /dev/null  # warm-up: driver, cuBLAS, page cache
 untraced=() cupti=() traced=()
-loop() { "$@" python3 "$here/torch_train_loop.py" | awk '{print $2}'; }
+width=${TORCH_WIDTH:-2048}
+loop() { "$@" python3 "$here/torch_train_loop.py" 200 20 "$width" | awk '{print $2}'; }
 for ((r = 0; r < repeats; r++)); do
   untraced+=("$(loop env)")
   cupti+=("$(loop env CUDA_INJECTION64_PATH="$lib/librpl_cupti_probe.so" RPL_PROBE=subscribe,reset,kernel,copies,sync)")
@@ -37,9 +41,9 @@ for ((r = 0; r < repeats; r++)); do
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 u=$(median "${untraced[@]}") c=$(median "${cupti[@]}") t=$(median "${traced[@]}")
-echo "  torch training loop (200 steps), seconds: untraced    ${untraced[*]}"
-echo "  torch training loop (200 steps), seconds: cupti-alone ${cupti[*]}"
-echo "  torch training loop (200 steps), seconds: traced      ${traced[*]}"
+echo "  torch training loop (200 steps, width $width), seconds: untraced    ${untraced[*]}"
+echo "  torch training loop (200 steps, width $width), seconds: cupti-alone ${cupti[*]}"
+echo "  torch training loop (200 steps, width $width), seconds: traced      ${traced[*]}"
 awk -v u="$u" -v c="$c" -v t="$t" 'BEGIN {
   printf "RATIO %-36s traced / untraced = %.3f (medians %.4f / %.4f s)\n", "torch training loop", t / u, t, u
   printf "RATIO %-36s cupti-alone / untraced = %.3f, traced / cupti-alone = %.3f\n", "torch training loop", c / u, t / c }'
