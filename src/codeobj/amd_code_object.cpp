@@ -67,7 +67,11 @@ bool map_bool(const msgpack::object& map, std::string_view key) {
 void read_metadata(std::string_view blob, AmdCodeObject& co, const std::string& origin) {
   msgpack::object_handle handle;
   try {
-    handle = msgpack::unpack(blob.data(), blob.size());
+    // Counts a hostile note declares must fit in its bytes (an array entry takes one byte at least,
+    // a map entry two): unchecked, a 5-byte map header asks for 2^32 entries, 128 GB (found by
+    // fuzzing). Nesting is bounded too: metadata is a few levels deep.
+    const msgpack::unpack_limit limit(blob.size(), blob.size() / 2, blob.size(), blob.size(), blob.size(), 32);
+    handle = msgpack::unpack(blob.data(), blob.size(), nullptr, nullptr, limit);
   } catch (const std::exception& e) {
     fail(Errc::bad_input, "{}: AMDGPU metadata note is not valid msgpack ({})", origin, e.what());
   }

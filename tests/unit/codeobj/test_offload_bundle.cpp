@@ -88,6 +88,20 @@ TEST(CodeObjectFiles, NonGpuFilesAreBadInput) {
   EXPECT_EQ(error_code_of([&] { read_amd_code_objects(dir / "missing"); }), Errc::bad_input);
 }
 
+// Inputs the fuzzer found (tests/fixtures/fuzz_regressions): each must be refused as bad input,
+// quickly and without exhausting memory.
+TEST(CodeObjectFiles, FuzzerFindingsAreBadInput) {
+  // A metadata note whose msgpack map header declares 2^32 entries (it once asked for 128 GB).
+  const auto file = test::source_dir() / "tests/fixtures/fuzz_regressions/amd_msgpack_huge_map.hsaco";
+  try {
+    read_amd_code_objects(file);
+    ADD_FAILURE() << "read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_input);
+    EXPECT_NE(std::string(e.what()).find("AMDGPU metadata note is not valid msgpack"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CodeObjectFiles, Demangle) {
   EXPECT_EQ(rpl::demangle("_Z5smallPfi"), "small(float*, int)");
   EXPECT_EQ(rpl::demangle("plain_c_name"), "plain_c_name");
