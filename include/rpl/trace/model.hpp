@@ -75,6 +75,10 @@ struct Dispatch {
   uint32_t geometry;  // index into Trace::geometries
   int16_t agent;      // index into Trace::agents, -1 if the agent is unknown
   int16_t source;     // index into Trace::sources
+  /// The order in which the process enqueued it among its API calls (CUPTI's correlation id,
+  /// rocprofiler's internal correlation id); 0 where the trace does not say. Read only for
+  /// processes that recorded event operations, the only use the DAG has for it.
+  int64_t correlation_id;
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
 
@@ -109,7 +113,9 @@ using DispatchList = std::vector<Dispatch, DefaultInitAllocator<Dispatch>>;
 
 struct MemoryCopy {
   int32_t source = 0;
+  std::string guid;  // the process that made it
   int64_t id = 0;
+  int64_t correlation_id = 0;  // as Dispatch::correlation_id
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   int64_t size = 0;
@@ -120,6 +126,26 @@ struct MemoryCopy {
   int64_t stream_id = 0;
 };
 
+/// A point in a process's stream order where it recorded an event, made a stream wait for one,
+/// or made the host wait for the GPU (rocpd_event_operation; docs/dependencies.md).
+enum class EventOperationKind : uint8_t {
+  event_record,         // SIGNAL: the event completes when the stream's earlier work has
+  stream_wait_event,    // WAIT: the stream's later work waits for the event
+  event_synchronize,    // WAIT: the host waits for the event
+  stream_synchronize,   // WAIT: the host waits for the stream's earlier work
+  device_synchronize,   // WAIT: the host waits for all earlier work of the process
+};
+
+struct EventOperation {
+  int32_t source = 0;
+  std::string guid;
+  EventOperationKind kind = EventOperationKind::event_record;
+  int64_t stream_id = 0;       // the stream recorded on, made to wait, or waited for
+  int64_t event = 0;           // one recording of an event: a wait names the recording it waited for
+  int64_t correlation_id = 0;  // its place among the process's API calls, as Dispatch::correlation_id
+  int64_t start_ns = 0, end_ns = 0;  // the host call
+};
+
 struct Trace {
   std::vector<Source> sources;
   std::vector<Agent> agents;
@@ -127,6 +153,7 @@ struct Trace {
   DispatchList dispatches;
   std::vector<DispatchGeometry> geometries;
   std::vector<MemoryCopy> memory_copies;
+  std::vector<EventOperation> event_operations;
   std::vector<std::string> warnings;  // non-fatal oddities found while reading
 
   const DispatchGeometry& geometry(const Dispatch& d) const { return geometries[d.geometry]; }

@@ -1,0 +1,197 @@
+// The critical path of the DAG: longest path by duration (the critical path method), slack from a
+// backward pass, each kernel's share of the path, and its impact from the longest path evaluated
+// again with that kernel twice as fast.
+#include <algorithm>
+#include <map>
+
+#include "dag_graph.hpp"
+
+namespace rpl::analysis {
+namespace {
+
+using detail::DagGraph;
+using detail::kNone;
+
+// Earliest finish of every node; best_pred (when asked) the predecessor that finished last, ties
+// to the earliest node.
+std::vector<int64_t> earliest_finish(const DagGraph& g, const std::vector<int64_t>& duration,
+                                     std::vector<uint32_t>* best_pred = nullptr) {
+  const size_t n = g.size();
+  std::vector<int64_t> finish(n);
+  if (best_pred) best_pred->assign(n, kNone);
+  for (size_t v = 0; v < n; ++v) {
+    int64_t ready = 0;
+    uint32_t from = kNone;
+    for (uint32_t e = g.pred_begin[v]; e < g.pred_begin[v + 1]; ++e) {
+      const uint32_t p = g.preds[e];
+      if (finish[p] > ready || (finish[p] == ready && from != kNone && p < from)) {
+        ready = finish[p];
+        from = p;
+      }
+    }
+    finish[v] = ready + duration[v];
+    if (best_pred) (*best_pred)[v] = from;
+  }
+  return finish;
+}
+
+int64_t longest(const std::vector<int64_t>& finish) {
+  return finish.empty() ? 0 : *std::max_element(finish.begin(), finish.end());
+}
+
+struct Groups {
+  std::vector<DagKernel> kernels;
+  std::vector<int32_t> of_node;  // -1 for host synchronizations
+};
+
+Groups group_nodes(const trace::Trace& trace, const DagGraph& g) {
+  Groups out;
+  std::map<std::pair<bool, std::string>, int32_t> index;
+  auto group = [&](bool is_copy, const std::string& name) {
+    auto [it, inserted] = index.try_emplace({is_copy, name}, static_cast<int32_t>(out.kernels.size()));
+    if (inserted) {
+      DagKernel k;
+      k.name = name;
+      k.is_copy = is_copy;
+      out.kernels.push_back(std::move(k));
+    }
+    return it->second;
+  };
+  std::vector<int32_t> of_symbol(trace.symbols.size(), -1);
+  out.of_node.assign(g.size(), -1);
+  for (size_t v = 0; v < g.size(); ++v) {
+    const DagNode& node = g.nodes[v];
+    if (node.kind == DagNode::Kind::dispatch) {
+      const int32_t sym = trace.dispatches[node.index].symbol;
+      if (of_symbol[static_cast<size_t>(sym)] < 0) of_symbol[static_cast<size_t>(sym)] = group(false, trace.symbols[static_cast<size_t>(sym)].name());
+      out.of_node[v] = of_symbol[static_cast<size_t>(sym)];
+    } else if (node.kind == DagNode::Kind::copy) {
+      const auto& name = trace.memory_copies[node.index].name;
+      out.of_node[v] = group(true, name.empty() ? "memory copy" : name);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+DagResult analyze_dag(const trace::Trace& trace, const DagOptions& options) {
+  DagGraph g = detail::build_dag_graph(trace, options);
+  DagResult r;
+  const size_t n = g.size();
+  r.nodes = n;
+  r.edge_counts = g.edge_counts;
+  r.warnings = std::move(g.warnings);
+
+  std::vector<uint32_t> best_pred;
+  const std::vector<int64_t> finish = earliest_finish(g, g.duration_ns, &best_pred);
+  r.critical_path_ns = longest(finish);
+
+  // Per process: its longest path and the observed span of its work.
+  std::vector<int64_t> first_start(g.processes.size(), INT64_MAX), last_end(g.processes.size(), INT64_MIN);
+  for (size_t v = 0; v < n; ++v) {
+    auto& p = g.processes[g.process[v]];
+    p.critical_path_ns = std::max(p.critical_path_ns, finish[v]);
+    if (g.nodes[v].kind == DagNode::Kind::host_sync) continue;
+    first_start[g.process[v]] = std::min(first_start[g.process[v]], g.start_ns[v]);
+    last_end[g.process[v]] = std::max(last_end[g.process[v]], g.start_ns[v] + g.duration_ns[v]);
+  }
+  for (size_t p = 0; p < g.processes.size(); ++p) {
+    if (first_start[p] <= last_end[p]) g.processes[p].makespan_ns = last_end[p] - first_start[p];
+  }
+
+  // The path: back from the node that finishes last (the earliest such node), through the
+  // predecessors that held each node back.
+  std::vector<uint32_t> path;
+  if (n > 0) {
+    uint32_t end = 0;
+    for (uint32_t v = 1; v < n; ++v) {
+      if (finish[v] > finish[end]) end = v;
+    }
+    r.critical_process = g.process[end];
+    for (uint32_t v = end; v != kNone; v = best_pred[v]) path.push_back(v);
+    std::reverse(path.begin(), path.end());
+    for (size_t i = 0; i < path.size(); ++i) {
+      CriticalPathStep step;
+      step.node = g.nodes[path[i]];
+      step.start_ns = g.start_ns[path[i]];
+      step.duration_ns = g.duration_ns[path[i]];
+      if (i > 0) {
+        for (uint32_t e = g.pred_begin[path[i]]; e < g.pred_begin[path[i] + 1]; ++e) {
+          if (g.preds[e] == path[i - 1]) {
+            step.via = g.pred_kinds[e];
+            break;
+          }
+        }
+      }
+      r.path.push_back(step);
+    }
+  }
+
+  // Slack: latest finish against the node's own process's critical path.
+  std::vector<int64_t> latest_finish(n);
+  for (size_t v = 0; v < n; ++v) latest_finish[v] = g.processes[g.process[v]].critical_path_ns;
+  for (size_t v = n; v-- > 0;) {
+    const int64_t latest_start = latest_finish[v] - g.duration_ns[v];
+    for (uint32_t e = g.pred_begin[v]; e < g.pred_begin[v + 1]; ++e) {
+      latest_finish[g.preds[e]] = std::min(latest_finish[g.preds[e]], latest_start);
+    }
+  }
+  r.node_order = g.nodes;
+  r.slack_ns.resize(n);
+  for (size_t v = 0; v < n; ++v) r.slack_ns[v] = latest_finish[v] - finish[v];
+
+  // Kernels: dispatches, time on the path, slack.
+  Groups groups = group_nodes(trace, g);
+  std::vector<std::vector<int64_t>> slacks(groups.kernels.size());
+  for (size_t v = 0; v < n; ++v) {
+    if (groups.of_node[v] < 0) continue;
+    auto& k = groups.kernels[static_cast<size_t>(groups.of_node[v])];
+    ++k.dispatches;
+    slacks[static_cast<size_t>(groups.of_node[v])].push_back(r.slack_ns[v]);
+  }
+  for (uint32_t v : path) {
+    if (groups.of_node[v] < 0) continue;
+    auto& k = groups.kernels[static_cast<size_t>(groups.of_node[v])];
+    ++k.on_path;
+    k.path_ns += g.duration_ns[v];
+  }
+  for (size_t i = 0; i < groups.kernels.size(); ++i) {
+    auto& k = groups.kernels[i];
+    auto& s = slacks[i];
+    k.critical_path_score = r.critical_path_ns > 0 ? static_cast<double>(k.path_ns) / static_cast<double>(r.critical_path_ns) : 0;
+    if (!s.empty()) {
+      k.min_slack_ns = *std::min_element(s.begin(), s.end());
+      auto mid = s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2);
+      std::nth_element(s.begin(), mid, s.end());
+      k.median_slack_ns = *mid;
+    }
+  }
+
+  // Impact: the longest path again, with one kernel's dispatches twice as fast.
+  std::vector<size_t> ranked(groups.kernels.size());
+  for (size_t i = 0; i < ranked.size(); ++i) ranked[i] = i;
+  auto by_path = [&](size_t a, size_t b) {
+    const auto &ka = groups.kernels[a], &kb = groups.kernels[b];
+    if (ka.path_ns != kb.path_ns) return ka.path_ns > kb.path_ns;
+    if (ka.is_copy != kb.is_copy) return !ka.is_copy;
+    return ka.name < kb.name;
+  };
+  std::sort(ranked.begin(), ranked.end(), by_path);
+  std::vector<int64_t> faster;
+  for (size_t rank = 0; rank < ranked.size() && rank < options.impact_kernels; ++rank) {
+    auto& k = groups.kernels[ranked[rank]];
+    if (k.path_ns == 0) break;
+    faster = g.duration_ns;
+    for (size_t v = 0; v < n; ++v) {
+      if (groups.of_node[v] == static_cast<int32_t>(ranked[rank])) faster[v] /= 2;
+    }
+    k.critical_path_ns_if_2x = longest(earliest_finish(g, faster));
+  }
+  for (size_t i : ranked) r.kernels.push_back(std::move(groups.kernels[i]));
+  r.processes = std::move(g.processes);
+  r.cross_edges = std::move(g.cross_edges);
+  return r;
+}
+
+}  // namespace rpl::analysis
