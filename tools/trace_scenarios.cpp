@@ -1,5 +1,6 @@
 #include "trace_scenarios.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
 
@@ -223,10 +224,135 @@ void example(const std::filesystem::path& path, int run) {
   w.finish();
 }
 
+// Enqueues a program's work in order, one correlation id per call, as a stream-ordered GPU runs it:
+// an op starts when its stream is free and every event its stream waits for has completed.
+class StreamProgram {
+ public:
+  StreamProgram(RocpdWriter& w, int64_t agent_id, int64_t start_ns) : w_(w), agent_(agent_id), start_(start_ns) {}
+
+  void kernel(int64_t kernel_id, int64_t stream, int64_t duration_ns) {
+    Dispatch d{};
+    d.id = ++dispatches_;
+    d.queue_id = d.stream_id = stream;
+    d.correlation_id = ++correlation_;
+    d.start_ns = ready(stream);
+    d.end_ns = d.start_ns + duration_ns;
+    free_[stream] = d.end_ns;
+    trace::DispatchGeometry g;
+    g.workgroup = {256, 1, 1};
+    g.grid = {256 * 1024, 1, 1};
+    w_.add_dispatch(d, g, agent_, kernel_id);
+  }
+  void copy(int64_t stream, int64_t duration_ns, int64_t bytes) {
+    trace::MemoryCopy c;
+    c.id = ++copies_;
+    c.queue_id = c.stream_id = stream;
+    c.correlation_id = ++correlation_;
+    c.start_ns = ready(stream);
+    c.end_ns = c.start_ns + duration_ns;
+    c.size = bytes;
+    c.name = "MEMORY_COPY_HOST_TO_DEVICE";
+    c.src_agent_id = 1;
+    c.dst_agent_id = agent_;
+    free_[stream] = c.end_ns;
+    w_.add_memory_copy(c);
+  }
+  void record(int64_t stream, int64_t event) {
+    recorded_[event] = ready(stream);
+    w_.add_event_operation(op(trace::EventOperationKind::event_record, stream, event));
+  }
+  void wait(int64_t stream, int64_t event) {
+    free_[stream] = std::max(ready(stream), recorded_.at(event));
+    w_.add_event_operation(op(trace::EventOperationKind::stream_wait_event, stream, event));
+  }
+  void synchronize() {
+    int64_t all = start_;
+    for (const auto& [stream, t] : free_) all = std::max(all, t);
+    w_.add_event_operation(op(trace::EventOperationKind::device_synchronize, 0, 0));
+    start_ = all + 5'000;
+  }
+
+ private:
+  int64_t ready(int64_t stream) { return std::max(free_.try_emplace(stream, start_).first->second, start_); }
+  trace::EventOperation op(trace::EventOperationKind kind, int64_t stream, int64_t event) {
+    trace::EventOperation e;
+    e.kind = kind;
+    e.stream_id = stream;
+    e.event = event;
+    e.correlation_id = ++correlation_;
+    e.start_ns = e.end_ns = start_;
+    return e;
+  }
+
+  RocpdWriter& w_;
+  int64_t agent_;
+  int64_t start_;
+  int64_t correlation_ = 0, dispatches_ = 0, copies_ = 0;
+  std::map<int64_t, int64_t> free_;      // stream -> when its last op ends
+  std::map<int64_t, int64_t> recorded_;  // event -> when its recorded work completes
+};
+
+// A copy, then four fork-join steps over three streams joined by events, then a device
+// synchronization: the critical path is the copy and each step's produce, branch_long, combine.
+void multistream(const std::filesystem::path& path, int run) {
+  auto w = open_writer(path, "multistream", run, 0, 8500 + run);
+  w.add_agent(cpu_agent(1));
+  w.add_agent(gpu_agent(2, "gfx942", "AMD Instinct MI300X", 304, 64, 32, 2100, 64));
+  w.add_kernel_symbol(symbol(1, "_Z7producePf", "produce(float*)", 32, 0, 16, 0));
+  w.add_kernel_symbol(symbol(2, "_Z11branch_longPf", "branch_long(float*)", 64, 0, 16, 0));
+  w.add_kernel_symbol(symbol(3, "_Z12branch_shortPf", "branch_short(float*)", 32, 0, 16, 0));
+  w.add_kernel_symbol(symbol(4, "_Z7combinePf", "combine(float*)", 32, 0, 16, 0));
+  StreamProgram p(w, 2, run_time(run, 1'000'000'000));
+  p.copy(1, 200'000, 64 << 20);
+  for (int step = 0; step < 4; ++step) {
+    const int64_t e = step * 10;
+    p.kernel(1, 1, 100'000);
+    p.record(1, e + 1);
+    p.wait(2, e + 1);
+    p.kernel(2, 2, 300'000);
+    p.record(2, e + 2);
+    p.wait(3, e + 1);
+    p.kernel(3, 3, 100'000);
+    p.record(3, e + 3);
+    p.wait(1, e + 2);
+    p.wait(1, e + 3);
+    p.kernel(4, 1, 50'000);
+  }
+  p.synchronize();
+  w.finish();
+}
+
 }  // namespace
 
+void write_dag_benchmark_trace(const std::filesystem::path& path, int64_t dispatches, int streams, int64_t cross_edges) {
+  auto w = open_writer(path, "dag-benchmark", 1, 0, 9100);
+  w.add_agent(cpu_agent(1));
+  w.add_agent(gpu_agent(2, "gfx942", "AMD Instinct MI300X", 304, 64, 32, 2100, 64));
+  constexpr int kKernels = 64;
+  for (int k = 1; k <= kKernels; ++k) {
+    w.add_kernel_symbol(symbol(k, fmt::format("_Z6stage{}Pf", k), fmt::format("stage{}(float*)", k), 32, 0, 16, 0));
+  }
+  Jitter jitter(7);
+  StreamProgram p(w, 2, 1'000'000'000);
+  const int64_t every = cross_edges > 0 ? std::max<int64_t>(1, dispatches / cross_edges) : 0;
+  int64_t edges = 0;
+  for (int64_t i = 0; i < dispatches; ++i) {
+    const int64_t stream = 1 + i % streams;
+    if (every > 0 && i % every == every - 1 && edges < cross_edges && streams > 1) {
+      const int64_t other = 1 + (i + 1 + static_cast<int64_t>(3 * (jitter.next() + 1))) % streams;
+      if (other != stream) {
+        p.record(other, i);
+        p.wait(stream, i);
+        ++edges;
+      }
+    }
+    p.kernel(1 + i % kKernels, stream, 5'000 + static_cast<int64_t>(2'000 * (jitter.next() + 1)));
+  }
+  w.finish();
+}
+
 std::vector<std::string> scenario_names() {
-  return {"example", "helpers-only", "mi250x", "mi300x", "no-dispatches", "rx6900xt"};
+  return {"example", "helpers-only", "mi250x", "mi300x", "multistream", "no-dispatches", "rx6900xt"};
 }
 
 void write_scenario(const std::string& name, int run, const std::filesystem::path& path) {
@@ -236,6 +362,7 @@ void write_scenario(const std::string& name, int run, const std::filesystem::pat
   if (name == "helpers-only") return helpers_only(path, run);
   if (name == "no-dispatches") return no_dispatches(path, run);
   if (name == "example") return example(path, run);
+  if (name == "multistream") return multistream(path, run);
   fail(Errc::bad_input, "unknown scenario '{}'", name);
 }
 

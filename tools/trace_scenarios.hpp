@@ -12,10 +12,15 @@ std::vector<std::string> scenario_names();
 
 /// Writes scenario `name` for run `run` (1-based; durations and GUIDs differ per run) to path.
 /// Scenarios: mi300x (helpers, several kernels and queues), mi250x (AGPRs, two processes in one
-/// file), rx6900xt (wave32), helpers-only, no-dispatches, example (a small softmax run).
+/// file), rx6900xt (wave32), helpers-only, no-dispatches, example (a small softmax run),
+/// multistream (fork-join over three streams with events: a known critical path).
 void write_scenario(const std::string& name, int run, const std::filesystem::path& path);
 
 /// A large trace for the benchmark: dispatches spread over kernels and queues.
 void write_benchmark_trace(const std::filesystem::path& path, int64_t dispatches, int kernels, int queues);
+
+/// A large trace for the DAG benchmark: dispatches round-robin over streams, with about
+/// cross_edges event waits between streams.
+void write_dag_benchmark_trace(const std::filesystem::path& path, int64_t dispatches, int streams, int64_t cross_edges);
 
 }  // namespace rpl::tools

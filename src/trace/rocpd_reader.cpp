@@ -180,8 +180,10 @@ class FileReader {
       fail(Errc::bad_input, "{}: rocpd_info_kernel_symbol{} is missing; cannot name the kernels", file_.string(), set.suffix);
     }
     read_symbols(set);
-    read_dispatches(set);
-    if (set.has("memory_copy")) read_memory_copies(set);
+    // Correlation ids order work only against event operations: read only where there are some.
+    const bool ordered = set.has("event_operation") && read_event_operations(set) > 0;
+    read_dispatches(set, ordered);
+    if (set.has("memory_copy")) read_memory_copies(set, ordered);
   }
 
  private:
@@ -302,7 +304,58 @@ class FileReader {
     return index;
   }
 
-  void read_dispatches(const TableSet& set) {
+  // The enqueue order of a dispatch or copy row (docs/dependencies.md): the stack_id of its
+  // rocpd_event row (rocprofv3's internal correlation id), else extdata's correlation_id (the CUPTI
+  // tracer, which writes no event rows).
+  std::string correlation_expr(const TableSet& set, const std::set<std::string>& cols, const std::string& row) {
+    std::string expr = "COALESCE(";
+    if (cols.count("event_id") && set.has("event")) {
+      expr += "(SELECT e.stack_id FROM " + set.name("event") + " e WHERE e.id = " + row + ".event_id), ";
+    }
+    if (cols.count("extdata")) expr += "json_extract(" + row + ".extdata, '$.correlation_id'), ";
+    return expr + "0)";
+  }
+
+  size_t read_event_operations(const TableSet& set) {
+    const std::string table = set.name("event_operation");
+    auto cols = columns_of(db_, table);
+    if (!cols.count("type_id") || !set.has("string")) return 0;
+    SQLite::Statement st(db_, "SELECT " + column_or(cols, "guid", "''") + ", (SELECT s.string FROM " +
+                                  set.name("string") + " s WHERE s.id = o.type_id), " +
+                                  column_or(cols, "event_obj", "0") + ", " + column_or(cols, "issue_id", "0") + ", " +
+                                  column_or(cols, "stream_id", "0") + ", " + column_or(cols, "start", "0") + ", " +
+                                  column_or(cols, "end", "0") + " FROM " + table + " o" +
+                                  (cols.count("id") ? " ORDER BY o.id" : ""));
+    size_t read = 0, unknown = 0;
+    std::string first_unknown;
+    while (st.executeStep()) {
+      const std::string name = text_or_empty(st.getColumn(1));
+      auto kind = event_operation_kind(name);
+      if (!kind) {
+        if (unknown++ == 0) first_unknown = name;
+        continue;
+      }
+      EventOperation op;
+      op.source = source_;
+      op.guid = text_or_empty(st.getColumn(0));
+      op.kind = *kind;
+      op.event = st.getColumn(2).getInt64();
+      op.correlation_id = st.getColumn(3).getInt64();
+      op.stream_id = st.getColumn(4).getInt64();
+      op.start_ns = st.getColumn(5).getInt64();
+      op.end_ns = st.getColumn(6).getInt64();
+      trace_.event_operations.push_back(std::move(op));
+      ++read;
+    }
+    if (unknown > 0) {
+      trace_.warnings.push_back(fmt::format("{}: {} event operations of a kind this reader does not know (first: \"{}\");"
+                                            " they add no dependency",
+                                            file_.string(), unknown, first_unknown));
+    }
+    return read;
+  }
+
+  void read_dispatches(const TableSet& set, bool ordered) {
     const std::string table = set.name("kernel_dispatch");
     auto cols = columns_of(db_, table);
     require_columns(cols, {"kernel_id", "start", "end"}, file_, table);
@@ -313,7 +366,8 @@ class FileReader {
         column_or(cols, "workgroup_size_y", "1") + ", " + column_or(cols, "workgroup_size_z", "1") + ", " +
         column_or(cols, "grid_size_x", "1") + ", " + column_or(cols, "grid_size_y", "1") + ", " +
         column_or(cols, "grid_size_z", "1") + ", " + column_or(cols, "group_segment_size", "0") + ", " +
-        column_or(cols, "private_segment_size", "0") + " FROM " + table;
+        column_or(cols, "private_segment_size", "0") + ", " + (ordered ? correlation_expr(set, cols, table) : "0") +
+        " FROM " + table;
 
     // A large table is read in rowid ranges, a connection and thread each, every range written in
     // place into its own slice of the list: the same rows in the same order as one scan, sooner.
@@ -452,6 +506,7 @@ class FileReader {
                 checked_size(st, 13, 1, INT64_MAX, d.id)};
       g.group_segment_size = static_cast<uint32_t>(checked_size(st, 14, 0, UINT32_MAX, d.id));
       g.private_segment_size = static_cast<uint32_t>(checked_size(st, 15, 0, UINT32_MAX, d.id));
+      d.correlation_id = sqlite3_column_int64(st, 16);
       d.geometry = geometries.intern(g);
       if (d.end_ns < d.start_ns) {
         ++chunk.bad_times;
@@ -511,7 +566,7 @@ class FileReader {
     return static_cast<uint64_t>(v);
   }
 
-  void read_memory_copies(const TableSet& set) {
+  void read_memory_copies(const TableSet& set, bool ordered) {
     const std::string table = set.name("memory_copy");
     auto cols = columns_of(db_, table);
     if (!cols.count("start") || !cols.count("end")) return;
@@ -523,8 +578,9 @@ class FileReader {
     SQLite::Statement st(db_, "SELECT " + column_or(cols, "id", "rowid") + ", \"start\", \"end\", " +
                                   column_or(cols, "size", "0") + ", " + name_expr + ", " +
                                   column_or(cols, "src_agent_id", "0") + ", " + column_or(cols, "dst_agent_id", "0") + ", " +
-                                  column_or(cols, "queue_id", "0") + ", " + column_or(cols, "stream_id", "0") + " FROM " +
-                                  table + " c");
+                                  column_or(cols, "queue_id", "0") + ", " + column_or(cols, "stream_id", "0") + ", " +
+                                  column_or(cols, "guid", "''") + ", " +
+                                  (ordered ? correlation_expr(set, cols, "c") : "0") + " FROM " + table + " c");
     while (st.executeStep()) {
       MemoryCopy c;
       c.source = source_;
@@ -537,6 +593,8 @@ class FileReader {
       c.dst_agent_id = st.getColumn(6).getInt64();
       c.queue_id = st.getColumn(7).getInt64();
       c.stream_id = st.getColumn(8).getInt64();
+      c.guid = text_or_empty(st.getColumn(9));
+      c.correlation_id = st.getColumn(10).getInt64();
       trace_.memory_copies.push_back(std::move(c));
     }
   }

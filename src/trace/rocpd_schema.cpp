@@ -121,12 +121,18 @@ CREATE TABLE IF NOT EXISTS "rocpd_memory_allocate{{uuid}}" (
   "level" TEXT CHECK ("level" IN ('REAL', 'VIRTUAL', 'SCRATCH')),
   "start" BIGINT NOT NULL, "end" BIGINT NOT NULL, "address" INTEGER, "size" INTEGER NOT NULL,
   "queue_id" INTEGER, "stream_id" INTEGER, "event_id" INTEGER, "extdata" JSONB DEFAULT "{}" NOT NULL);
+CREATE TABLE IF NOT EXISTS "rocpd_event_operation{{uuid}}" (
+  "id" INTEGER PRIMARY KEY, "guid" TEXT DEFAULT "{{guid}}" NOT NULL,
+  "nid" INTEGER NOT NULL, "pid" INTEGER NOT NULL, "tid" INTEGER, "agent_id" INTEGER, "event_obj" INTEGER,
+  "type_id" INTEGER, "issue_id" INTEGER, "queue_id" INTEGER, "stream_id" INTEGER, "start" BIGINT, "end" BIGINT,
+  "type" TEXT CHECK ("type" IN ('WAIT', 'SIGNAL')), "event_id" INTEGER, "extdata" JSONB DEFAULT "{}" NOT NULL,
+  FOREIGN KEY (type_id) REFERENCES "rocpd_string{{uuid}}" (id) ON UPDATE CASCADE);
 )SQL";
 
-constexpr std::array<std::string_view, 20> kViewTables = {
+constexpr std::array<std::string_view, 21> kViewTables = {
     "metadata", "string", "info_node", "info_process", "info_thread", "info_agent", "info_queue",
     "info_stream", "info_pmc", "info_code_object", "info_kernel_symbol", "track", "event", "arg",
-    "pmc_event", "region", "sample", "kernel_dispatch", "memory_copy", "memory_allocate"};
+    "pmc_event", "region", "sample", "kernel_dispatch", "memory_copy", "memory_allocate", "event_operation"};
 
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {

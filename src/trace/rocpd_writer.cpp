@@ -164,9 +164,10 @@ void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int
   auto& ev = *impl_->insert_event;
   ev.bind(1, event_id);
   ev.bind(2, category);
-  ev.bind(3, d.id);
-  ev.bind(4, d.id);
-  ev.bind(5, d.id);
+  const int64_t correlation = d.correlation_id != 0 ? d.correlation_id : d.id;
+  ev.bind(3, correlation);
+  ev.bind(4, correlation);
+  ev.bind(5, correlation);
   ev.exec();
   ev.reset();
   auto& st = *impl_->insert_dispatch;
@@ -196,12 +197,26 @@ void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int
   st.reset();
 }
 
-void RocpdWriter::add_memory_copy(const MemoryCopy& c, const nlohmann::json& extdata) {
+void RocpdWriter::add_memory_copy(const MemoryCopy& c, const nlohmann::json& extdata_in) {
   impl_->ensure_queue_and_stream(c.queue_id, c.stream_id);
+  nlohmann::json extdata = extdata_in;
+  if (c.correlation_id != 0) extdata["correlation_id"] = c.correlation_id;
   impl_->insert("memory_copy",
                 "id, nid, pid, tid, start, end, name_id, dst_agent_id, src_agent_id, size, queue_id, stream_id, extdata",
                 c.id, impl_->node_id, impl_->process.pid, impl_->process.pid, c.start_ns, c.end_ns, impl_->string_id(c.name),
                 c.dst_agent_id, c.src_agent_id, c.size, c.queue_id, c.stream_id, extdata.dump());
+}
+
+void RocpdWriter::add_event_operation(const EventOperation& op) {
+  const bool on_stream = op.kind == EventOperationKind::event_record ||
+                         op.kind == EventOperationKind::stream_wait_event ||
+                         op.kind == EventOperationKind::stream_synchronize;
+  if (on_stream) impl_->ensure_queue_and_stream(op.stream_id, op.stream_id);
+  const bool signal = op.kind == EventOperationKind::event_record;
+  impl_->insert("event_operation", "nid, pid, tid, event_obj, type_id, issue_id, queue_id, stream_id, start, end, type",
+                impl_->node_id, impl_->process.pid, impl_->process.pid, op.event,
+                impl_->string_id(event_operation_name(op.kind)), op.correlation_id, op.stream_id, op.stream_id,
+                op.start_ns, op.end_ns, signal ? "SIGNAL" : "WAIT");
 }
 
 void RocpdWriter::add_region(const std::string& name, int64_t start_ns, int64_t end_ns, const nlohmann::json& extdata) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rpl::trace {
@@ -135,6 +136,12 @@ enum class EventOperationKind : uint8_t {
   stream_synchronize,   // WAIT: the host waits for the stream's earlier work
   device_synchronize,   // WAIT: the host waits for all earlier work of the process
 };
+
+/// The operation's name in rocpd_event_operation.type_id: CUPTI's synchronization type names, plus
+/// EVENT_RECORD ("CONTEXT_SYNCHRONIZE" for device_synchronize).
+const char* event_operation_name(EventOperationKind kind);
+/// The kind a name stands for; none for a name this reader does not know.
+std::optional<EventOperationKind> event_operation_kind(std::string_view name);
 
 struct EventOperation {
   int32_t source = 0;

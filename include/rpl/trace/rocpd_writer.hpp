@@ -23,7 +23,8 @@ struct RocpdProcessInfo {
 };
 
 struct RocpdWriterOptions {
-  /// One rocpd_event row per dispatch, as rocprofv3 writes (the reader does not need them).
+  /// One rocpd_event row per dispatch, as rocprofv3 writes; its stack_id holds the dispatch's
+  /// correlation id (else its id).
   bool event_rows = true;
   /// A rollback journal. A writer whose file is renamed into place only when finished (the
   /// tracer) has no use for one.
@@ -49,6 +50,9 @@ class RocpdWriter {
   void add_dispatch(const Dispatch& dispatch, const DispatchGeometry& geometry, int64_t agent_id, int64_t kernel_id,
                     std::string_view extdata_json = "{}");
   void add_memory_copy(const MemoryCopy& copy, const nlohmann::json& extdata = nlohmann::json::object());
+  /// An event record, stream wait or host synchronization (rocpd_event_operation, as
+  /// docs/dependencies.md maps it).
+  void add_event_operation(const EventOperation& op);
   /// A host-side interval (rocpd_region), e.g. a synchronization.
   void add_region(const std::string& name, int64_t start_ns, int64_t end_ns,
                   const nlohmann::json& extdata = nlohmann::json::object());

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/dag.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "test_support.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -313,6 +316,37 @@ TEST(Dag, EmptyTrace) {
   EXPECT_EQ(r.nodes, 0u);
   EXPECT_EQ(r.critical_path_ns, 0);
   EXPECT_TRUE(r.path.empty());
+}
+
+// The multistream scenario, written to a rocpd database and read back: a copy, then four
+// fork-join steps whose long branch is known to be critical.
+TEST(Dag, MultistreamScenarioFromTheDatabase) {
+  const auto dir = test::fresh_dir("dag_multistream");
+  const auto t = trace::read_rocpd({test::scenario("multistream", 1, dir)});
+  auto r = analyze_dag(t);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  EXPECT_EQ(r.nodes, 16u + 1u + 1u);  // dispatches, the copy, the device synchronization
+  EXPECT_EQ(r.critical_path_ns, 200'000 + 4 * (100'000 + 300'000 + 50'000));
+  EXPECT_EQ(r.processes.at(0).makespan_ns, r.critical_path_ns);  // the scenario runs with no gaps
+  std::vector<std::string> names;
+  for (const auto& step : r.path) {
+    names.push_back(step.node.kind == DagNode::Kind::dispatch
+                        ? t.symbols[static_cast<size_t>(t.dispatches[step.node.index].symbol)].name()
+                        : "copy");
+  }
+  std::vector<std::string> expected = {"copy"};
+  for (int i = 0; i < 4; ++i) {
+    for (const char* k : {"produce(float*)", "branch_long(float*)", "combine(float*)"}) expected.push_back(k);
+  }
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(r.edge_counts[static_cast<size_t>(EdgeKind::event)], 4u * 4u);
+  EXPECT_EQ(r.edge_counts[static_cast<size_t>(EdgeKind::inferred)], 0u);
+  const auto& top = r.kernels.front();
+  EXPECT_EQ(top.name, "branch_long(float*)");
+  EXPECT_NEAR(top.critical_path_score, 1'200'000.0 / 2'000'000.0, 1e-12);
+  // Twice as fast, the long branch still outlasts the short one: 200 + 4 * (100 + 150 + 50).
+  EXPECT_EQ(top.critical_path_ns_if_2x, 200'000 + 4 * 300'000);
+  EXPECT_EQ(DagTrace::kernel_of(r, "branch_short(float*)").min_slack_ns, 200'000);
 }
 
 }  // namespace

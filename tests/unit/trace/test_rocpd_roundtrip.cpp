@@ -153,5 +153,31 @@ TEST(RocpdParallelRead, HolesInTheIdsAreClosedUp) {
   expect_benchmark_rows(read_rocpd({path}), 37, 100'000, 3);
 }
 
+TEST(RocpdRoundTrip, EventOperationsAndCorrelationIdsReadBack) {
+  const auto dir = test::fresh_dir("multistream");
+  Trace t = read_rocpd({test::scenario("multistream", 1, dir)});
+  EXPECT_TRUE(t.warnings.empty());
+  ASSERT_EQ(t.event_operations.size(), 4u * 7u + 1u);
+  const auto& record = t.event_operations[0];
+  EXPECT_EQ(record.kind, EventOperationKind::event_record);
+  EXPECT_EQ(record.stream_id, 1);
+  EXPECT_EQ(record.event, 1);
+  EXPECT_EQ(record.correlation_id, 3);  // after the copy and the first kernel
+  EXPECT_EQ(record.guid, t.sources[0].guids.at(0));
+  EXPECT_EQ(t.event_operations[1].kind, EventOperationKind::stream_wait_event);
+  EXPECT_EQ(t.event_operations.back().kind, EventOperationKind::device_synchronize);
+  ASSERT_EQ(t.dispatches.size(), 16u);
+  EXPECT_EQ(t.dispatches[0].correlation_id, 2);
+  EXPECT_EQ(t.dispatches[1].correlation_id, 5);
+  ASSERT_EQ(t.memory_copies.size(), 1u);
+  EXPECT_EQ(t.memory_copies[0].correlation_id, 1);
+  EXPECT_EQ(t.memory_copies[0].guid, record.guid);
+
+  // Where no event operation was recorded, correlation ids are not read.
+  Trace plain = read_rocpd({test::scenario("example", 1, dir)});
+  EXPECT_TRUE(plain.event_operations.empty());
+  for (const auto& d : plain.dispatches) EXPECT_EQ(d.correlation_id, 0);
+}
+
 }  // namespace
 }  // namespace rpl::trace
