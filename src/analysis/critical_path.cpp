@@ -138,6 +138,7 @@ DagResult analyze_dag(const trace::Trace& trace, const DagOptions& options) {
     }
   }
   r.node_order = g.nodes;
+  r.node_process = g.process;
   r.slack_ns.resize(n);
   for (size_t v = 0; v < n; ++v) r.slack_ns[v] = latest_finish[v] - finish[v];
 

@@ -334,7 +334,7 @@ class Builder {
     std::sort(cross_.begin(), cross_.end(), [](const Edge& a, const Edge& b) {
       return std::tie(a.to, a.from, a.kind) < std::tie(b.to, b.from, b.kind);
     });
-    for (const auto& e : cross_) g_.cross_edges.push_back({g_.nodes[e.from], g_.nodes[e.to], e.kind});
+    for (const auto& e : cross_) g_.cross_edges.push_back({g_.nodes[e.from], g_.nodes[e.to], e.kind, g_.process[e.to]});
     for (auto& p : info_) {
       DagProcess out;
       out.source = p.source;

@@ -5,6 +5,7 @@
 #include <rpl/report/json_documents.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
+#include "analysis_outputs.hpp"
 #include "commands.hpp"
 #include "render.hpp"
 
@@ -16,6 +17,7 @@ struct AnalyzeCommandOptions {
   std::vector<std::string> databases;
   std::string kernel;
   std::string out_dir;
+  AnalysisOutputOptions analyses;
 };
 
 }  // namespace
@@ -26,7 +28,8 @@ Action add_analyze_command(CLI::App& app) {
   add_output_options(*cmd, o->output, true);
   cmd->add_option("databases", o->databases, "rocpd databases (one per run or process)")->required();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
-  cmd->add_option("--out", o->out_dir, "also write profile.json into this folder");
+  cmd->add_option("--out", o->out_dir, "also write profile.json and the analyses (dag.json) into this folder");
+  add_analysis_output_options(*cmd, o->analyses);
   return [o]() -> int {
     log::set_debug(o->output.debug);
     std::vector<std::filesystem::path> files(o->databases.begin(), o->databases.end());
@@ -35,11 +38,13 @@ Action add_analyze_command(CLI::App& app) {
     if (!o->kernel.empty()) options.kernel_regex = o->kernel;
     auto summary = analysis::summarize_trace(trace, options);
     const auto document = report::profile_json(summary);
+    std::string closing_text;
     if (!o->out_dir.empty()) {
       std::filesystem::create_directories(o->out_dir);
       write_file_atomic(std::filesystem::path(o->out_dir) / "profile.json", report::dump(document));
+      closing_text = write_analysis_outputs(trace, o->out_dir, o->analyses);
     }
-    return render_profile(summary, document, o->output);
+    return render_profile(summary, document, o->output, closing_text);
   };
 }
 

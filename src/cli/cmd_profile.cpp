@@ -15,6 +15,7 @@
 #include <rpl/trace/rocpd_counters.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
+#include "analysis_outputs.hpp"
 #include "commands.hpp"
 #include "render.hpp"
 
@@ -34,6 +35,7 @@ struct ProfileOptions {
   bool counters = false;
   std::vector<std::string> metrics;
   std::vector<std::string> command;  // given without "--"
+  AnalysisOutputOptions analyses;
 };
 
 // rocprofv3 when it is installed, else the CUPTI tracer when an NVIDIA GPU can be traced.
@@ -64,6 +66,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
   cmd->add_flag("--counters", o->counters, "a counter pass after the trace (NVIDIA: ncu), stored in the first run's trace");
   cmd->add_option("--metrics", o->metrics, "the counter pass's metrics (default: time, cycles, DRAM bytes, FP ops, occupancy)")
       ->delimiter(',');
+  add_analysis_output_options(*cmd, o->analyses);
   cmd->add_option("command", o->command, "the program and its arguments (or give them after --)");
   return [o, program]() -> int {
     log::set_debug(o->output.debug);
@@ -85,9 +88,11 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     if (ec) fail(Errc::bad_input, "{}: cannot create the output folder: {}", out_dir.string(), ec.message());
 
     analysis::ProfileSummary summary;
+    std::string closing_text;
     const auto trace_dir = out_dir / ".rocpd_profile";
     if (o->no_rocprof) {
       summary = analysis::summarize_wallclock(backends::time_whole_process(run, trace_dir));
+      fs::remove(out_dir / "dag.json", ec);  // an earlier traced profile's: it would not describe this one
     } else {
       const std::string backend = o->backend == "auto" ? choose_backend() : o->backend;
       if (o->counters && backend != "cuda") {
@@ -111,10 +116,11 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       analysis::AnalyzeOptions options;
       if (!o->kernel.empty()) options.kernel_regex = o->kernel;
       summary = analysis::summarize_trace(trace, options);
+      closing_text = write_analysis_outputs(trace, out_dir, o->analyses);
     }
     const auto document = report::profile_json(summary);
     write_file_atomic(out_dir / "profile.json", report::dump(document));
-    return render_profile(summary, document, o->output);
+    return render_profile(summary, document, o->output, closing_text);
   };
 }
 

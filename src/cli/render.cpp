@@ -8,13 +8,14 @@
 
 namespace rpl::cli {
 
-int render_profile(const analysis::ProfileSummary& summary, const report::Json& document, const OutputOptions& output) {
+int render_profile(const analysis::ProfileSummary& summary, const report::Json& document, const OutputOptions& output,
+                   const std::string& closing_text) {
   if (output.json) {
     std::cout << report::dump(document);
   } else if (output.quiet) {
     std::cout << fmt::format("{}\n", report::round6(summary.runtime_ms));
   } else {
-    std::cout << report::profile_text(summary);
+    std::cout << report::profile_text(summary) << closing_text;
     print_warnings(summary.warnings);
   }
   return 0;

@@ -6,7 +6,9 @@
 
 namespace rpl::cli {
 
-/// --json: the document alone; --quiet: runtime_ms alone; else the human summary and warnings.
-int render_profile(const analysis::ProfileSummary& summary, const report::Json& document, const OutputOptions& output);
+/// --json: the document alone; --quiet: runtime_ms alone; else the human summary, closing_text
+/// (what the analyses beyond the summary found) and warnings.
+int render_profile(const analysis::ProfileSummary& summary, const report::Json& document, const OutputOptions& output,
+                   const std::string& closing_text = "");
 
 }  // namespace rpl::cli

@@ -62,6 +62,7 @@ TEST(CliProfile, RunsRocprofv3WithExactlyTheDocumentedArguments) {
   // The output folder: profile.json equal to stdout, and one database per run.
   EXPECT_EQ(read_text(out / "profile.json"), r.out);
   EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  EXPECT_EQ(schema_errors(read_text(out / "dag.json"), "dag"), "");
   std::set<std::string> files;
   for (const auto& e : fs::directory_iterator(out / ".rocpd_profile")) files.insert(e.path().filename().string());
   ASSERT_EQ(files.size(), 6u);  // a database and a log per run

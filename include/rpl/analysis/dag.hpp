@@ -36,6 +36,7 @@ struct DagNode {
 struct DagEdge {
   DagNode from, to;
   EdgeKind kind = EdgeKind::stream;
+  uint32_t process = 0;  // edges never leave a process
 };
 
 struct CriticalPathStep {
@@ -78,6 +79,7 @@ struct DagResult {
   /// Slack of every node, in the order of node_order: how much later it could have finished
   /// without lengthening its process's critical path.
   std::vector<DagNode> node_order;
+  std::vector<uint32_t> node_process;
   std::vector<int64_t> slack_ns;
   std::vector<DagKernel> kernels;       // by path_ns, then name
   std::vector<std::string> warnings;
