@@ -149,7 +149,7 @@ void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int
   impl_->ensure_queue_and_stream(d.queue_id, d.stream_id);
   const int64_t category = impl_->string_id("KERNEL_DISPATCH");
   const int64_t region = impl_->string_id("");
-  const int64_t event_id = impl_->next_event_id++;
+  const int64_t event_id = impl_->options.event_rows ? impl_->next_event_id++ : 0;
   if (!impl_->insert_event) {
     impl_->insert_event = std::make_unique<SQLite::Statement>(
         impl_->db, "INSERT INTO " + impl_->table("event") +
@@ -161,15 +161,17 @@ void RocpdWriter::add_dispatch(const Dispatch& d, const DispatchGeometry& g, int
                        " workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, region_name_id, event_id,"
                        " extdata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   }
-  auto& ev = *impl_->insert_event;
-  ev.bind(1, event_id);
-  ev.bind(2, category);
-  const int64_t correlation = d.correlation_id != 0 ? d.correlation_id : d.id;
-  ev.bind(3, correlation);
-  ev.bind(4, correlation);
-  ev.bind(5, correlation);
-  ev.exec();
-  ev.reset();
+  if (event_id > 0) {
+    auto& ev = *impl_->insert_event;
+    ev.bind(1, event_id);
+    ev.bind(2, category);
+    const int64_t correlation = d.correlation_id != 0 ? d.correlation_id : d.id;
+    ev.bind(3, correlation);
+    ev.bind(4, correlation);
+    ev.bind(5, correlation);
+    ev.exec();
+    ev.reset();
+  }
   auto& st = *impl_->insert_dispatch;
   st.bind(1, d.id);
   st.bind(2, impl_->node_id);

@@ -24,7 +24,7 @@ struct RocpdProcessInfo {
 
 struct RocpdWriterOptions {
   /// One rocpd_event row per dispatch, as rocprofv3 writes; its stack_id holds the dispatch's
-  /// correlation id (else its id).
+  /// correlation id (else its id). Without them, a writer keeps the correlation id in extdata.
   bool event_rows = true;
   /// A rollback journal. A writer whose file is renamed into place only when finished (the
   /// tracer) has no use for one.

@@ -59,6 +59,13 @@ struct CudaSyncRecord {
   uint64_t start = 0, end = 0;
   uint32_t type = 0;             // CUpti_ActivitySynchronizationType
   uint32_t stream = 0, correlation = 0;
+  uint64_t event_sync_id = 0;    // the event recording waited for (event waits only)
+};
+
+/// A cudaEventRecord: CUPTI's CUDA_EVENT record.
+struct CudaEventRecord {
+  uint32_t stream = 0, correlation = 0;
+  uint64_t event_sync_id = 0;    // this recording; the synchronizations that wait for it carry it too
 };
 
 struct CudaTraceData {
@@ -71,6 +78,7 @@ struct CudaTraceData {
   std::vector<CudaMemcpyRecord> memcpys;
   std::vector<CudaMemsetRecord> memsets;
   std::vector<CudaSyncRecord> syncs;
+  std::vector<CudaEventRecord> events;
   uint64_t dropped_records = 0;
 };
 
@@ -85,8 +93,8 @@ class CudaTraceWriter {
   CudaTraceWriter(const CudaTraceWriter&) = delete;
   CudaTraceWriter& operator=(const CudaTraceWriter&) = delete;
 
-  /// Adds the records of batch: devices not yet written, then kernels, copies, memsets and
-  /// synchronizations. batch.names are the kernel names first seen in this batch; a kernel's name
+  /// Adds the records of batch: devices not yet written, then kernels, copies, memsets,
+  /// synchronizations and event records (docs/dependencies.md). batch.names are the kernel names first seen in this batch; a kernel's name
   /// indexes every name added so far, in order.
   void add(const CudaTraceData& batch);
   /// Commits, with the count of records CUPTI dropped and the process's end time (CUPTI's clock),

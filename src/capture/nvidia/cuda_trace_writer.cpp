@@ -1,5 +1,6 @@
 #include "cuda_trace_data.hpp"
 
+#include <optional>
 #include <unistd.h>
 
 #include <algorithm>
@@ -47,6 +48,17 @@ std::string sync_name(uint32_t type) {
     case 3: return "cudaStreamSynchronize";
     case 4: return "cudaDeviceSynchronize";
     default: return "synchronization";
+  }
+}
+
+// The dependency a CUPTI synchronization type stands for (CUpti_ActivitySynchronizationType).
+std::optional<trace::EventOperationKind> sync_operation(uint32_t type) {
+  switch (type) {
+    case 1: return trace::EventOperationKind::event_synchronize;
+    case 2: return trace::EventOperationKind::stream_wait_event;
+    case 3: return trace::EventOperationKind::stream_synchronize;
+    case 4: return trace::EventOperationKind::device_synchronize;
+    default: return std::nullopt;
   }
 }
 
@@ -124,6 +136,7 @@ struct CudaTraceWriter::Impl {
     d.end_ns = static_cast<int64_t>(k.end);
     d.queue_id = k.stream;
     d.stream_id = k.stream;
+    d.correlation_id = k.correlation;
     trace::DispatchGeometry g;
     for (int i = 0; i < 3; ++i) {
       g.workgroup[i] = static_cast<uint32_t>(k.block[i]);
@@ -155,7 +168,8 @@ struct CudaTraceWriter::Impl {
     m.src_agent_id = from_host ? kHostAgentId : gpu_agent_id(c.device);
     m.dst_agent_id = to_host ? kHostAgentId : gpu_agent_id(c.device);
     m.queue_id = m.stream_id = c.stream;
-    nlohmann::json ext = {{"correlation_id", c.correlation}};
+    m.correlation_id = c.correlation;
+    nlohmann::json ext = nlohmann::json::object();
     if (c.graph_id != 0) ext["graph_id"] = c.graph_id;
     writer->add_memory_copy(m, ext);
   }
@@ -169,7 +183,8 @@ struct CudaTraceWriter::Impl {
     m.name = "MEMORY_SET";
     m.src_agent_id = m.dst_agent_id = gpu_agent_id(s.device);
     m.queue_id = m.stream_id = s.stream;
-    writer->add_memory_copy(m, {{"correlation_id", s.correlation}, {"value", s.value}});
+    m.correlation_id = s.correlation;
+    writer->add_memory_copy(m, {{"value", s.value}});
   }
 };
 
@@ -213,6 +228,24 @@ void CudaTraceWriter::add(const CudaTraceData& batch) {
   for (const auto& s : batch.syncs) {
     impl_->writer->add_region(sync_name(s.type), static_cast<int64_t>(s.start), static_cast<int64_t>(s.end),
                               {{"correlation_id", s.correlation}, {"stream_id", s.stream}});
+    if (auto kind = sync_operation(s.type)) {
+      trace::EventOperation op;
+      op.kind = *kind;
+      op.stream_id = s.stream;
+      op.event = static_cast<int64_t>(s.event_sync_id);
+      op.correlation_id = s.correlation;
+      op.start_ns = static_cast<int64_t>(s.start);
+      op.end_ns = static_cast<int64_t>(s.end);
+      impl_->writer->add_event_operation(op);
+    }
+  }
+  for (const auto& e : batch.events) {
+    trace::EventOperation op;
+    op.kind = trace::EventOperationKind::event_record;
+    op.stream_id = e.stream;
+    op.event = static_cast<int64_t>(e.event_sync_id);
+    op.correlation_id = e.correlation;
+    impl_->writer->add_event_operation(op);
   }
 }
 

@@ -187,7 +187,13 @@ void add_record(Tracer& t, CudaTraceData& batch, const CUpti_Activity* record) {
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
       const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-      batch.syncs.push_back({s->start, s->end, static_cast<uint32_t>(s->type), s->streamId, s->correlationId});
+      batch.syncs.push_back({s->start, s->end, static_cast<uint32_t>(s->type), s->streamId, s->correlationId,
+                             s->cudaEventSyncId});
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+      const auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record);
+      batch.events.push_back({e->streamId, e->correlationId, e->cudaEventSyncId});
       break;
     }
     default:
@@ -337,7 +343,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity buffers: ") + cupti_error(r));
     for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION}) {
+                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+                                    CUPTI_ACTIVITY_KIND_CUDA_EVENT}) {
       r = cuptiActivityEnable(kind);
       if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity kind ") + std::to_string(kind) + ": " + cupti_error(r));
     }

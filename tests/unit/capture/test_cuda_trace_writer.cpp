@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <rpl/analysis/dag.hpp>
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
@@ -165,6 +167,55 @@ TEST(CudaTraceWriter, UnfinishedLeavesNoFile) {
 TEST(CudaTraceWriter, ArchNames) {
   EXPECT_EQ(sm_arch_name(9, 0), "sm_90");
   EXPECT_EQ(sm_arch_name(8, 6), "sm_86");
+}
+
+// cudaEventRecord on one stream and cudaStreamWaitEvent on another become event operations that
+// the DAG joins: the recorded kernel, then the kernel enqueued after the wait.
+TEST(CudaTraceWriter, EventRecordsAndWaitsBecomeDependencies) {
+  CudaTraceData d = h100_trace();
+  d.kernels.clear();
+  d.memcpys.clear();
+  d.memsets.clear();
+  d.syncs.clear();
+  auto kernel = [&](uint32_t stream, uint32_t correlation, uint64_t start, uint64_t end) {
+    CudaKernelRecord k;
+    k.start = start;
+    k.end = end;
+    k.stream = stream;
+    k.correlation = correlation;
+    k.registers_per_thread = 32;
+    k.name = 0;
+    d.kernels.push_back(k);
+  };
+  kernel(7, 10, 1'000'000, 3'000'000);                    // producer, stream 7
+  d.events.push_back({7, 11, 500});                       // cudaEventRecord(e, s7)
+  d.syncs.push_back({1'000'100, 1'000'200, 2, 8, 12, 500});  // cudaStreamWaitEvent(s8, e)
+  kernel(8, 13, 3'000'500, 4'000'500);                    // consumer, stream 8
+  kernel(9, 14, 1'000'000, 1'500'000);                    // independent, stream 9
+  d.syncs.push_back({1'000'300, 4'000'600, 4, 0, 15, 0});    // cudaDeviceSynchronize
+  const auto path = test::fresh_dir("cuda_events") / "4242_results.db";
+  write_cuda_trace(path, d);
+  auto t = trace::read_rocpd({path});
+  ASSERT_EQ(t.event_operations.size(), 3u);
+  std::map<trace::EventOperationKind, const trace::EventOperation*> by_kind;
+  for (const auto& op : t.event_operations) by_kind[op.kind] = &op;
+  ASSERT_TRUE(by_kind.count(trace::EventOperationKind::event_record));
+  EXPECT_EQ(by_kind[trace::EventOperationKind::event_record]->event, 500);
+  EXPECT_EQ(by_kind[trace::EventOperationKind::event_record]->stream_id, 7);
+  ASSERT_TRUE(by_kind.count(trace::EventOperationKind::stream_wait_event));
+  EXPECT_EQ(by_kind[trace::EventOperationKind::stream_wait_event]->stream_id, 8);
+  EXPECT_EQ(by_kind[trace::EventOperationKind::stream_wait_event]->correlation_id, 12);
+  EXPECT_TRUE(by_kind.count(trace::EventOperationKind::device_synchronize));
+  std::set<int64_t> correlations;
+  for (const auto& k : t.dispatches) correlations.insert(k.correlation_id);
+  EXPECT_EQ(correlations, (std::set<int64_t>{10, 13, 14})) << "read from the dispatches' extdata";
+
+  auto dag = analysis::analyze_dag(t);
+  EXPECT_TRUE(dag.processes.at(0).dependencies_recorded);
+  EXPECT_EQ(dag.edge_counts[static_cast<size_t>(analysis::EdgeKind::event)], 1u);
+  EXPECT_EQ(dag.critical_path_ns, 2'000'000 + 1'000'000);
+  ASSERT_EQ(dag.path.size(), 2u);  // producer, consumer (the synchronization after it adds no time)
+  EXPECT_EQ(dag.path[1].via, analysis::EdgeKind::event);
 }
 
 }  // namespace
