@@ -88,7 +88,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (kernel) cuptiActivityEnable(serial ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (copies) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
-  if (sync) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  if (sync) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
   std::atexit(at_exit);
   return 1;
 }

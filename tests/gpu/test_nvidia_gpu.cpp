@@ -426,5 +426,43 @@ TEST(NvidiaGpu, InspectRegistersOfArchVariantsAreTheDriversOwn) {
   }
 }
 
+// multistream_dag: six spinning kernels on three streams joined by events; the program prints
+// the critical path it built (A 2, C 5, D 1 units) and the makespan it measured with events.
+TEST(NvidiaGpu, MultistreamDagCriticalPathIsTheDesignedOne) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("multistream_dag"), "2000"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const std::string log = read_text(p.out / ".rocpd_profile" / "run1.log");
+  const auto at = log.find("measured_ms: ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const double measured_ms = std::stod(log.substr(at + 13));
+  const std::string text = read_text(p.out / "dag.json");
+  EXPECT_EQ(schema_errors(text, "dag"), "");
+  const auto dag = json::parse(text);
+  EXPECT_EQ(dag["processes"][0]["dependencies"], "recorded");
+  EXPECT_EQ(dag["edges"]["inferred"], 0);
+  // A->C and C->D; the start event's recording has no earlier work on its stream, so E's wait adds none.
+  EXPECT_EQ(dag["edges"]["event"], 2);
+  const auto& path = dag["critical_path"]["items"];
+  std::vector<double> units;
+  std::vector<std::string> via;
+  std::set<int64_t> streams;
+  for (const auto& step : path) {
+    if (step["kind"] != "dispatch") continue;
+    units.push_back(step["duration_ns"].get<double>() / 2e6);
+    via.push_back(step["via"].is_null() ? "-" : step["via"].get<std::string>());
+    streams.insert(step["stream"].get<int64_t>());
+  }
+  ASSERT_EQ(units.size(), 3u) << path.dump();
+  EXPECT_NEAR(units[0], 2, 0.1);  // A
+  EXPECT_NEAR(units[1], 5, 0.25);  // C, on the second stream, after A's event
+  EXPECT_NEAR(units[2], 1, 0.05);  // D, after C's event
+  EXPECT_EQ(via, (std::vector<std::string>{"-", "event", "event"}));
+  EXPECT_EQ(streams.size(), 2u);
+  const double critical_ms = dag["critical_path_ns"].get<double>() / 1e6;
+  EXPECT_NEAR(critical_ms, measured_ms, 0.05 * measured_ms);
+  std::cout << "critical path " << critical_ms << " ms, the program measured " << measured_ms << " ms\n";
+}
+
 }  // namespace
 }  // namespace rpl::test
