@@ -24,15 +24,18 @@ CounterStoreResult store_counters(const std::filesystem::path& database, const s
     SQLite::Transaction transaction(db);
 
     // Dispatches of each kernel in start order: the n-th is the kernel's n-th launch.
-    std::map<std::string, std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>>> launches;
+    std::map<std::string, std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>>> launches;
     {
-      SQLite::Statement st(db, "SELECT s.kernel_name, d.id, d.nid, d.pid, d.agent_id, d.event_id FROM " +
+      // A new event row keeps the dispatch's correlation id (the tracer's is in extdata): the DAG orders by it.
+      SQLite::Statement st(db, "SELECT s.kernel_name, d.id, d.nid, d.pid, d.agent_id, d.event_id,"
+                               " coalesce(json_extract(d.extdata, '$.correlation_id'), d.id) FROM " +
                                    table("kernel_dispatch") + " d JOIN " + table("info_kernel_symbol") +
                                    " s ON s.id = d.kernel_id ORDER BY d.start, d.id");
       while (st.executeStep()) {
         launches[st.getColumn(0).getString()].emplace_back(st.getColumn(1).getInt64(), st.getColumn(2).getInt64(),
                                                            st.getColumn(3).getInt64(), st.getColumn(4).getInt64(),
-                                                           st.getColumn(5).isNull() ? 0 : st.getColumn(5).getInt64());
+                                                           st.getColumn(5).isNull() ? 0 : st.getColumn(5).getInt64(),
+                                                           st.getColumn(6).getInt64());
       }
     }
     const int64_t first_pmc = db.execAndGet("SELECT coalesce(max(id), 0) FROM " + table("info_pmc")).getInt64() + 1;
@@ -52,7 +55,7 @@ CounterStoreResult store_counters(const std::filesystem::path& database, const s
         ++result.unmatched;
         continue;
       }
-      auto [dispatch, nid, pid, agent, event] = it->second[s.launch];
+      auto [dispatch, nid, pid, agent, event, correlation] = it->second[s.launch];
       auto [pmc, inserted] = pmc_ids.try_emplace(s.metric, first_pmc + static_cast<int64_t>(pmc_ids.size()));
       if (inserted) {
         add_pmc.bind(1, pmc->second);
@@ -71,8 +74,8 @@ CounterStoreResult store_counters(const std::filesystem::path& database, const s
         if (fresh) {
           ++next_event;
           add_event.bind(1, e->second);
-          add_event.bind(2, dispatch);
-          add_event.bind(3, dispatch);
+          add_event.bind(2, correlation);
+          add_event.bind(3, correlation);
           add_event.exec();
           add_event.reset();
           link.bind(1, e->second);

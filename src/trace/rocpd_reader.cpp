@@ -182,8 +182,10 @@ class FileReader {
     read_symbols(set);
     // Correlation ids order work only against event operations: read only where there are some.
     const bool ordered = set.has("event_operation") && read_event_operations(set) > 0;
+    const size_t first_dispatch = trace_.dispatches.size();
     read_dispatches(set, ordered);
     if (set.has("memory_copy")) read_memory_copies(set, ordered);
+    if (set.has("pmc_event") && set.has("info_pmc")) read_counters(set, first_dispatch);
   }
 
  private:
@@ -314,6 +316,41 @@ class FileReader {
     }
     if (cols.count("extdata")) expr += "json_extract(" + row + ".extdata, '$.correlation_id'), ";
     return expr + "0)";
+  }
+
+  // Counter values joined to their dispatch through the event row, as rocprofv3 links them.
+  void read_counters(const TableSet& set, size_t first_dispatch) {
+    auto dispatch_cols = columns_of(db_, set.name("kernel_dispatch"));
+    auto pmc_cols = columns_of(db_, set.name("info_pmc"));
+    auto value_cols = columns_of(db_, set.name("pmc_event"));
+    if (!dispatch_cols.count("event_id") || !pmc_cols.count("name") || !value_cols.count("event_id") ||
+        !value_cols.count("pmc_id") || !value_cols.count("value")) {
+      return;
+    }
+    SQLite::Statement st(db_, "SELECT d." + column_or(dispatch_cols, "id", "rowid") + ", p.name, sum(e.value) FROM " +
+                                  set.name("pmc_event") + " e JOIN " + set.name("info_pmc") + " p ON p.id = e.pmc_id JOIN " +
+                                  set.name("kernel_dispatch") + " d ON d.event_id = e.event_id GROUP BY d." +
+                                  column_or(dispatch_cols, "id", "rowid") + ", p.name");
+    std::unordered_map<int64_t, uint32_t> index;
+    std::unordered_map<std::string, uint32_t> counters;
+    for (uint32_t i = 0; i < trace_.counter_names.size(); ++i) counters.emplace(trace_.counter_names[i], i);
+    const size_t first_value = trace_.counter_values.size();
+    while (st.executeStep()) {
+      if (index.empty()) {
+        for (size_t i = first_dispatch; i < trace_.dispatches.size(); ++i) {
+          index.emplace(trace_.dispatches[i].id, static_cast<uint32_t>(i));
+        }
+      }
+      auto d = index.find(st.getColumn(0).getInt64());
+      if (d == index.end()) continue;
+      auto [c, added] = counters.try_emplace(text_or_empty(st.getColumn(1)), static_cast<uint32_t>(counters.size()));
+      if (added) trace_.counter_names.push_back(c->first);
+      trace_.counter_values.push_back({d->second, c->second, st.getColumn(2).getDouble()});
+    }
+    std::sort(trace_.counter_values.begin() + static_cast<std::ptrdiff_t>(first_value), trace_.counter_values.end(),
+              [](const CounterValue& a, const CounterValue& b) {
+                return a.dispatch != b.dispatch ? a.dispatch < b.dispatch : a.counter < b.counter;
+              });
   }
 
   size_t read_event_operations(const TableSet& set) {

@@ -153,6 +153,14 @@ struct EventOperation {
   int64_t start_ns = 0, end_ns = 0;  // the host call
 };
 
+/// Hardware counter values of dispatches (rocpd_pmc_event, summed over instances as rocpd's
+/// counters_collection view does).
+struct CounterValue {
+  uint32_t dispatch;  // index into Trace::dispatches
+  uint32_t counter;   // index into Trace::counter_names
+  double value;
+};
+
 struct Trace {
   std::vector<Source> sources;
   std::vector<Agent> agents;
@@ -161,6 +169,8 @@ struct Trace {
   std::vector<DispatchGeometry> geometries;
   std::vector<MemoryCopy> memory_copies;
   std::vector<EventOperation> event_operations;
+  std::vector<std::string> counter_names;
+  std::vector<CounterValue> counter_values;  // by dispatch, then counter
   std::vector<std::string> warnings;  // non-fatal oddities found while reading
 
   const DispatchGeometry& geometry(const Dispatch& d) const { return geometries[d.geometry]; }

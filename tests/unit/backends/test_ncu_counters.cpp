@@ -4,6 +4,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <rpl/backends/ncu_counters.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
 #include <rpl/core/error.hpp>
 
 #include "cuda_trace_data.hpp"
@@ -104,6 +105,19 @@ TEST(NcuCounters, StoredIntoTheTraceAndJoinedToDispatches) {
                            "JOIN rocpd_info_pmc p ON p.id = e.pmc_id WHERE k.id = 3 AND p.name = 'gpu__time_duration.sum'")
                 .getDouble(),
             618001.0);
+
+  // The reader brings them into the trace, by dispatch and counter name.
+  auto t = trace::read_rocpd({db});
+  EXPECT_EQ(t.counter_names.size(), 3u);
+  EXPECT_EQ(t.counter_values.size(), 8u);
+  bool found = false;
+  for (const auto& v : t.counter_values) {
+    if (t.dispatches[v.dispatch].id == 3 && t.counter_names[v.counter] == "gpu__time_duration.sum") {
+      EXPECT_EQ(v.value, 618001.0);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(NcuCounters, MissingNcuIsAMissingTool) {
