@@ -241,6 +241,12 @@ class FileReader {
         a.max_waves_per_cu = json_int(ext, "max_waves_per_cu");
         a.max_clock_mhz = json_double(ext, "max_engine_clk_fcompute");
         a.lds_kib = json_int(ext, "lds_size_in_kb");
+        // Double data rate: two transfers per memory clock.
+        auto memory_khz = json_double(ext, "memory_clock_khz");
+        auto bus_bits = json_int(ext, "memory_bus_width_bits");
+        if (memory_khz && bus_bits && *memory_khz > 0 && *bus_bits > 0) {
+          a.dram_bytes_per_s = 2.0 * *memory_khz * 1e3 * *bus_bits / 8.0;
+        }
         if (a.product_name.empty() && ext.contains("product_name") && ext["product_name"].is_string()) {
           a.product_name = ext["product_name"].get<std::string>();
         }

@@ -34,6 +34,8 @@ struct Agent {
   std::optional<int> max_waves_per_cu;
   std::optional<double> max_clock_mhz;
   std::optional<int> lds_kib;
+  /// Peak DRAM bandwidth from the memory clock and bus width (the CUPTI tracer's extdata).
+  std::optional<double> dram_bytes_per_s;
 };
 
 struct KernelSymbol {

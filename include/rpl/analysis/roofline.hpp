@@ -1,0 +1,66 @@
+#pragma once
+// The roofline of every kernel with counter values in the trace: FLOPs by kind and bytes by memory
+// level from the vendor's counters (reference/cuda.md §4.1, reference/rocm.md §5), operational
+// intensity against DRAM, achieved rates, the ceiling that binds, and how close the kernel is to it.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rpl/hal/ceilings.hpp>
+#include <rpl/trace/model.hpp>
+
+namespace rpl::analysis {
+
+/// How one architecture's counters give FLOPs and bytes: each figure a sum of counters times
+/// coefficients. Empty terms: the architecture's counters cannot give that figure (see `why`).
+struct CounterTerm {
+  std::string counter;
+  double coefficient;
+};
+struct CounterRecipe {
+  std::array<std::vector<CounterTerm>, hal::kComputeKinds> flops;
+  std::array<std::vector<CounterTerm>, hal::kMemoryLevels> bytes;
+  std::string why_missing;  // for whatever it cannot give
+};
+
+/// The recipe of an architecture ("sm_90", "gfx942"); none for one without counter formulas.
+std::optional<CounterRecipe> counter_recipe(std::string_view architecture);
+
+/// Every counter a recipe reads, sorted and without duplicates (what a counter pass collects).
+std::vector<std::string> recipe_counters(const CounterRecipe& recipe);
+
+struct KernelRoofline {
+  std::string name;
+  size_t dispatches = 0;           // all of the kernel's dispatches
+  size_t measured_dispatches = 0;  // those with counter values
+  double time_ns = 0;              // traced duration of the measured dispatches
+  std::array<std::optional<double>, hal::kComputeKinds> flops{};
+  std::array<std::optional<double>, hal::kMemoryLevels> bytes{};
+  std::optional<double> total_flops;
+  std::optional<double> operational_intensity;   // FLOP per DRAM byte
+  std::optional<double> achieved_flops_per_s;
+  std::array<std::optional<double>, hal::kMemoryLevels> achieved_bytes_per_s{};
+  std::optional<double> compute_roof;    // FLOP/s the kernel's mix of arithmetic could reach
+  std::optional<std::string> binding_ceiling;  // "dram", or the kind of arithmetic
+  std::optional<std::string> position;         // "memory_bound" or "compute_bound"
+  std::optional<double> percent_of_roof;
+  std::vector<std::string> missing;            // figures that could not be computed, and why
+};
+
+struct RooflineResult {
+  hal::DeviceFacts device;
+  hal::Ceilings ceilings;
+  std::vector<KernelRoofline> kernels;  // by time, longest first
+  std::vector<std::string> warnings;
+};
+
+struct RooflineOptions {
+  std::optional<std::string> ceilings_file;
+};
+
+/// Error(bad_input) only for a bad ceilings file; a trace without counters gives no kernels and a
+/// warning.
+RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions& options = {});
+
+}  // namespace rpl::analysis

@@ -1,0 +1,210 @@
+#include <rpl/analysis/roofline.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace rpl::analysis {
+namespace {
+
+using hal::kComputeKinds;
+using hal::kMemoryLevels;
+
+// A recipe's terms with their counters found in the trace (kNoCounter where the trace has none).
+constexpr size_t kNoCounter = SIZE_MAX;
+struct ResolvedTerm {
+  size_t counter;
+  double coefficient;
+  const std::string* name;
+};
+using Formula = std::vector<ResolvedTerm>;
+
+Formula resolve(const std::vector<CounterTerm>& terms, const std::map<std::string, size_t>& counters) {
+  Formula f;
+  for (const auto& t : terms) {
+    auto it = counters.find(t.counter);
+    f.push_back({it == counters.end() ? kNoCounter : it->second, t.coefficient, &t.counter});
+  }
+  return f;
+}
+
+// A sum over the measured dispatches; unknown once a dispatch lacks one of its counters.
+struct Sum {
+  double value = 0;
+  bool known = true;
+  const std::string* first_missing = nullptr;
+};
+
+void add(Sum& sum, const Formula& formula, const std::vector<double>& values, const std::vector<uint32_t>& stamp,
+         uint32_t now) {
+  if (formula.empty() || !sum.known) {
+    sum.known = !formula.empty() && sum.known;
+    return;
+  }
+  double v = 0;
+  for (const auto& t : formula) {
+    if (t.counter == kNoCounter || stamp[t.counter] != now) {
+      sum.known = false;
+      sum.first_missing = t.name;
+      return;
+    }
+    v += t.coefficient * values[t.counter];
+  }
+  sum.value += v;
+}
+
+struct KernelSums {
+  size_t dispatches = 0, measured = 0;
+  double time_ns = 0;
+  std::array<Sum, kComputeKinds> flops;
+  std::array<Sum, kMemoryLevels> bytes;
+};
+
+hal::DeviceFacts device_of(const trace::Trace& trace) {
+  const trace::Agent* agent = nullptr;
+  for (const auto& v : trace.counter_values) {
+    const auto& d = trace.dispatches[v.dispatch];
+    if (d.agent >= 0) {
+      agent = &trace.agents[static_cast<size_t>(d.agent)];
+      break;
+    }
+  }
+  for (size_t i = 0; !agent && i < trace.agents.size(); ++i) {
+    if (trace.agents[i].type == "GPU") agent = &trace.agents[i];
+  }
+  hal::DeviceFacts facts;
+  if (!agent) return facts;
+  facts.architecture = agent->name;
+  facts.product = agent->product_name;
+  facts.compute_units = agent->compute_units;
+  facts.clock_mhz = agent->max_clock_mhz;
+  facts.dram_bytes_per_s = agent->dram_bytes_per_s;
+  return facts;
+}
+
+void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& ceilings, const CounterRecipe* recipe) {
+  k.dispatches = s.dispatches;
+  k.measured_dispatches = s.measured;
+  k.time_ns = s.time_ns;
+  if (s.measured == 0) {
+    k.missing.push_back("no counter values: the counter pass did not profile this kernel");
+    return;
+  }
+  const double seconds = s.time_ns * 1e-9;
+  for (size_t i = 0; i < kComputeKinds; ++i) {
+    if (s.flops[i].known) {
+      k.flops[i] = s.flops[i].value;
+    } else if (s.flops[i].first_missing) {
+      k.missing.push_back(fmt::format("{} FLOPs: counter {} missing", hal::kComputeKindNames[i], *s.flops[i].first_missing));
+    }
+  }
+  for (size_t i = 0; i < kMemoryLevels; ++i) {
+    if (s.bytes[i].known) {
+      k.bytes[i] = s.bytes[i].value;
+      if (seconds > 0) k.achieved_bytes_per_s[i] = s.bytes[i].value / seconds;
+    } else if (s.bytes[i].first_missing) {
+      k.missing.push_back(fmt::format("{} bytes: counter {} missing", hal::kMemoryLevelNames[i], *s.bytes[i].first_missing));
+    }
+  }
+  if (recipe && !recipe->why_missing.empty()) k.missing.push_back(recipe->why_missing);
+
+  double total = 0, time_at_peak = 0, largest = 0;
+  bool any = false, all_ceilings = true;
+  std::string main_kind;
+  for (size_t i = 0; i < kComputeKinds; ++i) {
+    if (!k.flops[i]) continue;
+    any = true;
+    const double f = *k.flops[i];
+    total += f;
+    if (f <= 0) continue;
+    if (ceilings.flops_per_s[i]) {
+      time_at_peak += f / *ceilings.flops_per_s[i];
+    } else {
+      all_ceilings = false;
+      k.missing.push_back(fmt::format("no {} ceiling", hal::kComputeKindNames[i]));
+    }
+    if (f > largest) largest = f, main_kind = std::string(hal::kComputeKindNames[i]);
+  }
+  if (!any) return;
+  k.total_flops = total;
+  if (seconds > 0) k.achieved_flops_per_s = total / seconds;
+  if (total > 0 && all_ceilings && time_at_peak > 0) k.compute_roof = total / time_at_peak;
+
+  const auto& dram = k.bytes[static_cast<size_t>(hal::MemoryLevel::dram)];
+  const auto& bandwidth = ceilings.bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)];
+  if (!dram || *dram <= 0 || seconds <= 0) return;
+  k.operational_intensity = total / *dram;
+  if (!bandwidth) return;
+  const double memory_roof = *k.operational_intensity * *bandwidth;
+  if (total == 0) {  // no arithmetic: only bandwidth binds
+    k.binding_ceiling = "dram";
+    k.position = "memory_bound";
+    k.percent_of_roof = 100.0 * (*dram / seconds) / *bandwidth;
+    return;
+  }
+  if (!k.compute_roof) return;
+  const bool memory = memory_roof < *k.compute_roof;
+  k.binding_ceiling = memory ? "dram" : main_kind;
+  k.position = memory ? "memory_bound" : "compute_bound";
+  k.percent_of_roof = 100.0 * *k.achieved_flops_per_s / std::min(memory_roof, *k.compute_roof);
+}
+
+}  // namespace
+
+RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions& options) {
+  RooflineResult r;
+  r.device = device_of(trace);
+  r.ceilings = hal::table_ceilings(r.device);
+  if (options.ceilings_file) hal::apply_ceilings_file(r.ceilings, *options.ceilings_file);
+  if (trace.counter_values.empty()) {
+    r.warnings.push_back("the trace holds no counter values; profile with --roofline to collect them");
+  }
+  const auto recipe = counter_recipe(r.device.architecture);
+  if (!recipe && !trace.counter_values.empty()) {
+    r.warnings.push_back(fmt::format("no counter formulas for {}: its FLOPs and bytes are not computed",
+                                     r.device.architecture.empty() ? "this device" : r.device.architecture));
+  }
+  std::map<std::string, size_t> counters;
+  for (size_t i = 0; i < trace.counter_names.size(); ++i) counters.emplace(trace.counter_names[i], i);
+  std::array<Formula, kComputeKinds> flops;
+  std::array<Formula, kMemoryLevels> bytes;
+  if (recipe) {
+    for (size_t i = 0; i < kComputeKinds; ++i) flops[i] = resolve(recipe->flops[i], counters);
+    for (size_t i = 0; i < kMemoryLevels; ++i) bytes[i] = resolve(recipe->bytes[i], counters);
+  }
+
+  std::map<std::string, KernelSums> kernels;
+  std::vector<double> values(trace.counter_names.size());
+  std::vector<uint32_t> stamp(trace.counter_names.size(), 0);
+  size_t next = 0;
+  for (uint32_t i = 0; i < trace.dispatches.size(); ++i) {
+    const auto& d = trace.dispatches[i];
+    auto& k = kernels[trace.symbols[static_cast<size_t>(d.symbol)].name()];
+    ++k.dispatches;
+    bool measured = false;
+    for (; next < trace.counter_values.size() && trace.counter_values[next].dispatch == i; ++next) {
+      const auto& v = trace.counter_values[next];
+      values[v.counter] = v.value;
+      stamp[v.counter] = i + 1;
+      measured = true;
+    }
+    if (!measured) continue;
+    ++k.measured;
+    k.time_ns += static_cast<double>(d.duration_ns());
+    for (size_t f = 0; f < kComputeKinds; ++f) add(k.flops[f], flops[f], values, stamp, i + 1);
+    for (size_t b = 0; b < kMemoryLevels; ++b) add(k.bytes[b], bytes[b], values, stamp, i + 1);
+  }
+  for (const auto& [name, sums] : kernels) {
+    KernelRoofline k;
+    k.name = name;
+    finish_kernel(k, sums, r.ceilings, recipe ? &*recipe : nullptr);
+    r.kernels.push_back(std::move(k));
+  }
+  std::stable_sort(r.kernels.begin(), r.kernels.end(), [](const KernelRoofline& a, const KernelRoofline& b) {
+    return a.time_ns > b.time_ns;
+  });
+  return r;
+}
+
+}  // namespace rpl::analysis

@@ -1,0 +1,108 @@
+// Counter formulas per architecture.
+//   NVIDIA (reference/cuda.md §4.1, ncu's roofline sections): FP32 = fadd + fmul + 2 ffma thread
+//   instructions (likewise FP64); FP16 = 2 hadd + 2 hmul + 4 hfma (packed pairs); tensor work from
+//   sm__ops_path_tensor_src_* (operations, counted as FLOPs, as ncu's tensor roofline does); DRAM
+//   = bytes read + written; L2 = lts__t_bytes; L1 = l1tex__t_bytes.
+//   AMD CDNA (reference/rocm.md §5, rocprof-compute's roofline_calc): VALU counts are wave
+//   instructions (x64 lanes, FMA x2); MFMA_MOPS are 512-operation units; HBM bytes from the TCC
+//   EA requests with the MI300 formula (gfx94x) or the MI200 one (gfx90a); LDS, vL1D and L2 bytes.
+#include <set>
+#include <utility>
+
+#include <rpl/analysis/roofline.hpp>
+#include <rpl/hal/arch.hpp>
+
+namespace rpl::analysis {
+namespace {
+
+using hal::ComputeKind;
+using hal::MemoryLevel;
+
+template <typename E>
+size_t at(E e) {
+  return static_cast<size_t>(e);
+}
+
+CounterRecipe nvidia_recipe() {
+  CounterRecipe r;
+  r.flops[at(ComputeKind::fp32)] = {{"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", 1},
+                                    {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", 1},
+                                    {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 2}};
+  r.flops[at(ComputeKind::fp64)] = {{"sm__sass_thread_inst_executed_op_dadd_pred_on.sum", 1},
+                                    {"sm__sass_thread_inst_executed_op_dmul_pred_on.sum", 1},
+                                    {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum", 2}};
+  r.flops[at(ComputeKind::fp16)] = {{"sm__sass_thread_inst_executed_op_hadd_pred_on.sum", 2},
+                                    {"sm__sass_thread_inst_executed_op_hmul_pred_on.sum", 2},
+                                    {"sm__sass_thread_inst_executed_op_hfma_pred_on.sum", 4}};
+  r.flops[at(ComputeKind::matrix_fp16)] = {{"sm__ops_path_tensor_src_fp16.sum", 1},
+                                           {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 1}};
+  r.flops[at(ComputeKind::matrix_tf32)] = {{"sm__ops_path_tensor_src_tf32_dst_fp32.sum", 1}};
+  r.flops[at(ComputeKind::matrix_fp64)] = {{"sm__ops_path_tensor_src_fp64.sum", 1}};
+  r.flops[at(ComputeKind::matrix_fp8)] = {{"sm__ops_path_tensor_src_fp8.sum", 1}};
+  r.bytes[at(MemoryLevel::dram)] = {{"dram__bytes_read.sum", 1}, {"dram__bytes_write.sum", 1}};
+  r.bytes[at(MemoryLevel::l2)] = {{"lts__t_bytes.sum", 1}};
+  r.bytes[at(MemoryLevel::l1)] = {{"l1tex__t_bytes.sum", 1}};
+  r.why_missing = "shared memory bytes are not part of the NVIDIA counter set";
+  return r;
+}
+
+CounterRecipe cdna_recipe(bool mi300) {
+  CounterRecipe r;
+  const std::array<std::pair<ComputeKind, std::string>, 3> vector_kinds = {
+      {{ComputeKind::fp16, "F16"}, {ComputeKind::fp32, "F32"}, {ComputeKind::fp64, "F64"}}};
+  for (const auto& [kind, type] : vector_kinds) {
+    r.flops[at(kind)] = {{"SQ_INSTS_VALU_ADD_" + type, 64},
+                         {"SQ_INSTS_VALU_MUL_" + type, 64},
+                         {"SQ_INSTS_VALU_FMA_" + type, 128},
+                         {"SQ_INSTS_VALU_TRANS_" + type, 64}};
+  }
+  r.flops[at(ComputeKind::matrix_fp16)] = {{"SQ_INSTS_VALU_MFMA_MOPS_F16", 512}, {"SQ_INSTS_VALU_MFMA_MOPS_BF16", 512}};
+  r.flops[at(ComputeKind::matrix_fp32)] = {{"SQ_INSTS_VALU_MFMA_MOPS_F32", 512}};
+  r.flops[at(ComputeKind::matrix_fp64)] = {{"SQ_INSTS_VALU_MFMA_MOPS_F64", 512}};
+  if (mi300) r.flops[at(ComputeKind::matrix_fp8)] = {{"SQ_INSTS_VALU_MFMA_MOPS_F8", 512}};
+  r.bytes[at(MemoryLevel::lds)] = {{"SQ_LDS_IDX_ACTIVE", 128}, {"SQ_LDS_BANK_CONFLICT", -128}};
+  r.bytes[at(MemoryLevel::l1)] = {{"TCP_TOTAL_CACHE_ACCESSES_sum", 64}};
+  r.bytes[at(MemoryLevel::l2)] = {{"TCP_TCC_READ_REQ_sum", 64},
+                                  {"TCP_TCC_WRITE_REQ_sum", 64},
+                                  {"TCP_TCC_ATOMIC_WITH_RET_REQ_sum", 64},
+                                  {"TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum", 64}};
+  if (mi300) {
+    // 128 BUBBLE + 32 RD32B + 64 (RD - BUBBLE - RD32B) + 32 (WR - WR64B) + 64 WR64B, collected.
+    r.bytes[at(MemoryLevel::dram)] = {{"TCC_BUBBLE_sum", 64},
+                                      {"TCC_EA0_RDREQ_32B_sum", -32},
+                                      {"TCC_EA0_RDREQ_sum", 64},
+                                      {"TCC_EA0_WRREQ_sum", 32},
+                                      {"TCC_EA0_WRREQ_64B_sum", 32}};
+  } else {
+    // 32 RD32B + 64 (RD - RD32B) + 64 WR64B + 32 (WR - WR64B), collected.
+    r.bytes[at(MemoryLevel::dram)] = {{"TCC_EA_RDREQ_32B_sum", -32},
+                                      {"TCC_EA_RDREQ_sum", 64},
+                                      {"TCC_EA_WRREQ_64B_sum", 32},
+                                      {"TCC_EA_WRREQ_sum", 32}};
+  }
+  r.why_missing = mi300 ? "TF32 matrix work is not counted apart" : "gfx90a has no FP8 or TF32 matrix counters";
+  return r;
+}
+
+}  // namespace
+
+std::optional<CounterRecipe> counter_recipe(std::string_view architecture) {
+  const std::string arch = hal::normalize_arch_name(architecture);
+  if (hal::find_nvidia_arch(arch)) return nvidia_recipe();
+  if (arch == "gfx940" || arch == "gfx941" || arch == "gfx942" || arch == "gfx950") return cdna_recipe(true);
+  if (arch == "gfx90a") return cdna_recipe(false);
+  return std::nullopt;
+}
+
+std::vector<std::string> recipe_counters(const CounterRecipe& recipe) {
+  std::set<std::string> names;
+  for (const auto& terms : recipe.flops) {
+    for (const auto& t : terms) names.insert(t.counter);
+  }
+  for (const auto& terms : recipe.bytes) {
+    for (const auto& t : terms) names.insert(t.counter);
+  }
+  return {names.begin(), names.end()};
+}
+
+}  // namespace rpl::analysis

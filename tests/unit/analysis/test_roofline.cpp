@@ -1,0 +1,236 @@
+// The roofline from counter values on hand-built traces whose FLOPs and bytes are known.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include <rpl/analysis/roofline.hpp>
+#include <rpl/core/error.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::analysis {
+namespace {
+
+class CounterTrace {
+ public:
+  explicit CounterTrace(const std::string& arch, const std::string& product, int units, double clock_mhz,
+                        std::optional<double> dram = std::nullopt) {
+    trace.sources.push_back({"run1.db", {"g"}});
+    trace::Agent gpu;
+    gpu.guid = "g";
+    gpu.type = "GPU";
+    gpu.name = arch;
+    gpu.product_name = product;
+    gpu.compute_units = units;
+    gpu.max_clock_mhz = clock_mhz;
+    gpu.dram_bytes_per_s = dram;
+    trace.agents.push_back(gpu);
+    trace.geometries.push_back({});
+  }
+  // A dispatch of `name` lasting duration_ns with these counter values.
+  void dispatch(const std::string& name, int64_t duration_ns, const std::map<std::string, double>& counters) {
+    trace::Dispatch d{};
+    d.id = static_cast<int64_t>(trace.dispatches.size()) + 1;
+    d.symbol = symbol(name);
+    d.start_ns = clock_;
+    d.end_ns = clock_ + duration_ns;
+    clock_ = d.end_ns + 1000;
+    const auto index = static_cast<uint32_t>(trace.dispatches.size());
+    trace.dispatches.push_back(d);
+    for (const auto& [counter, value] : counters) trace.counter_values.push_back({index, counter_id(counter), value});
+  }
+  static const KernelRoofline& kernel(const RooflineResult& r, const std::string& name) {
+    for (const auto& k : r.kernels) {
+      if (k.name == name) return k;
+    }
+    throw std::runtime_error("no kernel " + name);
+  }
+  trace::Trace trace;
+
+ private:
+  int32_t symbol(const std::string& name) {
+    for (size_t i = 0; i < trace.symbols.size(); ++i) {
+      if (trace.symbols[i].mangled_name == name) return static_cast<int32_t>(i);
+    }
+    trace::KernelSymbol s;
+    s.mangled_name = name;
+    trace.symbols.push_back(s);
+    return static_cast<int32_t>(trace.symbols.size()) - 1;
+  }
+  uint32_t counter_id(const std::string& name) {
+    for (size_t i = 0; i < trace.counter_names.size(); ++i) {
+      if (trace.counter_names[i] == name) return static_cast<uint32_t>(i);
+    }
+    trace.counter_names.push_back(name);
+    return static_cast<uint32_t>(trace.counter_names.size()) - 1;
+  }
+  int64_t clock_ = 1000;
+};
+
+constexpr size_t kFp32 = static_cast<size_t>(hal::ComputeKind::fp32);
+constexpr size_t kFp16Matrix = static_cast<size_t>(hal::ComputeKind::matrix_fp16);
+constexpr size_t kDram = static_cast<size_t>(hal::MemoryLevel::dram);
+
+std::map<std::string, double> nvidia(double ffma, double fadd, double read, double write) {
+  return {{"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", ffma},
+          {"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", fadd},
+          {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", 0},
+          {"dram__bytes_read.sum", read},
+          {"dram__bytes_write.sum", write}};
+}
+
+TEST(Roofline, NvidiaCeilingsFromTheTableAndTheDevice) {
+  CounterTrace t("sm_90", "NVIDIA H100 80GB HBM3", 132, 1980, 3.35e12);
+  auto r = analyze_roofline(t.trace);
+  EXPECT_NEAR(*r.ceilings.flops_per_s[kFp32], 132 * 1980e6 * 256, 1);  // 66.9 TFLOP/s
+  EXPECT_NEAR(*r.ceilings.flops_per_s[kFp16Matrix], 132 * 1980e6 * 4096, 1);
+  EXPECT_EQ(*r.ceilings.bytes_per_s[kDram], 3.35e12);
+  EXPECT_FALSE(r.ceilings.bytes_per_s[static_cast<size_t>(hal::MemoryLevel::l2)].has_value());
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("no counter values"), std::string::npos);
+}
+
+TEST(Roofline, FmaKernelIsComputeBoundAndCopyIsMemoryBound) {
+  CounterTrace t("sm_90", "H100", 132, 1980, 3.35e12);
+  // 1e12 FMAs (2e12 FLOPs) in 40 ms, 1 MB of DRAM traffic: 50 TFLOP/s of 66.9.
+  t.dispatch("fma", 40'000'000, nvidia(1e12, 0, 5e5, 5e5));
+  // No arithmetic, 2.68 GB in 1 ms: 2.68 TB/s of 3.35.
+  t.dispatch("copy", 1'000'000, nvidia(0, 0, 1.34e9, 1.34e9));
+  // A triad: 1e8 FMAs over 1.2e9 bytes in 0.5 ms.
+  t.dispatch("triad", 500'000, nvidia(1e8, 0, 8e8, 4e8));
+  auto r = analyze_roofline(t.trace);
+  EXPECT_TRUE(r.warnings.empty());
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[0].name, "fma");  // longest first
+
+  const auto& fma = CounterTrace::kernel(r, "fma");
+  EXPECT_DOUBLE_EQ(*fma.flops[kFp32], 2e12);
+  EXPECT_DOUBLE_EQ(*fma.total_flops, 2e12);
+  EXPECT_DOUBLE_EQ(*fma.operational_intensity, 2e6);
+  EXPECT_EQ(fma.position, "compute_bound");
+  EXPECT_EQ(fma.binding_ceiling, "fp32");
+  EXPECT_NEAR(*fma.percent_of_roof, 100.0 * 5e13 / (132 * 1980e6 * 256), 1e-9);
+
+  const auto& copy = CounterTrace::kernel(r, "copy");
+  EXPECT_DOUBLE_EQ(*copy.total_flops, 0);
+  EXPECT_DOUBLE_EQ(*copy.operational_intensity, 0);
+  EXPECT_EQ(copy.position, "memory_bound");
+  EXPECT_EQ(copy.binding_ceiling, "dram");
+  EXPECT_NEAR(*copy.percent_of_roof, 80.0, 1e-9);
+  EXPECT_NEAR(*copy.achieved_bytes_per_s[kDram], 2.68e12, 1);
+
+  const auto& triad = CounterTrace::kernel(r, "triad");
+  EXPECT_NEAR(*triad.operational_intensity, 2e8 / 1.2e9, 1e-12);
+  EXPECT_EQ(triad.position, "memory_bound");
+  // Achieved 4e11 FLOP/s against OI x bandwidth = (1/6) x 3.35e12.
+  EXPECT_NEAR(*triad.percent_of_roof, 100.0 * 4e11 / (3.35e12 / 6), 1e-9);
+}
+
+TEST(Roofline, MixedArithmeticUsesTheTimeEachKindNeedsAtItsPeak) {
+  CounterTrace t("sm_90", "H100", 132, 1980, 3.35e12);
+  auto c = nvidia(1e9, 0, 1e6, 0);
+  c["sm__ops_path_tensor_src_fp16.sum"] = 1e12;
+  c["sm__ops_path_tensor_src_bf16_dst_fp32.sum"] = 1e12;
+  t.dispatch("gemm", 5'000'000, c);
+  auto r = analyze_roofline(t.trace);
+  const auto& k = CounterTrace::kernel(r, "gemm");
+  EXPECT_DOUBLE_EQ(*k.flops[kFp16Matrix], 2e12);
+  const double fp32 = 132 * 1980e6 * 256, tensor = 132 * 1980e6 * 4096;
+  EXPECT_NEAR(*k.compute_roof, (2e12 + 2e9) / (2e12 / tensor + 2e9 / fp32), 1e3);
+  EXPECT_EQ(k.binding_ceiling, "matrix_fp16");
+  EXPECT_EQ(k.position, "compute_bound");
+}
+
+TEST(Roofline, MissingCounterMakesThatFigureNullAndSaysWhich) {
+  CounterTrace t("sm_90", "H100", 132, 1980, 3.35e12);
+  t.dispatch("k", 1000, nvidia(10, 0, 100, 100));
+  auto partial = nvidia(10, 0, 100, 100);
+  partial.erase("dram__bytes_write.sum");
+  t.dispatch("k", 1000, partial);
+  t.dispatch("never_measured", 1000, {});
+  auto r = analyze_roofline(t.trace);
+  const auto& k = CounterTrace::kernel(r, "k");
+  EXPECT_EQ(k.measured_dispatches, 2u);
+  EXPECT_DOUBLE_EQ(*k.flops[kFp32], 40);
+  EXPECT_FALSE(k.bytes[kDram].has_value());
+  EXPECT_FALSE(k.operational_intensity.has_value());
+  EXPECT_FALSE(k.position.has_value());
+  bool named = false;
+  for (const auto& m : k.missing) named |= m.find("dram__bytes_write.sum") != std::string::npos;
+  EXPECT_TRUE(named);
+  const auto& never = CounterTrace::kernel(r, "never_measured");
+  EXPECT_EQ(never.measured_dispatches, 0u);
+  EXPECT_FALSE(never.total_flops.has_value());
+  ASSERT_FALSE(never.missing.empty());
+}
+
+TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {
+  CounterTrace t("gfx942", "AMD Instinct MI300X", 304, 2100);
+  std::map<std::string, double> c;
+  for (const char* type : {"F16", "F32", "F64"}) {
+    for (const char* op : {"ADD", "MUL", "FMA", "TRANS"}) c[fmt::format("SQ_INSTS_VALU_{}_{}", op, type)] = 0;
+  }
+  c["SQ_INSTS_VALU_FMA_F32"] = 1000;  // wave instructions: 1000 x 64 lanes x 2
+  for (const char* type : {"F16", "BF16", "F32", "F64", "F8"}) c[fmt::format("SQ_INSTS_VALU_MFMA_MOPS_{}", type)] = 0;
+  c["SQ_INSTS_VALU_MFMA_MOPS_BF16"] = 10;  // x 512
+  c["TCC_BUBBLE_sum"] = 2;
+  c["TCC_EA0_RDREQ_32B_sum"] = 3;
+  c["TCC_EA0_RDREQ_sum"] = 10;
+  c["TCC_EA0_WRREQ_sum"] = 6;
+  c["TCC_EA0_WRREQ_64B_sum"] = 4;
+  t.dispatch("mfma", 1000, c);
+  auto r = analyze_roofline(t.trace);
+  const auto& k = CounterTrace::kernel(r, "mfma");
+  EXPECT_DOUBLE_EQ(*k.flops[kFp32], 128000);
+  EXPECT_DOUBLE_EQ(*k.flops[kFp16Matrix], 5120);
+  // 128 x 2 + 32 x 3 + 64 x (10 - 2 - 3) + 32 x (6 - 4) + 64 x 4
+  EXPECT_DOUBLE_EQ(*k.bytes[kDram], 256 + 96 + 320 + 64 + 256);
+  EXPECT_EQ(*r.ceilings.bytes_per_s[kDram], 5.3e12);  // MI300X, from the table
+  EXPECT_NEAR(*r.ceilings.flops_per_s[kFp16Matrix], 304 * 2100e6 * 2048, 1);
+}
+
+TEST(Roofline, Gfx1030HasNoCounterFormulas) {
+  CounterTrace t("gfx1030", "AMD Radeon RX 6900 XT", 80, 2250);
+  t.dispatch("k", 1000, {{"SQ_INSTS_VALU", 100}});
+  auto r = analyze_roofline(t.trace);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_NE(r.warnings[0].find("no counter formulas for gfx1030"), std::string::npos);
+  EXPECT_FALSE(r.kernels[0].total_flops.has_value());
+  EXPECT_FALSE(r.ceilings.flops_per_s[kFp32].has_value());
+}
+
+TEST(Roofline, CeilingsFileOverridesAndBadFilesAreBadInput) {
+  CounterTrace t("sm_90", "H100", 132, 1980, 3.35e12);
+  const auto dir = test::fresh_dir("ceilings");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  auto good = write("good.json", R"({"flops_per_s": {"fp32": 5.0e13}, "bytes_per_s": {"dram": 3.0e12, "l2": 1.0e13}})");
+  auto r = analyze_roofline(t.trace, {good});
+  EXPECT_EQ(*r.ceilings.flops_per_s[kFp32], 5e13);
+  EXPECT_EQ(*r.ceilings.bytes_per_s[kDram], 3e12);
+  EXPECT_EQ(r.ceilings.source, good);
+  for (const auto& [name, text] : std::vector<std::pair<std::string, std::string>>{
+           {"not_json.json", "{"}, {"unknown.json", R"({"flops": {}})"}, {"kind.json", R"({"flops_per_s": {"fp128": 1}})"},
+           {"negative.json", R"({"bytes_per_s": {"dram": -1}})"}, {"text.json", R"({"bytes_per_s": {"dram": "fast"}})"}}) {
+    try {
+      analyze_roofline(t.trace, {write(name, text)});
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::bad_input) << name;
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  try {
+    analyze_roofline(t.trace, {(dir / "absent.json").string()});
+    ADD_FAILURE() << "a missing file was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_input);
+  }
+}
+
+}  // namespace
+}  // namespace rpl::analysis
