@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <rpl/core/error.hpp>
+#include <rpl/trace/rocpd_counters.hpp>
 #include <rpl/trace/rocpd_writer.hpp>
 
 namespace rpl::tools {
@@ -322,6 +323,54 @@ void multistream(const std::filesystem::path& path, int run) {
   w.finish();
 }
 
+// An H100 run of roofline_calibration's three kernels with the counter values of its ncu pass:
+// an FMA-bound kernel, a streaming copy and a triad (exact FLOPs and bytes, as the program prints).
+void h100_roofline(const std::filesystem::path& path, int run) {
+  {
+    auto w = open_writer(path, "h100-roofline", run, 0, 9200 + run);
+    Agent gpu;
+    gpu.id = 1;
+    gpu.type = "GPU";
+    gpu.name = "sm_90";
+    gpu.vendor_name = "NVIDIA";
+    gpu.product_name = "NVIDIA H100 80GB HBM3";
+    gpu.compute_units = 132;
+    gpu.wave_size = 32;
+    gpu.max_waves_per_cu = 64;
+    gpu.max_clock_mhz = 1980;
+    w.add_agent(gpu, {{"memory_clock_khz", 2619000}, {"memory_bus_width_bits", 5120}});
+    w.add_kernel_symbol(symbol(1, "_Z9fma_boundPfi", "fma_bound(float*, int)", 32, 0, 0, 0));
+    w.add_kernel_symbol(symbol(2, "_Z11stream_copyPKfPfm", "stream_copy(float const*, float*, unsigned long)", 16, 0, 0, 0));
+    w.add_kernel_symbol(symbol(3, "_Z5triadPfPKfS1_fm", "triad(float*, float const*, float const*, float, unsigned long)", 16,
+                               0, 0, 0));
+    int64_t id = 1;
+    add_series(w, 1,
+               {{1, 2, 4000.0, 0.0, 7, {256, 1, 1}, {1 << 26, 1, 1}, 0},
+                {2, 2, 170.0, 0.0, 7, {256, 1, 1}, {1 << 24, 1, 1}, 0},
+                {3, 2, 250.0, 0.0, 7, {256, 1, 1}, {1 << 24, 1, 1}, 0}},
+               static_cast<uint64_t>(run), id, run_time(run, 1'000'000'000));
+    w.finish();
+  }
+  std::vector<trace::CounterSample> samples;
+  const double n = 1 << 26;
+  auto add = [&](const char* kernel, double ffma, double read, double write) {
+    for (size_t launch = 0; launch < 2; ++launch) {
+      for (const auto& [metric, value] :
+           std::vector<std::pair<std::string, double>>{{"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", ffma},
+                                                       {"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", 0},
+                                                       {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", 0},
+                                                       {"dram__bytes_read.sum", read},
+                                                       {"dram__bytes_write.sum", write}}) {
+        samples.push_back({kernel, launch, metric, "", value});
+      }
+    }
+  };
+  add("_Z9fma_boundPfi", 4.0 * 4096 * (1 << 20), 0, 4.0 * (1 << 20));
+  add("_Z11stream_copyPKfPfm", 0, 4 * n, 4 * n);
+  add("_Z5triadPfPKfS1_fm", n, 8 * n, 4 * n);
+  trace::store_counters(path, samples, "ncu");
+}
+
 }  // namespace
 
 void write_dag_benchmark_trace(const std::filesystem::path& path, int64_t dispatches, int streams, int64_t cross_edges) {
@@ -352,7 +401,7 @@ void write_dag_benchmark_trace(const std::filesystem::path& path, int64_t dispat
 }
 
 std::vector<std::string> scenario_names() {
-  return {"example", "helpers-only", "mi250x", "mi300x", "multistream", "no-dispatches", "rx6900xt"};
+  return {"example", "h100-roofline", "helpers-only", "mi250x", "mi300x", "multistream", "no-dispatches", "rx6900xt"};
 }
 
 void write_scenario(const std::string& name, int run, const std::filesystem::path& path) {
@@ -363,6 +412,7 @@ void write_scenario(const std::string& name, int run, const std::filesystem::pat
   if (name == "no-dispatches") return no_dispatches(path, run);
   if (name == "example") return example(path, run);
   if (name == "multistream") return multistream(path, run);
+  if (name == "h100-roofline") return h100_roofline(path, run);
   fail(Errc::bad_input, "unknown scenario '{}'", name);
 }
 

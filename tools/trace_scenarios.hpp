@@ -13,7 +13,8 @@ std::vector<std::string> scenario_names();
 /// Writes scenario `name` for run `run` (1-based; durations and GUIDs differ per run) to path.
 /// Scenarios: mi300x (helpers, several kernels and queues), mi250x (AGPRs, two processes in one
 /// file), rx6900xt (wave32), helpers-only, no-dispatches, example (a small softmax run),
-/// multistream (fork-join over three streams with events: a known critical path).
+/// multistream (fork-join over three streams with events: a known critical path), h100-roofline
+/// (three kernels of known FLOPs and bytes with their ncu counter values).
 void write_scenario(const std::string& name, int run, const std::filesystem::path& path);
 
 /// A large trace for the benchmark: dispatches spread over kernels and queues.

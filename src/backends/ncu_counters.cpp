@@ -75,13 +75,43 @@ std::optional<fs::path> find_ncu() {
 }
 
 std::vector<std::string> ncu_argv(const fs::path& ncu, const std::vector<std::string>& metrics,
-                                  const std::vector<std::string>& command) {
+                                  const std::vector<std::string>& command, const NcuSelection& selection) {
   std::string list;
   for (const auto& m : metrics) list += (list.empty() ? "" : ",") + m;
   std::vector<std::string> argv = {ncu.string(), "--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base",
                                    "mangled", "--target-processes", "all", "--clock-control", "none", "--metrics", list};
+  if (selection.kernel_regex) argv.insert(argv.end(), {"--kernel-name", "regex:" + *selection.kernel_regex});
+  if (selection.launch_count) argv.insert(argv.end(), {"--launch-count", std::to_string(*selection.launch_count)});
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
+}
+
+std::optional<std::vector<std::string>> query_ncu_metrics(const fs::path& ncu) {
+  ProcessOptions p;
+  p.argv = {ncu.string(), "--query-metrics"};
+  p.capture_output = true;
+  p.timeout = std::chrono::duration<double>(60);
+  ProcessResult r = run_process(p);
+  if (!r.ok()) return std::nullopt;
+  std::vector<std::string> names;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    const auto end = line.find_first_of(" \t");
+    const std::string name = line.substr(0, end);
+    if (name.find("__") != std::string::npos && name.find('.') == std::string::npos) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> supported_metrics(const std::vector<std::string>& metrics, const std::vector<std::string>& available,
+                                           std::vector<std::string>& dropped) {
+  std::vector<std::string> kept;
+  for (const auto& m : metrics) {
+    const std::string base = m.substr(0, m.find('.'));
+    (std::binary_search(available.begin(), available.end(), base) ? kept : dropped).push_back(m);
+  }
+  return kept;
 }
 
 std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const std::vector<std::string>& metrics) {
@@ -121,22 +151,40 @@ std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const
   return samples;
 }
 
-std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& metrics) {
+std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& requested,
+                                                       const NcuSelection& selection) {
   const auto ncu = find_ncu();
   if (!ncu) {
     fail(Errc::missing_tool, "ncu (Nsight Compute) not found in PATH or /usr/local/cuda/bin: install it, or profile "
-                             "without --counters");
+                             "without --counters/--roofline");
   }
   check_program_exists(options);
+  std::vector<std::string> metrics = requested;
+  if (auto available = query_ncu_metrics(*ncu)) {
+    std::vector<std::string> dropped;
+    metrics = supported_metrics(requested, *available, dropped);
+    if (!dropped.empty()) {
+      std::string names;
+      for (const auto& d : dropped) names += (names.empty() ? "" : ", ") + d;
+      log::warning(fmt::format("counter pass: this GPU's ncu has no metric {}; the figures that need it stay null", names));
+    }
+    if (metrics.empty()) fail(Errc::bad_input, "counter pass: ncu on this GPU knows none of the metrics asked for");
+  }
   TempDir tmp("rocm-perf-ncu-");
   ProcessOptions p;
-  p.argv = ncu_argv(*ncu, metrics, options.command);
+  p.argv = ncu_argv(*ncu, metrics, options.command, selection);
   p.output_file = tmp.path() / "ncu.csv";
   if (options.timeout_seconds) p.timeout = std::chrono::duration<double>(*options.timeout_seconds);
   log::debug(fmt::format("counter pass: {}", display_command(p.argv)));
   if (options.debug) tmp.keep();
   ProcessResult r = run_process(p);
   const std::string output = read_file(tmp.path() / "ncu.csv");
+  if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
+    tmp.keep();
+    fail(Errc::missing_tool, "counter pass: ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM): run as "
+                             "root, or let users profile (NVreg_RestrictProfilingToAdminUsers=0); its output: {}",
+         (tmp.path() / "ncu.csv").string());
+  }
   if (!r.ok()) {
     tmp.keep();
     fail(Errc::run_failed, "counter pass: {} {} (its output: {})", display_command(p.argv),

@@ -6,6 +6,7 @@
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
 #include <rpl/report/dag_json.hpp>
+#include <rpl/report/roofline_json.hpp>
 
 namespace rpl::cli {
 
@@ -15,10 +16,28 @@ void add_analysis_output_options(CLI::App& cmd, AnalysisOutputOptions& options) 
                  "after another stream's operation ended is taken to depend on it (0: infer nothing)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
+  cmd.add_option("--ceilings", options.ceilings_file,
+                 "measured roofline ceilings, JSON: {\"flops_per_s\": {\"fp32\": ...}, \"bytes_per_s\": {\"dram\": ...}}");
 }
 
-std::string write_analysis_outputs(const trace::Trace& trace, const std::filesystem::path& out_dir,
-                                   const AnalysisOutputOptions& options) {
+RooflineOutcome roofline_for(const trace::Trace& trace, const analysis::ProfileSummary& summary,
+                             const AnalysisOutputOptions& options) {
+  RooflineOutcome out;
+  analysis::RooflineOptions roofline_options;
+  if (!options.ceilings_file.empty()) roofline_options.ceilings_file = options.ceilings_file;
+  out.result = analysis::analyze_roofline(trace, roofline_options);
+  if (!summary.kernel) return out;
+  for (const auto& k : out.result.kernels) {
+    if (k.name != summary.kernel->name || k.measured_dispatches == 0) continue;
+    out.dominant = report::kernel_roofline_json(k);
+    out.text = report::roofline_text(k);
+  }
+  return out;
+}
+
+std::string write_analysis_outputs(const trace::Trace& trace, const RooflineOutcome& roofline,
+                                   const std::filesystem::path& out_dir, const AnalysisOutputOptions& options) {
+  write_file_atomic(out_dir / "roofline.json", report::dump(report::roofline_json(roofline.result)));
   analysis::DagOptions dag_options;
   dag_options.infer_threshold_ns = std::llround(options.infer_threshold_us * 1000.0);
   const auto dag = analysis::analyze_dag(trace, dag_options);

@@ -1,23 +1,38 @@
 #pragma once
-// The analysis documents that profile and analyze --out write beside profile.json (DESIGN.md
-// "Output folder of profile"): dag.json so far.
+// The analyses beside the profile summary (DESIGN.md "Output folder of profile"): the roofline
+// (its dominant kernel's record goes into profile.json) and the dependency DAG, written as
+// roofline.json and dag.json.
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include <rpl/analysis/profile_summary.hpp>
+#include <rpl/analysis/roofline.hpp>
+#include <rpl/report/json_documents.hpp>
 #include <rpl/trace/model.hpp>
 
 namespace rpl::cli {
 
 struct AnalysisOutputOptions {
   double infer_threshold_us = 10;
+  std::string ceilings_file;
 };
 void add_analysis_output_options(CLI::App& cmd, AnalysisOutputOptions& options);
 
-/// Analyzes the trace's dependencies, writes out_dir/dag.json and returns the lines the human
-/// summary ends with.
-std::string write_analysis_outputs(const trace::Trace& trace, const std::filesystem::path& out_dir,
-                                   const AnalysisOutputOptions& options);
+struct RooflineOutcome {
+  analysis::RooflineResult result;
+  report::Json dominant = nullptr;  // profile.json's "roofline"
+  std::string text;                 // its line in the human summary
+};
+
+/// The roofline of every kernel, and the record of the summary's kernel.
+RooflineOutcome roofline_for(const trace::Trace& trace, const analysis::ProfileSummary& summary,
+                             const AnalysisOutputOptions& options);
+
+/// Writes out_dir/roofline.json and out_dir/dag.json; returns the DAG's lines for the human summary.
+std::string write_analysis_outputs(const trace::Trace& trace, const RooflineOutcome& roofline,
+                                   const std::filesystem::path& out_dir, const AnalysisOutputOptions& options);
 
 }  // namespace rpl::cli

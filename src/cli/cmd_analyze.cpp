@@ -28,7 +28,7 @@ Action add_analyze_command(CLI::App& app) {
   add_output_options(*cmd, o->output, true);
   cmd->add_option("databases", o->databases, "rocpd databases (one per run or process)")->required();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
-  cmd->add_option("--out", o->out_dir, "also write profile.json and the analyses (dag.json) into this folder");
+  cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
   add_analysis_output_options(*cmd, o->analyses);
   return [o]() -> int {
     log::set_debug(o->output.debug);
@@ -37,12 +37,14 @@ Action add_analyze_command(CLI::App& app) {
     analysis::AnalyzeOptions options;
     if (!o->kernel.empty()) options.kernel_regex = o->kernel;
     auto summary = analysis::summarize_trace(trace, options);
-    const auto document = report::profile_json(summary);
-    std::string closing_text;
+    const auto roofline = roofline_for(trace, summary, o->analyses);
+    auto document = report::profile_json(summary);
+    document["roofline"] = roofline.dominant;
+    std::string closing_text = roofline.text;
     if (!o->out_dir.empty()) {
       std::filesystem::create_directories(o->out_dir);
+      closing_text += write_analysis_outputs(trace, roofline, o->out_dir, o->analyses);
       write_file_atomic(std::filesystem::path(o->out_dir) / "profile.json", report::dump(document));
-      closing_text = write_analysis_outputs(trace, o->out_dir, o->analyses);
     }
     return render_profile(summary, document, o->output, closing_text);
   };

@@ -1,7 +1,10 @@
 // rocm-perf profile [opts] -- CMD [ARGS...]
+#include <algorithm>
 #include <iostream>
 
 #include <rpl/analysis/profile_summary.hpp>
+#include <rpl/analysis/roofline.hpp>
+#include <rpl/hal/ceilings.hpp>
 #include <rpl/backends/cuda_tracer.hpp>
 #include <rpl/backends/ncu_counters.hpp>
 #include <rpl/backends/rocprofv3.hpp>
@@ -33,6 +36,8 @@ struct ProfileOptions {
   std::string kernel;
   bool quiet_app = false;
   bool counters = false;
+  bool roofline = false;
+  int roofline_launches = 0;
   std::vector<std::string> metrics;
   std::vector<std::string> command;  // given without "--"
   AnalysisOutputOptions analyses;
@@ -64,6 +69,10 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
   cmd->add_flag("--quiet-app", o->quiet_app, "keep the program's own output out of the terminal (it is still kept in .rocpd_profile/runN.log)");
   cmd->add_flag("--counters", o->counters, "a counter pass after the trace (NVIDIA: ncu), stored in the first run's trace");
+  cmd->add_flag("--roofline", o->roofline,
+                "a counter pass for the roofline of every kernel (NVIDIA: ncu, limited by --kernel and --roofline-launches)");
+  cmd->add_option("--roofline-launches", o->roofline_launches, "profile at most this many kernel launches in the counter pass")
+      ->check(CLI::Range(1, 100'000'000));
   cmd->add_option("--metrics", o->metrics, "the counter pass's metrics (default: time, cycles, DRAM bytes, FP ops, occupancy)")
       ->delimiter(',');
   add_analysis_output_options(*cmd, o->analyses);
@@ -81,6 +90,10 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     run.quiet_app = o->quiet_app;
     run.app_stdout_to_stderr = o->output.json || o->output.quiet;
     backends::check_program_exists(run);
+    if (!o->analyses.ceilings_file.empty()) {
+      hal::Ceilings check;
+      hal::apply_ceilings_file(check, o->analyses.ceilings_file);  // a bad file fails before anything runs
+    }
 
     const fs::path out_dir = o->out_dir;
     std::error_code ec;
@@ -89,18 +102,31 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
 
     analysis::ProfileSummary summary;
     std::string closing_text;
+    RooflineOutcome roofline;
     const auto trace_dir = out_dir / ".rocpd_profile";
     if (o->no_rocprof) {
       summary = analysis::summarize_wallclock(backends::time_whole_process(run, trace_dir));
-      fs::remove(out_dir / "dag.json", ec);  // an earlier traced profile's: it would not describe this one
+      // An earlier traced profile's analyses would not describe this one.
+      for (const char* stale : {"dag.json", "roofline.json"}) fs::remove(out_dir / stale, ec);
     } else {
       const std::string backend = o->backend == "auto" ? choose_backend() : o->backend;
-      if (o->counters && backend != "cuda") {
-        fail(Errc::bad_input, "--counters needs the NVIDIA backend for now (ncu); AMD counter passes come with the roofline");
+      if ((o->counters || o->roofline) && backend != "cuda") {
+        fail(Errc::bad_input, "--counters and --roofline need the NVIDIA backend for now (ncu); AMD counter passes are not "
+                              "implemented yet");
       }
       auto dbs = backend == "cuda" ? backends::trace_with_cupti(run, trace_dir) : backends::trace_with_rocprofv3(run, trace_dir);
-      if (o->counters) {
-        auto samples = backends::collect_ncu_counters(run, o->metrics.empty() ? backends::default_ncu_metrics() : o->metrics);
+      if (o->counters || o->roofline) {
+        auto metrics = o->metrics.empty() ? backends::default_ncu_metrics() : o->metrics;
+        backends::NcuSelection selection;
+        if (o->roofline) {
+          // Every NVIDIA architecture shares one recipe; ncu drops what a GPU lacks.
+          for (const auto& m : analysis::recipe_counters(*analysis::counter_recipe("sm_90"))) {
+            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+          }
+          if (!o->kernel.empty()) selection.kernel_regex = o->kernel;
+          if (o->roofline_launches > 0) selection.launch_count = o->roofline_launches;
+        }
+        auto samples = backends::collect_ncu_counters(run, metrics, selection);
         auto stored = trace::store_counters(dbs.front(), samples, "ncu");
         log::info(fmt::format("counters: {} values stored in {}", stored.stored, dbs.front().string()));
         if (stored.unmatched > 0) {
@@ -116,9 +142,11 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       analysis::AnalyzeOptions options;
       if (!o->kernel.empty()) options.kernel_regex = o->kernel;
       summary = analysis::summarize_trace(trace, options);
-      closing_text = write_analysis_outputs(trace, out_dir, o->analyses);
+      roofline = roofline_for(trace, summary, o->analyses);
+      closing_text = roofline.text + write_analysis_outputs(trace, roofline, out_dir, o->analyses);
     }
-    const auto document = report::profile_json(summary);
+    auto document = report::profile_json(summary);
+    document["roofline"] = roofline.dominant;
     write_file_atomic(out_dir / "profile.json", report::dump(document));
     return render_profile(summary, document, o->output, closing_text);
   };

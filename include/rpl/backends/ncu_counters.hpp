@@ -19,16 +19,33 @@ std::vector<std::string> default_ncu_metrics();
 /// ncu from PATH, else /usr/local/cuda/bin.
 std::optional<std::filesystem::path> find_ncu();
 
+/// Which launches ncu replays: its replay is slow on programs with thousands of launches.
+struct NcuSelection {
+  std::optional<std::string> kernel_regex;  // ncu -k regex:...
+  std::optional<int> launch_count;          // ncu -c N: launches profiled in all
+};
+
 std::vector<std::string> ncu_argv(const std::filesystem::path& ncu, const std::vector<std::string>& metrics,
-                                  const std::vector<std::string>& command);
+                                  const std::vector<std::string>& command, const NcuSelection& selection = {});
+
+/// The metric base names ("dram__bytes_read") ncu can collect on this machine's GPU, from
+/// `ncu --query-metrics`; none when the query fails.
+std::optional<std::vector<std::string>> query_ncu_metrics(const std::filesystem::path& ncu);
+
+/// Metrics whose base name is among those available, in their order; the others in dropped.
+std::vector<std::string> supported_metrics(const std::vector<std::string>& metrics,
+                                           const std::vector<std::string>& available,
+                                           std::vector<std::string>& dropped);
 
 /// Samples of the given metrics from `ncu --csv --page raw --print-units base` output (whose raw
 /// page also holds every device attribute), launches numbered per kernel in the order ncu
 /// profiled them. Lines that are not part of the CSV table are ignored.
 std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const std::vector<std::string>& metrics);
 
-/// Runs the program under ncu. Errors: missing_tool (no ncu), run_failed (ncu or the program
-/// failed, timed out, or no kernel was profiled).
-std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& metrics);
+/// Runs the program under ncu, asking only for the metrics this GPU has (a warning names the
+/// others). Errors: missing_tool (no ncu, or ncu may not read the GPU's counters), run_failed (ncu
+/// or the program failed, timed out, or no kernel was profiled).
+std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& metrics,
+                                                       const NcuSelection& selection = {});
 
 }  // namespace rpl::backends

@@ -33,6 +33,41 @@ TEST(NcuCounters, CommandLine) {
                                             "--clock-control", "none", "--metrics", "a__b.sum,c__d.avg", "./app", "x y"}));
 }
 
+TEST(NcuCounters, KernelRegexAndLaunchCountLimitTheReplay) {
+  NcuSelection selection;
+  selection.kernel_regex = "softmax.*";
+  selection.launch_count = 20;
+  auto argv = ncu_argv("ncu", {"a__b.sum"}, {"./app"}, selection);
+  const std::vector<std::string> tail(argv.end() - 5, argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"--kernel-name", "regex:softmax.*", "--launch-count", "20", "./app"}));
+}
+
+TEST(NcuCounters, MetricsTheGpuLacksAreDropped) {
+  std::vector<std::string> dropped;
+  auto kept = supported_metrics({"dram__bytes_read.sum", "sm__ops_path_tensor_src_fp8.sum", "gpu__time_duration.sum"},
+                                {"dram__bytes_read", "gpu__time_duration"}, dropped);
+  EXPECT_EQ(kept, (std::vector<std::string>{"dram__bytes_read.sum", "gpu__time_duration.sum"}));
+  EXPECT_EQ(dropped, (std::vector<std::string>{"sm__ops_path_tensor_src_fp8.sum"}));
+}
+
+// ncu without permission to read the counters: a missing-tool error that says what to do.
+TEST(NcuCounters, NoPermissionIsAClearMissingToolError) {
+  const auto fake = test::source_dir() / "tests/fixtures/fake_ncu";
+  RunOptions run;
+  run.command = {"/bin/true"};
+  const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", (fake.string() + ":" + saved).c_str(), 1);
+  try {
+    collect_ncu_counters(run, {"dram__bytes_read.sum", "lts__t_bytes.sum"});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::missing_tool);
+    EXPECT_NE(std::string(e.what()).find("ERR_NVGPUCTRPERM"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << e.what();
+  }
+  setenv("PATH", saved.c_str(), 1);
+}
+
 const std::vector<std::string> kMetrics = {"gpu__time_duration.sum", "launch__registers_per_thread",
                                            "sm__maximum_warps_per_active_cycle_pct"};
 
@@ -137,7 +172,11 @@ TEST(NcuCounters, CountersOnTheRocmBackendAreRefused) {
   auto r = test::run_cli({"profile", "--backend", "rocm", "--counters", "--", "/bin/true"},
                          {{"PATH", test::fake_rocprof_dir().string() + ":/usr/bin:/bin"}});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--counters needs the NVIDIA backend"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--counters and --roofline need the NVIDIA backend"), std::string::npos) << r.err;
+  auto roofline = test::run_cli({"profile", "--backend", "rocm", "--roofline", "--", "/bin/true"},
+                                {{"PATH", test::fake_rocprof_dir().string() + ":/usr/bin:/bin"}});
+  EXPECT_EQ(roofline.exit_code, 2);
+  EXPECT_EQ(test::count_lines(roofline.err), 1) << roofline.err;
 }
 
 }  // namespace

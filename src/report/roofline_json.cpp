@@ -1,0 +1,81 @@
+#include <rpl/report/roofline_json.hpp>
+
+#include <fmt/format.h>
+
+namespace rpl::report {
+namespace {
+
+Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+Json optional_rounded(const std::optional<double>& v) { return v ? Json(round6(*v)) : Json(nullptr); }
+Json optional_text(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
+
+template <typename Names, typename Values>
+Json by_name(const Names& names, const Values& values) {
+  Json j = Json::object();
+  for (size_t i = 0; i < names.size(); ++i) j[std::string(names[i])] = optional_number(values[i]);
+  return j;
+}
+
+// 2.40e12 -> "2.40 T"
+std::string si(double v) {
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+  int p = 0;
+  while (v >= 1000 && p < 5) v /= 1000, ++p;
+  return fmt::format("{:.2f} {}", v, prefixes[p]);
+}
+
+}  // namespace
+
+Json kernel_roofline_json(const analysis::KernelRoofline& k) {
+  Json j;
+  j["name"] = k.name;
+  j["dispatches"] = k.dispatches;
+  j["measured_dispatches"] = k.measured_dispatches;
+  j["time_ms"] = round6(k.time_ns / 1e6);
+  j["flops"] = by_name(hal::kComputeKindNames, k.flops);
+  j["total_flops"] = optional_number(k.total_flops);
+  j["bytes"] = by_name(hal::kMemoryLevelNames, k.bytes);
+  j["operational_intensity"] = optional_rounded(k.operational_intensity);
+  j["achieved_flops_per_s"] = optional_number(k.achieved_flops_per_s);
+  j["achieved_bytes_per_s"] = by_name(hal::kMemoryLevelNames, k.achieved_bytes_per_s);
+  j["compute_roof_flops_per_s"] = optional_number(k.compute_roof);
+  j["binding_ceiling"] = optional_text(k.binding_ceiling);
+  j["roofline_position"] = optional_text(k.position);
+  j["percent_of_roof"] = optional_rounded(k.percent_of_roof);
+  j["missing"] = k.missing;
+  return j;
+}
+
+Json roofline_json(const analysis::RooflineResult& r) {
+  Json j = document_header();
+  j["device"] = {{"architecture", r.device.architecture},
+                 {"product", r.device.product},
+                 {"compute_units", r.device.compute_units ? Json(*r.device.compute_units) : Json(nullptr)},
+                 {"clock_mhz", optional_number(r.device.clock_mhz)}};
+  j["ceilings"] = {{"source", r.ceilings.source},
+                   {"flops_per_s", by_name(hal::kComputeKindNames, r.ceilings.flops_per_s)},
+                   {"bytes_per_s", by_name(hal::kMemoryLevelNames, r.ceilings.bytes_per_s)},
+                   {"notes", r.ceilings.notes}};
+  Json kernels = Json::array();
+  for (const auto& k : r.kernels) kernels.push_back(kernel_roofline_json(k));
+  j["kernels"] = std::move(kernels);
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+std::string roofline_text(const analysis::KernelRoofline& k) {
+  if (k.measured_dispatches == 0) return "";
+  std::string text = "Roofline    ";
+  if (!k.position) {
+    text += "not placed: " + (k.missing.empty() ? std::string("figures missing") : k.missing.front());
+    return text + "\n";
+  }
+  const bool memory = *k.position == "memory_bound";
+  text += fmt::format("{}, {:.1f} % of the {} roof; {}FLOP/s, ", memory ? "memory-bound" : "compute-bound",
+                      *k.percent_of_roof, *k.binding_ceiling, si(k.achieved_flops_per_s.value_or(0)));
+  const auto& dram = k.achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)];
+  text += fmt::format("{}B/s DRAM, {:.3g} FLOP/byte\n", si(dram.value_or(0)), k.operational_intensity.value_or(0));
+  return text;
+}
+
+}  // namespace rpl::report
