@@ -464,5 +464,92 @@ TEST(NvidiaGpu, MultistreamDagCriticalPathIsTheDesignedOne) {
   std::cout << "critical path " << critical_ms << " ms, the program measured " << measured_ms << " ms\n";
 }
 
+// roofline_calibration prints each kernel's exact FLOPs and DRAM bytes; the roofline from the ncu
+// pass must agree (FLOPs within 2 %, DRAM bytes of the streaming kernels within 3 %) and place each
+// kernel in the regime it was built for.
+TEST(NvidiaGpu, RooflineCalibrationAgreesWithTheProgramsExactCounts) {
+  SKIP_WITHOUT_GPU();
+  if (!backends::find_ncu()) GTEST_SKIP() << "ncu not found";
+  // 512 MiB arrays: what stays dirty in the 50 MB L2 when a kernel ends (written back later, so
+  // not counted) is then under 3 % of a streaming kernel's traffic.
+  auto p = profile({program("roofline_calibration"), "134217728", "4096"}, 1, {"--roofline"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  std::map<std::string, std::pair<double, double>> exact;  // kernel -> (flops, bytes)
+  std::istringstream log(read_text(p.out / ".rocpd_profile" / "run1.log"));
+  for (std::string word, name, f, b; log >> word;) {
+    if (word != "kernel") continue;
+    double flops = 0, bytes = 0;
+    log >> name >> f >> flops >> b >> bytes;
+    exact[name] = {flops, bytes};
+  }
+  ASSERT_EQ(exact.size(), 3u);
+  const std::string text = read_text(p.out / "roofline.json");
+  EXPECT_EQ(schema_errors(text, "roofline"), "");
+  const auto roofline = json::parse(text);
+  std::map<std::string, json> kernels;
+  for (const auto& k : roofline["kernels"]) {
+    const std::string name = k["name"];
+    kernels[name.substr(0, name.find('('))] = k;
+  }
+  for (const auto& [name, want] : exact) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(kernels.count(name));
+    const auto& k = kernels[name];
+    ASSERT_EQ(k["measured_dispatches"], 1) << k.dump();
+    // The program's arithmetic is FP32. (ptxas also emits HFMA2.MMA as a register move, which ncu
+    // counts as FP16 FMAs: they show in fp16 and the total, not in fp32.)
+    const double flops = k["flops"]["fp32"].get<double>(), dram = k["bytes"]["dram"].get<double>();
+    std::cout << name << ": FP32 FLOPs " << flops << " (exact " << want.first << "; all kinds " << k["total_flops"]
+              << ", fp16 " << k["flops"]["fp16"] << "), DRAM bytes " << dram << " (exact "
+              << want.second << "), " << k["roofline_position"] << ", " << k["percent_of_roof"] << " % of the "
+              << k["binding_ceiling"] << " roof\n";
+    EXPECT_NEAR(flops, want.first, 0.02 * want.first);
+    if (name != "fma_bound") {
+      EXPECT_NEAR(dram, want.second, 0.03 * want.second);
+    }
+    EXPECT_EQ(k["roofline_position"], name == "fma_bound" ? "compute_bound" : "memory_bound");
+  }
+  // profile.json carries the dominant kernel's record.
+  EXPECT_EQ(p.doc["roofline"]["name"], p.doc["kernel"]["name"]);
+  EXPECT_EQ(p.doc["roofline"]["roofline_position"],
+            p.doc["kernel"]["name"].get<std::string>().rfind("fma_bound", 0) == 0 ? "compute_bound" : "memory_bound");
+}
+
+// A PyTorch program: its bf16 GEMMs come out compute-bound (and their tensor-core FLOPs equal
+// 2 n^3 per call), its elementwise arithmetic kernels memory-bound. (torch.randn's Philox kernel is
+// neither: random number generation is arithmetic-heavy.)
+TEST(NvidiaGpu, PytorchGemmsAreComputeBoundAndElementwiseKernelsMemoryBound) {
+  SKIP_WITHOUT_GPU();
+  if (!backends::find_ncu()) GTEST_SKIP() << "ncu not found";
+  if (!find_executable("python3")) GTEST_SKIP() << "no python3";
+  const std::string script = (source_dir() / "tests/gpu/programs/torch_roofline.py").string();
+  auto p = profile({"python3", script}, 1, {"--roofline", "--quiet-app"});
+  if (p.cli.exit_code != 0 && p.cli.err.find("torch") != std::string::npos) GTEST_SKIP() << "no PyTorch: " << p.cli.err;
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const auto roofline = json::parse(read_text(p.out / "roofline.json"));
+  EXPECT_EQ(schema_errors(roofline.dump(), "roofline"), "");
+  int gemms = 0, elementwise = 0;
+  for (const auto& k : roofline["kernels"]) {
+    if (k["measured_dispatches"] == 0 || k["roofline_position"].is_null()) continue;
+    const std::string name = k["name"];
+    const double tensor = k["flops"]["matrix_fp16"].is_null() ? 0 : k["flops"]["matrix_fp16"].get<double>();
+    if (tensor > 1e9) {
+      ++gemms;
+      const double per_call = tensor / k["measured_dispatches"].get<double>();
+      std::cout << "GEMM " << name.substr(0, 60) << ": " << k["roofline_position"] << ", " << k["percent_of_roof"]
+                << " % of roof, tensor FLOPs per call " << per_call << " (2 n^3 = " << 2.0 * 4096 * 4096 * 4096 << ")\n";
+      EXPECT_EQ(k["roofline_position"], "compute_bound") << name;
+      EXPECT_NEAR(per_call, 2.0 * 4096 * 4096 * 4096, 0.02 * 2.0 * 4096 * 4096 * 4096) << name;
+    } else if (name.find("vectorized_elementwise_kernel") != std::string::npos) {  // relu, mul, add
+      ++elementwise;
+      std::cout << "elementwise " << name.substr(0, 60) << ": " << k["roofline_position"] << ", " << k["percent_of_roof"]
+                << " % of roof\n";
+      EXPECT_EQ(k["roofline_position"], "memory_bound") << name;
+    }
+  }
+  EXPECT_GE(gemms, 1);
+  EXPECT_GE(elementwise, 1);
+}
+
 }  // namespace
 }  // namespace rpl::test

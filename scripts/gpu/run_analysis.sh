@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the NVIDIA machine (device tool), from the repository root, with a build carried in CARRY
-# (scripts/gpu/prepare_carry.sh): the gpu tests (the multistream DAG among them), dag.json of a
-# PyTorch training loop and of a two-stream PyTorch program, and the tracer against CUPTI alone now
-# that it also asks for CUDA event records. Results in $OUT.
+# (scripts/gpu/prepare_carry.sh): the gpu tests (the multistream DAG, roofline calibration and the
+# PyTorch roofline among them), dag.json of a PyTorch training loop and of a two-stream PyTorch
+# program, and the tracer against CUPTI alone now that it also asks for CUDA event records
+# (SKIP_BENCH=1 leaves that out). Results in $OUT.
 set -uo pipefail
 carry="$PWD/${1:-.devcarry}"
 out=${OUT:-/tmp/rpl-gpu}
