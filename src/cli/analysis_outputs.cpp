@@ -2,9 +2,11 @@
 
 #include <cmath>
 
+#include <rpl/analysis/bottleneck.hpp>
 #include <rpl/analysis/dag.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/report/bottleneck_json.hpp>
 #include <rpl/report/dag_json.hpp>
 #include <rpl/report/roofline_json.hpp>
 
@@ -35,15 +37,25 @@ RooflineOutcome roofline_for(const trace::Trace& trace, const analysis::ProfileS
   return out;
 }
 
-std::string write_analysis_outputs(const trace::Trace& trace, const RooflineOutcome& roofline,
-                                   const std::filesystem::path& out_dir, const AnalysisOutputOptions& options) {
+std::string write_analysis_outputs(const trace::Trace& trace, const analysis::ProfileSummary& summary,
+                                   const RooflineOutcome& roofline, const std::filesystem::path& out_dir,
+                                   const AnalysisOutputOptions& options) {
   write_file_atomic(out_dir / "roofline.json", report::dump(report::roofline_json(roofline.result)));
   analysis::DagOptions dag_options;
   dag_options.infer_threshold_ns = std::llround(options.infer_threshold_us * 1000.0);
   const auto dag = analysis::analyze_dag(trace, dag_options);
   write_file_atomic(out_dir / "dag.json", report::dump(report::dag_json(dag, trace, dag_options)));
   for (const auto& w : dag.warnings) log::warning("dag: " + w);
-  return report::dag_text(dag);
+  std::string text = report::dag_text(dag);
+  std::error_code ec;
+  std::filesystem::remove(out_dir / "analysis.json", ec);
+  if (summary.kernel) {
+    const auto bottleneck =
+        analysis::classify_bottleneck(analysis::bottleneck_inputs(trace, summary, &roofline.result, &dag));
+    write_file_atomic(out_dir / "analysis.json", report::dump(report::analysis_json(bottleneck)));
+    text += report::bottleneck_text(bottleneck);
+  }
+  return text;
 }
 
 }  // namespace rpl::cli

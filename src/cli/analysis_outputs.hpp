@@ -1,7 +1,7 @@
 #pragma once
 // The analyses beside the profile summary (DESIGN.md "Output folder of profile"): the roofline
-// (its dominant kernel's record goes into profile.json) and the dependency DAG, written as
-// roofline.json and dag.json.
+// (its dominant kernel's record goes into profile.json), the dependency DAG and the bottleneck of
+// the dominant kernel, written as roofline.json, dag.json and analysis.json.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -31,8 +31,10 @@ struct RooflineOutcome {
 RooflineOutcome roofline_for(const trace::Trace& trace, const analysis::ProfileSummary& summary,
                              const AnalysisOutputOptions& options);
 
-/// Writes out_dir/roofline.json and out_dir/dag.json; returns the DAG's lines for the human summary.
-std::string write_analysis_outputs(const trace::Trace& trace, const RooflineOutcome& roofline,
-                                   const std::filesystem::path& out_dir, const AnalysisOutputOptions& options);
+/// Writes out_dir/roofline.json, dag.json and (when the summary has a kernel) analysis.json;
+/// returns the lines that end the human summary: the critical path, then the bottleneck.
+std::string write_analysis_outputs(const trace::Trace& trace, const analysis::ProfileSummary& summary,
+                                   const RooflineOutcome& roofline, const std::filesystem::path& out_dir,
+                                   const AnalysisOutputOptions& options);
 
 }  // namespace rpl::cli

@@ -43,7 +43,7 @@ Action add_analyze_command(CLI::App& app) {
     std::string closing_text = roofline.text;
     if (!o->out_dir.empty()) {
       std::filesystem::create_directories(o->out_dir);
-      closing_text += write_analysis_outputs(trace, roofline, o->out_dir, o->analyses);
+      closing_text += write_analysis_outputs(trace, summary, roofline, o->out_dir, o->analyses);
       write_file_atomic(std::filesystem::path(o->out_dir) / "profile.json", report::dump(document));
     }
     return render_profile(summary, document, o->output, closing_text);

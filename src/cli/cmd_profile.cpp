@@ -107,7 +107,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     if (o->no_rocprof) {
       summary = analysis::summarize_wallclock(backends::time_whole_process(run, trace_dir));
       // An earlier traced profile's analyses would not describe this one.
-      for (const char* stale : {"dag.json", "roofline.json"}) fs::remove(out_dir / stale, ec);
+      for (const char* stale : {"dag.json", "roofline.json", "analysis.json"}) fs::remove(out_dir / stale, ec);
     } else {
       const std::string backend = o->backend == "auto" ? choose_backend() : o->backend;
       if ((o->counters || o->roofline) && backend != "cuda") {
@@ -143,7 +143,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       if (!o->kernel.empty()) options.kernel_regex = o->kernel;
       summary = analysis::summarize_trace(trace, options);
       roofline = roofline_for(trace, summary, o->analyses);
-      closing_text = roofline.text + write_analysis_outputs(trace, roofline, out_dir, o->analyses);
+      closing_text = roofline.text + write_analysis_outputs(trace, summary, roofline, out_dir, o->analyses);
     }
     auto document = report::profile_json(summary);
     document["roofline"] = roofline.dominant;

@@ -16,7 +16,16 @@ TEST(CliRoofline, AnalyzeWritesRooflineJsonAndTheDominantKernelsRecord) {
   const auto db = scenario("h100-roofline", 1, dir);
   auto r = run_cli({"analyze", "--out", (dir / "out").string(), db.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Roofline    compute-bound"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Roofline    compute-bound, 91.7 % of the fp32 roof"), std::string::npos) << r.out;
+  // The summary ends with the bottleneck, its reasons and what to try first.
+  EXPECT_NE(r.out.find("Bottleneck  compute_bound (confidence 0.84)\n            why: compute-bound: 61.36 TFLOP/s = 91.7 % "
+                       "of the fp32 roof\n            try first: move the arithmetic to tensor cores"),
+            std::string::npos)
+      << r.out;
+  const auto analysis = nlohmann::json::parse(read_text(dir / "out" / "analysis.json"));
+  EXPECT_EQ(schema_errors(analysis.dump(), "analysis"), "");
+  EXPECT_EQ(analysis["classification"]["bottleneck"], "compute_bound");
+  EXPECT_EQ(analysis["classification"]["roofline_position"], "compute_bound");
   const std::string text = read_text(dir / "out" / "roofline.json");
   EXPECT_EQ(schema_errors(text, "roofline"), "");
   const auto roofline = nlohmann::json::parse(text);
@@ -44,12 +53,12 @@ TEST(CliRoofline, AnalyzeWritesRooflineJsonAndTheDominantKernelsRecord) {
 TEST(CliRoofline, CeilingsFileOverridesAndABadOneIsOneLine) {
   const auto dir = fresh_dir("cli_ceilings");
   const auto db = scenario("h100-roofline", 1, dir);
-  std::ofstream(dir / "measured.json") << R"({"flops_per_s": {"fp32": 1.0e13}})";
+  std::ofstream(dir / "measured.json") << R"({"flops_per_s": {"fp32": 1.0e14}})";
   auto r = run_cli({"analyze", "--json", "--ceilings", (dir / "measured.json").string(), db.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
-  // 2 launches x 2^35 FLOPs in 8 ms: 8.59 TFLOP/s of 10.
-  EXPECT_NEAR(doc["roofline"]["percent_of_roof"].get<double>(), 85.9, 0.1);
+  // 2 launches x 2^35 FLOPs in 2 x 560 us: 61.4 TFLOP/s of 100.
+  EXPECT_NEAR(doc["roofline"]["percent_of_roof"].get<double>(), 61.36, 0.01);
 
   std::ofstream(dir / "bad.json") << R"({"flops_per_s": {"fp32": "fast"}})";
   auto bad = run_cli({"analyze", "--json", "--ceilings", (dir / "bad.json").string(), db.string()});

@@ -1,0 +1,168 @@
+// Every bottleneck rule, made to fire and made not to.
+#include <gtest/gtest.h>
+
+#include <rpl/analysis/bottleneck.hpp>
+
+namespace rpl::analysis {
+namespace {
+
+// A kernel with nothing wrong: long dispatches on a busy GPU, a full grid, full occupancy, and a
+// roofline placement that the tests set.
+BottleneckInputs healthy() {
+  BottleneckInputs in;
+  in.kernel = "k";
+  in.vendor = "NVIDIA";
+  in.time_ms = 10;
+  in.mean_dispatch_us = 500;
+  in.gpu_busy_fraction = 0.95;
+  in.grid_workgroups = 4096;
+  in.compute_units = 132;
+  in.occupancy = 1.0;
+  in.occupancy_limiter = "warps";
+  return in;
+}
+
+KernelRoofline placed(const std::string& position, double percent, const std::string& binding = "dram") {
+  KernelRoofline r;
+  r.name = "k";
+  r.measured_dispatches = 1;
+  r.position = position;
+  r.percent_of_roof = percent;
+  r.binding_ceiling = binding;
+  r.operational_intensity = position == "memory_bound" ? 0.18 : 200;
+  r.achieved_flops_per_s = 5e13;
+  r.achieved_bytes_per_s[0] = 2.4e12;
+  return r;
+}
+
+const RuleOutcome& rule(const Bottleneck& b, const std::string& name) {
+  for (const auto& r : b.rules) {
+    if (r.rule == name) return r;
+  }
+  throw std::runtime_error("no rule " + name);
+}
+
+TEST(Bottleneck, EveryRuleIsEvaluatedInOrder) {
+  auto b = classify_bottleneck(healthy());
+  std::vector<std::string> names;
+  for (const auto& r : b.rules) names.push_back(r.rule);
+  EXPECT_EQ(names, (std::vector<std::string>{"launch_overhead_bound", "latency_bound_small_grid", "memory_bandwidth_bound",
+                                             "compute_bound", "occupancy_limited", "memory_latency_bound",
+                                             "divergence_bound"}));
+}
+
+TEST(Bottleneck, NoCountersAndNothingWrongIsMixedWithLowConfidence) {
+  auto b = classify_bottleneck(healthy());
+  EXPECT_EQ(b.bottleneck, "mixed");
+  EXPECT_DOUBLE_EQ(b.confidence, 0.2);
+  EXPECT_NE(b.reasons[0].find("--roofline"), std::string::npos);
+}
+
+TEST(Bottleneck, MemoryBandwidthBound) {
+  auto in = healthy();
+  in.roofline = placed("memory_bound", 71.2);
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "memory_bandwidth_bound");
+  EXPECT_NE(b.reasons[0].find("71.2 %"), std::string::npos) << b.reasons[0];
+  EXPECT_NE(b.reasons[0].find("2.40 TB/s"), std::string::npos) << b.reasons[0];
+  EXPECT_NEAR(b.confidence, 0.68, 1e-9);
+  in.roofline = placed("memory_bound", 59);
+  EXPECT_FALSE(rule(classify_bottleneck(in), "memory_bandwidth_bound").fired);
+  in.roofline = placed("compute_bound", 90, "fp32");
+  EXPECT_FALSE(rule(classify_bottleneck(in), "memory_bandwidth_bound").fired);
+}
+
+TEST(Bottleneck, ComputeBound) {
+  auto in = healthy();
+  in.roofline = placed("compute_bound", 80, "fp32");
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "compute_bound");
+  EXPECT_NE(b.next_steps[0].find("tensor cores"), std::string::npos);
+  in.roofline = placed("compute_bound", 80, "matrix_fp16");
+  EXPECT_NE(classify_bottleneck(in).next_steps[0].find("lower precision"), std::string::npos);
+  in.roofline = placed("compute_bound", 40, "fp32");
+  EXPECT_FALSE(rule(classify_bottleneck(in), "compute_bound").fired);
+}
+
+TEST(Bottleneck, MemoryLatencyBound) {
+  auto in = healthy();
+  in.roofline = placed("memory_bound", 30);
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "memory_latency_bound");
+  EXPECT_NE(b.reasons[0].find("30.0 %"), std::string::npos);
+  in.roofline = placed("memory_bound", 75);
+  EXPECT_FALSE(rule(classify_bottleneck(in), "memory_latency_bound").fired);
+}
+
+TEST(Bottleneck, OccupancyLimitedOnlyAwayFromTheRoofs) {
+  auto in = healthy();
+  in.occupancy = 0.25;
+  in.occupancy_limiter = "registers";
+  in.roofline = placed("memory_bound", 30);
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "occupancy_limited");  // before memory latency: more occupancy is the remedy
+  EXPECT_NE(b.reasons[0].find("25.0 %"), std::string::npos);
+  EXPECT_NE(b.next_steps[0].find("fewer registers"), std::string::npos);
+  EXPECT_TRUE(rule(b, "memory_latency_bound").fired);
+  EXPECT_EQ(b.reasons.size(), 2u);
+  in.roofline = placed("memory_bound", 85);  // the roof binds: occupancy is not the problem
+  EXPECT_FALSE(rule(classify_bottleneck(in), "occupancy_limited").fired);
+  in.occupancy = 0.75;
+  in.roofline = placed("memory_bound", 30);
+  EXPECT_FALSE(rule(classify_bottleneck(in), "occupancy_limited").fired);
+}
+
+TEST(Bottleneck, LaunchOverheadBound) {
+  auto in = healthy();
+  in.mean_dispatch_us = 4.1;
+  in.gpu_busy_fraction = 0.31;
+  in.roofline = placed("memory_bound", 70);
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "launch_overhead_bound");
+  EXPECT_NE(b.reasons[0].find("4.1 us"), std::string::npos);
+  EXPECT_NE(b.next_steps[0].find("CUDA graph"), std::string::npos);
+  in.vendor = "AMD";
+  EXPECT_NE(classify_bottleneck(in).next_steps[0].find("HIP graph"), std::string::npos);
+  in.gpu_busy_fraction = 0.8;  // short kernels, but back to back
+  EXPECT_FALSE(rule(classify_bottleneck(in), "launch_overhead_bound").fired);
+  in.gpu_busy_fraction = 0.2;
+  in.mean_dispatch_us = 50;
+  EXPECT_FALSE(rule(classify_bottleneck(in), "launch_overhead_bound").fired);
+}
+
+TEST(Bottleneck, SmallGrid) {
+  auto in = healthy();
+  in.grid_workgroups = 64;
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "latency_bound_small_grid");
+  EXPECT_NE(b.reasons[0].find("64 blocks on 132 SMs"), std::string::npos) << b.reasons[0];
+  in.vendor = "AMD";
+  in.compute_units = 304;
+  EXPECT_NE(classify_bottleneck(in).reasons[0].find("64 workgroups on 304 CUs"), std::string::npos);
+  in.grid_workgroups = 304;
+  EXPECT_FALSE(rule(classify_bottleneck(in), "latency_bound_small_grid").fired);
+}
+
+TEST(Bottleneck, DivergenceNeedsTheStallPass) {
+  auto in = healthy();
+  EXPECT_FALSE(rule(classify_bottleneck(in), "divergence_bound").fired);
+  in.branch_efficiency = 0.45;
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "divergence_bound");
+  in.branch_efficiency = 0.95;
+  EXPECT_FALSE(rule(classify_bottleneck(in), "divergence_bound").fired);
+}
+
+TEST(Bottleneck, SmallShareOfTheCriticalPathIsSaid) {
+  auto in = healthy();
+  in.roofline = placed("memory_bound", 71.2);
+  in.critical_path_score = 0.04;
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.reasons.size(), 2u);
+  EXPECT_NE(b.reasons.back().find("4.0 % of the critical path"), std::string::npos);
+  in.critical_path_score = 0.9;
+  EXPECT_EQ(classify_bottleneck(in).reasons.size(), 1u);
+}
+
+}  // namespace
+}  // namespace rpl::analysis
