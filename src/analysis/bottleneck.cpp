@@ -23,15 +23,16 @@ double clamp01(double v) { return std::clamp(v, 0.0, 1.0); }
 
 struct Words {
   const char* cu;     // "SM" / "CU"
-  const char* block;  // "block" / "workgroup"
+  const char* block;  // "blocks" / "workgroups"
+  const char* one_block;  // "block" / "workgroup"
   const char* shared; // "shared memory" / "LDS"
   const char* matrix; // "tensor cores" / "MFMA"
   const char* graph;  // "a CUDA graph" / "a HIP graph"
   const char* warp;   // "warp" / "wavefront"
 };
 Words words(const std::string& vendor) {
-  if (vendor == "NVIDIA") return {"SMs", "blocks", "shared memory", "tensor cores", "a CUDA graph", "warp"};
-  return {"CUs", "workgroups", "LDS", "MFMA", "a HIP graph", "wavefront"};
+  if (vendor == "NVIDIA") return {"SMs", "blocks", "block", "shared memory", "tensor cores", "a CUDA graph", "warp"};
+  return {"CUs", "workgroups", "workgroup", "LDS", "MFMA", "a HIP graph", "wavefront"};
 }
 
 std::string si(double v, const char* unit) {
@@ -81,8 +82,8 @@ Verdict small_grid(const BottleneckInputs& in, const Words& w) {
   return fired(rule,
                fmt::format("a grid of {:.0f} {} on {} {} leaves {:.0f} % of them idle", *in.grid_workgroups, w.block,
                            *in.compute_units, w.cu, 100 * (1 - fill)),
-               fmt::format("give every {} work: more, smaller {}, or split the work (split-K, more tiles)",
-                           std::string(w.cu).substr(0, std::string(w.cu).size() - 1), w.block),
+               fmt::format("give every one of the {} work: more, smaller {}, or split the work (split-K, more tiles)", w.cu,
+                           w.block),
                0.6 + 0.3 * (1 - fill));
 }
 
@@ -132,8 +133,8 @@ Verdict occupancy(const BottleneckInputs& in, const Words& w) {
   const std::string& l = in.occupancy_limiter;
   std::string next = l == "registers" || l == "vgpr" || l == "sgpr"
                          ? "use fewer registers per thread (launch bounds, smaller tiles, fewer live values)"
-                     : l == "shared_memory" || l == "lds" ? fmt::format("use less {} per {}", w.shared, w.block)
-                                                          : fmt::format("use larger {} or fewer per {}", w.block, w.cu);
+                     : l == "shared_memory" || l == "lds" ? fmt::format("use less {} per {}", w.shared, w.one_block)
+                                                          : fmt::format("use larger {}", w.block);
   return fired(rule, reason, next, (0.5 + 0.3 * (1 - *in.occupancy / kLowOccupancy)) * (in.roofline ? 1.0 : 0.8));
 }
 

@@ -83,7 +83,7 @@ hal::DeviceFacts device_of(const trace::Trace& trace) {
   return facts;
 }
 
-void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& ceilings, const CounterRecipe* recipe) {
+void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& ceilings) {
   k.dispatches = s.dispatches;
   k.measured_dispatches = s.measured;
   k.time_ns = s.time_ns;
@@ -107,7 +107,6 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
       k.missing.push_back(fmt::format("{} bytes: counter {} missing", hal::kMemoryLevelNames[i], *s.bytes[i].first_missing));
     }
   }
-  if (recipe && !recipe->why_missing.empty()) k.missing.push_back(recipe->why_missing);
 
   double total = 0, time_at_peak = 0, largest = 0;
   bool any = false, all_ceilings = true;
@@ -198,7 +197,9 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
   for (const auto& [name, sums] : kernels) {
     KernelRoofline k;
     k.name = name;
-    finish_kernel(k, sums, r.ceilings, recipe ? &*recipe : nullptr);
+    finish_kernel(k, sums, r.ceilings);
+    // What the architecture's counters never give, after what kept this kernel's figures out.
+    if (recipe && !recipe->why_missing.empty() && k.measured_dispatches > 0) k.missing.push_back(recipe->why_missing);
     r.kernels.push_back(std::move(k));
   }
   std::stable_sort(r.kernels.begin(), r.kernels.end(), [](const KernelRoofline& a, const KernelRoofline& b) {

@@ -94,6 +94,32 @@ std::optional<CounterRecipe> counter_recipe(std::string_view architecture) {
   return std::nullopt;
 }
 
+std::vector<std::vector<std::string>> counter_passes(std::string_view architecture) {
+  const std::string arch = hal::normalize_arch_name(architecture);
+  if (hal::find_nvidia_arch(arch)) return {};
+  const auto recipe = counter_recipe(arch);
+  if (!recipe) return {};
+  auto ends = [](const std::string& s, std::string_view tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  auto starts = [](const std::string& s, std::string_view head) { return s.rfind(head, 0) == 0; };
+  std::vector<std::vector<std::string>> passes(4);
+  for (const auto& c : recipe_counters(*recipe)) {
+    const bool mfma = starts(c, "SQ_INSTS_VALU_MFMA_MOPS_");
+    if (mfma && ends(c, "_F8")) {
+      passes[3].push_back(c);
+    } else if (!mfma && starts(c, "SQ_INSTS_VALU_") && (ends(c, "_F16") || ends(c, "_F32"))) {
+      passes[0].push_back(c);
+    } else if (starts(c, "SQ_INSTS_VALU_") || starts(c, "TCC_") || c == "TCP_TCC_READ_REQ_sum") {
+      passes[1].push_back(c);
+    } else {
+      passes[2].push_back(c);  // LDS, vL1D accesses, L2 writes and atomics
+    }
+  }
+  std::erase_if(passes, [](const auto& p) { return p.empty(); });
+  return passes;
+}
+
 std::vector<std::string> recipe_counters(const CounterRecipe& recipe) {
   std::set<std::string> names;
   for (const auto& terms : recipe.flops) {

@@ -1,7 +1,15 @@
 #include <rpl/backends/rocprofv3.hpp>
 
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
 #include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/core/log.hpp>
 #include <rpl/core/subprocess.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
 
 #include "traced_runs.hpp"
 
@@ -18,6 +26,78 @@ std::vector<std::string> rocprofv3_trace_argv(const fs::path& rocprofv3, const f
                                    "-d", output_dir.string(), "--"};
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
+}
+
+std::vector<std::string> rocprofv3_counter_argv(const fs::path& rocprofv3, const fs::path& output_dir,
+                                                const std::vector<std::string>& counters,
+                                                const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {rocprofv3.string(), "--pmc"};
+  argv.insert(argv.end(), counters.begin(), counters.end());
+  argv.insert(argv.end(), {"--output-format", "rocpd", "-d", output_dir.string(), "--"});
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+namespace {
+
+// The counter values of a pass's databases, launches numbered per kernel in start order.
+std::vector<trace::CounterSample> pass_samples(const fs::path& dir) {
+  std::vector<fs::path> dbs;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return {};
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".db") dbs.push_back(e.path());
+  }
+  std::sort(dbs.begin(), dbs.end());
+  std::vector<trace::CounterSample> samples;
+  if (dbs.empty()) return samples;
+  const auto t = trace::read_rocpd(dbs);
+  std::vector<uint32_t> order(t.dispatches.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return t.dispatches[a].start_ns < t.dispatches[b].start_ns;
+  });
+  std::vector<size_t> launch(t.dispatches.size());
+  std::map<std::string, size_t> launches;
+  for (uint32_t i : order) launch[i] = launches[t.symbols[static_cast<size_t>(t.dispatches[i].symbol)].mangled_name]++;
+  for (const auto& v : t.counter_values) {
+    samples.push_back({t.symbols[static_cast<size_t>(t.dispatches[v.dispatch].symbol)].mangled_name, launch[v.dispatch],
+                       t.counter_names[v.counter], "", v.value});
+  }
+  return samples;
+}
+
+}  // namespace
+
+std::vector<trace::CounterSample> collect_rocprofv3_counters(const RunOptions& options,
+                                                             const std::vector<std::vector<std::string>>& passes) {
+  auto rocprofv3 = find_rocprofv3();
+  if (!rocprofv3) fail(Errc::missing_tool, "rocprofv3 not found in PATH or /opt/rocm/bin: install ROCm 7 (rocprofiler-sdk)");
+  check_program_exists(options);
+  std::vector<trace::CounterSample> samples;
+  for (size_t i = 0; i < passes.size(); ++i) {
+    TempDir tmp("rocm-perf-pmc-");
+    ProcessOptions p;
+    p.argv = rocprofv3_counter_argv(*rocprofv3, tmp.path() / "rocprofv3", passes[i], options.command);
+    p.output_file = tmp.path() / "pass.log";
+    if (options.timeout_seconds) p.timeout = std::chrono::duration<double>(*options.timeout_seconds);
+    log::debug(fmt::format("counter pass {} of {}: {}", i + 1, passes.size(), display_command(p.argv)));
+    if (options.debug) tmp.keep();
+    ProcessResult r = run_process(p);
+    if (!r.ok()) {
+      tmp.keep();
+      fail(Errc::run_failed, "counter pass {} of {}: {} {} (its output: {})", i + 1, passes.size(),
+           display_command(p.argv), r.describe(options.timeout_seconds.value_or(0)), (tmp.path() / "pass.log").string());
+    }
+    auto pass = pass_samples(tmp.path() / "rocprofv3");
+    if (pass.empty()) {
+      tmp.keep();
+      fail(Errc::run_failed, "counter pass {} of {} recorded no counter values (its output: {})", i + 1, passes.size(),
+           (tmp.path() / "pass.log").string());
+    }
+    samples.insert(samples.end(), pass.begin(), pass.end());
+  }
+  return samples;
 }
 
 std::vector<fs::path> trace_with_rocprofv3(const RunOptions& options, const fs::path& trace_dir) {

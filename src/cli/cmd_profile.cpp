@@ -1,12 +1,9 @@
 // rocm-perf profile [opts] -- CMD [ARGS...]
-#include <algorithm>
 #include <iostream>
 
 #include <rpl/analysis/profile_summary.hpp>
-#include <rpl/analysis/roofline.hpp>
 #include <rpl/hal/ceilings.hpp>
 #include <rpl/backends/cuda_tracer.hpp>
-#include <rpl/backends/ncu_counters.hpp>
 #include <rpl/backends/rocprofv3.hpp>
 #include <rpl/backends/wallclock.hpp>
 #include <rpl/core/error.hpp>
@@ -15,10 +12,10 @@
 #include <rpl/core/subprocess.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/text.hpp>
-#include <rpl/trace/rocpd_counters.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "analysis_outputs.hpp"
+#include "counter_passes.hpp"
 #include "commands.hpp"
 #include "render.hpp"
 
@@ -70,7 +67,8 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
   cmd->add_flag("--quiet-app", o->quiet_app, "keep the program's own output out of the terminal (it is still kept in .rocpd_profile/runN.log)");
   cmd->add_flag("--counters", o->counters, "a counter pass after the trace (NVIDIA: ncu), stored in the first run's trace");
   cmd->add_flag("--roofline", o->roofline,
-                "a counter pass for the roofline of every kernel (NVIDIA: ncu, limited by --kernel and --roofline-launches)");
+                "counter passes for the roofline of every kernel (NVIDIA: one ncu pass, limited by --kernel and "
+                "--roofline-launches; AMD: rocprofv3 --pmc, one pass per counter group)");
   cmd->add_option("--roofline-launches", o->roofline_launches, "profile at most this many kernel launches in the counter pass")
       ->check(CLI::Range(1, 100'000'000));
   cmd->add_option("--metrics", o->metrics, "the counter pass's metrics (default: time, cycles, DRAM bytes, FP ops, occupancy)")
@@ -110,30 +108,13 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       for (const char* stale : {"dag.json", "roofline.json", "analysis.json"}) fs::remove(out_dir / stale, ec);
     } else {
       const std::string backend = o->backend == "auto" ? choose_backend() : o->backend;
-      if ((o->counters || o->roofline) && backend != "cuda") {
-        fail(Errc::bad_input, "--counters and --roofline need the NVIDIA backend for now (ncu); AMD counter passes are not "
-                              "implemented yet");
+      if (o->counters && backend != "cuda") {
+        fail(Errc::bad_input, "--counters and --metrics are the NVIDIA backend's (ncu); on AMD, --roofline chooses the "
+                              "counters");
       }
       auto dbs = backend == "cuda" ? backends::trace_with_cupti(run, trace_dir) : backends::trace_with_rocprofv3(run, trace_dir);
-      if (o->counters || o->roofline) {
-        auto metrics = o->metrics.empty() ? backends::default_ncu_metrics() : o->metrics;
-        backends::NcuSelection selection;
-        if (o->roofline) {
-          // Every NVIDIA architecture shares one recipe; ncu drops what a GPU lacks.
-          for (const auto& m : analysis::recipe_counters(*analysis::counter_recipe("sm_90"))) {
-            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
-          }
-          if (!o->kernel.empty()) selection.kernel_regex = o->kernel;
-          if (o->roofline_launches > 0) selection.launch_count = o->roofline_launches;
-        }
-        auto samples = backends::collect_ncu_counters(run, metrics, selection);
-        auto stored = trace::store_counters(dbs.front(), samples, "ncu");
-        log::info(fmt::format("counters: {} values stored in {}", stored.stored, dbs.front().string()));
-        if (stored.unmatched > 0) {
-          log::warning(fmt::format("counters: {} values matched no traced dispatch (the counter run launched other kernels)",
-                                   stored.unmatched));
-        }
-      }
+      CounterPassOptions passes{o->counters, o->roofline, o->metrics, o->kernel, o->roofline_launches};
+      run_counter_passes(backend, run, dbs, passes);
       auto trace = trace::read_rocpd(dbs);
       if (trace.dispatches.empty()) {
         fail(Errc::run_failed, "{} ran, but no kernel dispatches were recorded (its traces: {})",

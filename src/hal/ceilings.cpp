@@ -8,6 +8,8 @@
 //   [MI300] ROCm docs mi300.md "FLOPS/CLOCK/CU", reference/rocm.md §4.4; vector FP32 taken unpacked
 //           (128), as rocprof-compute's VALU peak is, since the counters count one FMA per lane
 //   [MI200] ROCm docs mi250.md "FLOPS/CLOCK/CU", reference/rocm.md §4.4
+//   [VALU]  rocprof-compute's one VALU ceiling for every type, max_sclk x CUs x 64 x 2 (reference/rocm.md
+//           §4.4): vector FP16 taken at that rate, as the counters count one FMA per lane
 //   [HBM]   MI300X 5.3 TB/s (mi300.md); MI250 3.2 TB/s (mi250.md); MI250X 3.2768 TB/s from
 //           rocprof-compute's formula 1600 MHz x 32 channels x 32 B x 2 GCDs (reference/rocm.md §4.4)
 #include <rpl/hal/ceilings.hpp>
@@ -35,10 +37,10 @@ constexpr std::array<ArchRates, 6> kRates = {{
     //            fp64  fp32  fp16  m_fp64 m_tf32 m_fp32 m_fp16 m_fp8
     {"sm_80", {{64, 128, 512, 128, 1024, 0, 2048, 0}}},        // [A100]
     {"sm_90", {{128, 256, 512, 256, 2048, 0, 4096, 8192}}},    // [H100]
-    {"gfx90a", {{128, 128, 0, 256, 0, 256, 1024, 0}}},         // [MI200]
-    {"gfx940", {{128, 128, 0, 256, 1024, 256, 2048, 4096}}},   // [MI300]
-    {"gfx941", {{128, 128, 0, 256, 1024, 256, 2048, 4096}}},   // [MI300]
-    {"gfx942", {{128, 128, 0, 256, 1024, 256, 2048, 4096}}},   // [MI300]
+    {"gfx90a", {{128, 128, 128, 256, 0, 256, 1024, 0}}},       // [MI200] [VALU]
+    {"gfx940", {{128, 128, 128, 256, 1024, 256, 2048, 4096}}}, // [MI300] [VALU]
+    {"gfx941", {{128, 128, 128, 256, 1024, 256, 2048, 4096}}}, // [MI300] [VALU]
+    {"gfx942", {{128, 128, 128, 256, 1024, 256, 2048, 4096}}}, // [MI300] [VALU]
 }};
 
 struct ProductBandwidth {

@@ -1,5 +1,7 @@
 // roofline.json and profile.json's roofline from analyze, --ceilings, and the refusals.
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -78,6 +80,68 @@ TEST(CliRoofline, TraceWithoutCountersHasNoRecordAndSaysWhy) {
   EXPECT_NE(roofline["warnings"][0].get<std::string>().find("--roofline"), std::string::npos);
   EXPECT_TRUE(nlohmann::json::parse(read_text(dir / "out" / "profile.json"))["roofline"].is_null());
   EXPECT_EQ(r.out.find("Roofline"), std::string::npos);
+}
+
+// AMD: one rocprofv3 --pmc run per counter group of the architecture's recipe (the stand-in
+// rocprofv3 reports every counter at 1000 per dispatch), stored in the first run's database.
+TEST(CliRoofline, AmdCounterPassesPerGroupEndInTheTrace) {
+  const auto dir = fresh_dir("cli_roofline_amd");
+  const auto log = dir / "rocprofv3.log";
+  auto r = run_cli({"profile", "--backend", "rocm", "--roofline", "--runs", "2", "--out", (dir / "out").string(), "--",
+                    "/bin/true"},
+                   {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_LOG", log.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::vector<std::string>> passes;
+  std::istringstream calls(read_text(log));
+  for (std::string line; std::getline(calls, line);) {
+    auto argv = nlohmann::json::parse(line).get<std::vector<std::string>>();
+    if (argv[1] != "--pmc") continue;
+    std::vector<std::string> counters;
+    for (size_t i = 2; argv[i] != "--output-format"; ++i) counters.push_back(argv[i]);
+    passes.push_back(counters);
+  }
+  // rocprof-compute's groups for gfx942 (reference/rocm.md §5).
+  ASSERT_EQ(passes.size(), 4u);
+  EXPECT_EQ(passes[0].size(), 8u);  // VALU F16 and F32
+  EXPECT_NE(std::find(passes[1].begin(), passes[1].end(), "TCC_BUBBLE_sum"), passes[1].end());
+  EXPECT_NE(std::find(passes[2].begin(), passes[2].end(), "SQ_LDS_IDX_ACTIVE"), passes[2].end());
+  EXPECT_EQ(passes[3], std::vector<std::string>{"SQ_INSTS_VALU_MFMA_MOPS_F8"});
+
+  const auto roofline = nlohmann::json::parse(read_text(dir / "out" / "roofline.json"));
+  EXPECT_EQ(schema_errors(roofline.dump(), "roofline"), "");
+  const auto& matmul = roofline["kernels"][1];
+  ASSERT_EQ(matmul["name"], "matmul_kernel(float const*, float const*, float*, int, int, int)");
+  ASSERT_EQ(matmul["measured_dispatches"], 40);
+  // Per dispatch: every VALU counter 1000, x64 lanes (FMA x128), per type: 64k x 5 = 320,000.
+  EXPECT_DOUBLE_EQ(matmul["flops"]["fp32"].get<double>(), 40 * 320'000.0);
+  // MI300 HBM: 1000 x (64 - 32 + 64 + 32 + 32) = 160,000 bytes per dispatch.
+  EXPECT_DOUBLE_EQ(matmul["bytes"]["dram"].get<double>(), 40 * 160'000.0);
+  EXPECT_FALSE(matmul["roofline_position"].is_null());
+}
+
+TEST(CliRoofline, AFailingAmdPassIsOneLineNamingItsLog) {
+  const auto dir = fresh_dir("cli_roofline_amd_fail");
+  auto r = run_cli({"profile", "--backend", "rocm", "--roofline", "--runs", "1", "--out", (dir / "out").string(), "--",
+                    "/bin/true"},
+                   {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"},
+                    {"RPL_FAKE_ROCPROF_LOG", (dir / "log").string()},
+                    {"RPL_FAKE_ROCPROF_PMC_FAIL", "2"}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("counter pass 2 of 4"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pass.log"), std::string::npos) << r.err;
+}
+
+TEST(CliRoofline, Gfx1030HasNoPassesAndTheProfileStillCompletes) {
+  const auto dir = fresh_dir("cli_roofline_rdna");
+  auto r = run_cli({"profile", "--backend", "rocm", "--roofline", "--runs", "1", "--out", (dir / "out").string(), "--",
+                    "/bin/true"},
+                   {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"},
+                    {"RPL_FAKE_ROCPROF_LOG", (dir / "log").string()},
+                    {"RPL_FAKE_ROCPROF_SCENARIO", "rx6900xt"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("gfx1030 has no counter formulas for the roofline"), std::string::npos) << r.err;
+  EXPECT_EQ(read_text(dir / "log").find("--pmc"), std::string::npos);
 }
 
 }  // namespace

@@ -30,6 +30,11 @@ std::optional<CounterRecipe> counter_recipe(std::string_view architecture);
 /// Every counter a recipe reads, sorted and without duplicates (what a counter pass collects).
 std::vector<std::string> recipe_counters(const CounterRecipe& recipe);
 
+/// The counter passes of an AMD architecture's recipe, grouped as rocprof-compute groups them
+/// (reference/rocm.md §5), since rocprofv3 fails a pass whose counters cannot be collected
+/// together. None for NVIDIA (ncu replays as often as it needs) and for architectures without a recipe.
+std::vector<std::vector<std::string>> counter_passes(std::string_view architecture);
+
 struct KernelRoofline {
   std::string name;
   size_t dispatches = 0;           // all of the kernel's dispatches

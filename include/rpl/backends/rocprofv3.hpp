@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <rpl/backends/run_options.hpp>
+#include <rpl/trace/rocpd_counters.hpp>
 
 namespace rpl::backends {
 
@@ -20,5 +21,17 @@ std::vector<std::string> rocprofv3_trace_argv(const std::filesystem::path& rocpr
 /// *_results.db into trace_dir (replacing what a previous profile left there), named run<N>_*.db.
 /// Errors: missing_tool (no rocprofv3), run_failed (a run failed, hung or wrote no database).
 std::vector<std::filesystem::path> trace_with_rocprofv3(const RunOptions& options, const std::filesystem::path& trace_dir);
+
+/// The argv of one counter pass.
+std::vector<std::string> rocprofv3_counter_argv(const std::filesystem::path& rocprofv3, const std::filesystem::path& output_dir,
+                                                const std::vector<std::string>& counters,
+                                                const std::vector<std::string>& command);
+
+/// Runs the program once per pass under rocprofv3 --pmc (a pass: counters the hardware collects
+/// together) and returns every value, launches numbered per kernel in start order, ready for
+/// trace::store_counters. Errors: missing_tool (no rocprofv3), run_failed (a pass failed or
+/// recorded no counter), naming the pass's log.
+std::vector<trace::CounterSample> collect_rocprofv3_counters(const RunOptions& options,
+                                                             const std::vector<std::vector<std::string>>& passes);
 
 }  // namespace rpl::backends

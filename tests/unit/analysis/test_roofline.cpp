@@ -1,6 +1,7 @@
 // The roofline from counter values on hand-built traces whose FLOPs and bytes are known.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -230,6 +231,22 @@ TEST(Roofline, CeilingsFileOverridesAndBadFilesAreBadInput) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::bad_input);
   }
+}
+
+TEST(Roofline, AmdCounterPassesCoverTheRecipeOnce) {
+  for (const char* arch : {"gfx90a", "gfx942", "gfx950"}) {
+    SCOPED_TRACE(arch);
+    std::vector<std::string> all;
+    for (const auto& pass : counter_passes(arch)) {
+      EXPECT_FALSE(pass.empty());
+      all.insert(all.end(), pass.begin(), pass.end());
+    }
+    std::sort(all.begin(), all.end());
+    EXPECT_EQ(all, recipe_counters(*counter_recipe(arch)));
+  }
+  EXPECT_EQ(counter_passes("gfx90a").size(), 3u);  // no FP8 pass before MI300
+  EXPECT_TRUE(counter_passes("sm_90").empty());    // ncu replays as it needs
+  EXPECT_TRUE(counter_passes("gfx1030").empty());
 }
 
 }  // namespace

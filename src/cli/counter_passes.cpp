@@ -1,0 +1,69 @@
+#include "counter_passes.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <rpl/analysis/roofline.hpp>
+#include <rpl/backends/ncu_counters.hpp>
+#include <rpl/backends/rocprofv3.hpp>
+#include <rpl/core/log.hpp>
+#include <rpl/trace/rocpd_counters.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+namespace rpl::cli {
+namespace {
+
+std::vector<trace::CounterSample> ncu_samples(const backends::RunOptions& run, const CounterPassOptions& options) {
+  auto metrics = options.metrics.empty() ? backends::default_ncu_metrics() : options.metrics;
+  backends::NcuSelection selection;
+  if (options.roofline) {
+    // Every NVIDIA architecture shares one recipe; ncu drops what a GPU lacks.
+    for (const auto& m : analysis::recipe_counters(*analysis::counter_recipe("sm_90"))) {
+      if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+    }
+    if (!options.kernel_regex.empty()) selection.kernel_regex = options.kernel_regex;
+    if (options.launch_count > 0) selection.launch_count = options.launch_count;
+  }
+  return backends::collect_ncu_counters(run, metrics, selection);
+}
+
+// The GPU architecture the trace ran on ("" when it names none).
+std::string traced_architecture(const std::vector<std::filesystem::path>& databases) {
+  const auto t = trace::read_rocpd(databases);
+  for (const auto& d : t.dispatches) {
+    if (d.agent >= 0) return t.agents[static_cast<size_t>(d.agent)].name;
+  }
+  return "";
+}
+
+}  // namespace
+
+void run_counter_passes(const std::string& backend, const backends::RunOptions& run,
+                        const std::vector<std::filesystem::path>& databases, const CounterPassOptions& options) {
+  if (!options.counters && !options.roofline) return;
+  std::vector<trace::CounterSample> samples;
+  std::string component;
+  if (backend == "cuda") {
+    samples = ncu_samples(run, options);
+    component = "ncu";
+  } else {
+    const std::string arch = traced_architecture(databases);
+    const auto passes = analysis::counter_passes(arch);
+    if (passes.empty()) {
+      log::warning(fmt::format("{} has no counter formulas for the roofline; no counter pass was run",
+                               arch.empty() ? "the traced GPU" : arch));
+      return;
+    }
+    samples = backends::collect_rocprofv3_counters(run, passes);
+    component = "rocprofv3";
+  }
+  auto stored = trace::store_counters(databases.front(), samples, component);
+  log::info(fmt::format("counters: {} values stored in {}", stored.stored, databases.front().string()));
+  if (stored.unmatched > 0) {
+    log::warning(fmt::format("counters: {} values matched no traced dispatch (the counter run launched other kernels)",
+                             stored.unmatched));
+  }
+}
+
+}  // namespace rpl::cli
