@@ -73,62 +73,53 @@ Groups group_nodes(const trace::Trace& trace, const DagGraph& g) {
   return out;
 }
 
-}  // namespace
-
-DagResult analyze_dag(const trace::Trace& trace, const DagOptions& options) {
-  DagGraph g = detail::build_dag_graph(trace, options);
-  DagResult r;
-  const size_t n = g.size();
-  r.nodes = n;
-  r.edge_counts = g.edge_counts;
-  r.warnings = std::move(g.warnings);
-
-  std::vector<uint32_t> best_pred;
-  const std::vector<int64_t> finish = earliest_finish(g, g.duration_ns, &best_pred);
-  r.critical_path_ns = longest(finish);
-
-  // Per process: its longest path and the observed span of its work.
+// Each process's longest path and the observed span of its work.
+void measure_processes(DagGraph& g, const std::vector<int64_t>& finish) {
   std::vector<int64_t> first_start(g.processes.size(), INT64_MAX), last_end(g.processes.size(), INT64_MIN);
-  for (size_t v = 0; v < n; ++v) {
-    auto& p = g.processes[g.process[v]];
-    p.critical_path_ns = std::max(p.critical_path_ns, finish[v]);
+  for (size_t v = 0; v < g.size(); ++v) {
+    const uint32_t p = g.process[v];
+    g.processes[p].critical_path_ns = std::max(g.processes[p].critical_path_ns, finish[v]);
     if (g.nodes[v].kind == DagNode::Kind::host_sync) continue;
-    first_start[g.process[v]] = std::min(first_start[g.process[v]], g.start_ns[v]);
-    last_end[g.process[v]] = std::max(last_end[g.process[v]], g.start_ns[v] + g.duration_ns[v]);
+    first_start[p] = std::min(first_start[p], g.start_ns[v]);
+    last_end[p] = std::max(last_end[p], g.start_ns[v] + g.duration_ns[v]);
   }
   for (size_t p = 0; p < g.processes.size(); ++p) {
     if (first_start[p] <= last_end[p]) g.processes[p].makespan_ns = last_end[p] - first_start[p];
   }
+}
 
-  // The path: back from the node that finishes last (the earliest such node), through the
-  // predecessors that held each node back.
+// Back from the node that finishes last (the earliest such node), through the predecessors that
+// held each node back; in path order.
+std::vector<uint32_t> critical_nodes(const std::vector<int64_t>& finish, const std::vector<uint32_t>& best_pred) {
   std::vector<uint32_t> path;
-  if (n > 0) {
-    uint32_t end = 0;
-    for (uint32_t v = 1; v < n; ++v) {
-      if (finish[v] > finish[end]) end = v;
-    }
-    r.critical_process = g.process[end];
-    for (uint32_t v = end; v != kNone; v = best_pred[v]) path.push_back(v);
-    std::reverse(path.begin(), path.end());
-    for (size_t i = 0; i < path.size(); ++i) {
-      CriticalPathStep step;
-      step.node = g.nodes[path[i]];
-      step.start_ns = g.start_ns[path[i]];
-      step.duration_ns = g.duration_ns[path[i]];
-      if (i > 0) {
-        for (uint32_t e = g.pred_begin[path[i]]; e < g.pred_begin[path[i] + 1]; ++e) {
-          if (g.preds[e] == path[i - 1]) {
-            step.via = g.pred_kinds[e];
-            break;
-          }
-        }
-      }
-      r.path.push_back(step);
-    }
-  }
+  if (finish.empty()) return path;
+  const auto end = static_cast<uint32_t>(std::max_element(finish.begin(), finish.end()) - finish.begin());
+  for (uint32_t v = end; v != kNone; v = best_pred[v]) path.push_back(v);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
 
-  // Slack: latest finish against the node's own process's critical path.
+std::vector<CriticalPathStep> steps_of(const DagGraph& g, const std::vector<uint32_t>& path) {
+  std::vector<CriticalPathStep> steps;
+  for (size_t i = 0; i < path.size(); ++i) {
+    CriticalPathStep step;
+    step.node = g.nodes[path[i]];
+    step.start_ns = g.start_ns[path[i]];
+    step.duration_ns = g.duration_ns[path[i]];
+    for (uint32_t e = g.pred_begin[path[i]]; i > 0 && e < g.pred_begin[path[i] + 1]; ++e) {
+      if (g.preds[e] == path[i - 1]) {
+        step.via = g.pred_kinds[e];
+        break;
+      }
+    }
+    steps.push_back(step);
+  }
+  return steps;
+}
+
+// Latest finish against the node's own process's critical path, less its earliest finish.
+std::vector<int64_t> slack_of(const DagGraph& g, const std::vector<int64_t>& finish) {
+  const size_t n = g.size();
   std::vector<int64_t> latest_finish(n);
   for (size_t v = 0; v < n; ++v) latest_finish[v] = g.processes[g.process[v]].critical_path_ns;
   for (size_t v = n; v-- > 0;) {
@@ -137,61 +128,84 @@ DagResult analyze_dag(const trace::Trace& trace, const DagOptions& options) {
       latest_finish[g.preds[e]] = std::min(latest_finish[g.preds[e]], latest_start);
     }
   }
-  r.node_order = g.nodes;
-  r.node_process = g.process;
-  r.slack_ns.resize(n);
-  for (size_t v = 0; v < n; ++v) r.slack_ns[v] = latest_finish[v] - finish[v];
+  std::vector<int64_t> slack(n);
+  for (size_t v = 0; v < n; ++v) slack[v] = latest_finish[v] - finish[v];
+  return slack;
+}
 
-  // Kernels: dispatches, time on the path, slack.
+// Per kernel (or kind of copy): dispatches, time on the path, slack, and for the largest shares
+// of the path its length with that kernel twice as fast. Ordered by their time on the path.
+std::vector<DagKernel> kernel_shares(const trace::Trace& trace, const DagGraph& g, const std::vector<uint32_t>& path,
+                                     const std::vector<int64_t>& slack, int64_t critical_path_ns,
+                                     const DagOptions& options) {
   Groups groups = group_nodes(trace, g);
-  std::vector<std::vector<int64_t>> slacks(groups.kernels.size());
-  for (size_t v = 0; v < n; ++v) {
+  auto& kernels = groups.kernels;
+  std::vector<std::vector<int64_t>> slacks(kernels.size());
+  for (size_t v = 0; v < g.size(); ++v) {
     if (groups.of_node[v] < 0) continue;
-    auto& k = groups.kernels[static_cast<size_t>(groups.of_node[v])];
-    ++k.dispatches;
-    slacks[static_cast<size_t>(groups.of_node[v])].push_back(r.slack_ns[v]);
+    ++kernels[static_cast<size_t>(groups.of_node[v])].dispatches;
+    slacks[static_cast<size_t>(groups.of_node[v])].push_back(slack[v]);
   }
   for (uint32_t v : path) {
     if (groups.of_node[v] < 0) continue;
-    auto& k = groups.kernels[static_cast<size_t>(groups.of_node[v])];
+    auto& k = kernels[static_cast<size_t>(groups.of_node[v])];
     ++k.on_path;
     k.path_ns += g.duration_ns[v];
   }
-  for (size_t i = 0; i < groups.kernels.size(); ++i) {
-    auto& k = groups.kernels[i];
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    auto& k = kernels[i];
     auto& s = slacks[i];
-    k.critical_path_score = r.critical_path_ns > 0 ? static_cast<double>(k.path_ns) / static_cast<double>(r.critical_path_ns) : 0;
-    if (!s.empty()) {
-      k.min_slack_ns = *std::min_element(s.begin(), s.end());
-      auto mid = s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2);
-      std::nth_element(s.begin(), mid, s.end());
-      k.median_slack_ns = *mid;
-    }
+    if (critical_path_ns > 0) k.critical_path_score = static_cast<double>(k.path_ns) / static_cast<double>(critical_path_ns);
+    if (s.empty()) continue;
+    k.min_slack_ns = *std::min_element(s.begin(), s.end());
+    auto mid = s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2);
+    std::nth_element(s.begin(), mid, s.end());
+    k.median_slack_ns = *mid;
   }
-
-  // Impact: the longest path again, with one kernel's dispatches twice as fast.
-  std::vector<size_t> ranked(groups.kernels.size());
+  std::vector<size_t> ranked(kernels.size());
   for (size_t i = 0; i < ranked.size(); ++i) ranked[i] = i;
-  auto by_path = [&](size_t a, size_t b) {
-    const auto &ka = groups.kernels[a], &kb = groups.kernels[b];
+  std::sort(ranked.begin(), ranked.end(), [&](size_t a, size_t b) {
+    const auto &ka = kernels[a], &kb = kernels[b];
     if (ka.path_ns != kb.path_ns) return ka.path_ns > kb.path_ns;
     if (ka.is_copy != kb.is_copy) return !ka.is_copy;
     return ka.name < kb.name;
-  };
-  std::sort(ranked.begin(), ranked.end(), by_path);
-  std::vector<int64_t> faster;
+  });
   for (size_t rank = 0; rank < ranked.size() && rank < options.impact_kernels; ++rank) {
-    auto& k = groups.kernels[ranked[rank]];
+    auto& k = kernels[ranked[rank]];
     if (k.path_ns == 0) break;
-    faster = g.duration_ns;
-    for (size_t v = 0; v < n; ++v) {
+    std::vector<int64_t> faster = g.duration_ns;
+    for (size_t v = 0; v < g.size(); ++v) {
       if (groups.of_node[v] == static_cast<int32_t>(ranked[rank])) faster[v] /= 2;
     }
     k.critical_path_ns_if_2x = longest(earliest_finish(g, faster));
   }
-  for (size_t i : ranked) r.kernels.push_back(std::move(groups.kernels[i]));
+  std::vector<DagKernel> out;
+  for (size_t i : ranked) out.push_back(std::move(kernels[i]));
+  return out;
+}
+
+}  // namespace
+
+DagResult analyze_dag(const trace::Trace& trace, const DagOptions& options) {
+  DagGraph g = detail::build_dag_graph(trace, options);
+  std::vector<uint32_t> best_pred;
+  const std::vector<int64_t> finish = earliest_finish(g, g.duration_ns, &best_pred);
+  measure_processes(g, finish);
+  const auto path = critical_nodes(finish, best_pred);
+
+  DagResult r;
+  r.nodes = g.size();
+  r.edge_counts = g.edge_counts;
+  r.critical_path_ns = longest(finish);
+  if (!path.empty()) r.critical_process = g.process[path.back()];
+  r.path = steps_of(g, path);
+  r.slack_ns = slack_of(g, finish);
+  r.kernels = kernel_shares(trace, g, path, r.slack_ns, r.critical_path_ns, options);
+  r.node_order = std::move(g.nodes);
+  r.node_process = std::move(g.process);
   r.processes = std::move(g.processes);
   r.cross_edges = std::move(g.cross_edges);
+  r.warnings = std::move(g.warnings);
   return r;
 }
 

@@ -295,7 +295,7 @@ class Builder {
       std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
         return protos_[a].end != protos_[b].end ? protos_[a].end < protos_[b].end : a < b;
       });
-      for (uint32_t b : std::vector<uint32_t>(list)) {
+      for (uint32_t b : list) {
         const Proto& pb = protos_[b];
         const uint32_t prev = stream_prev_[b];
         if (prev != kNone && pb.start - protos_[prev].end <= t) continue;  // its own stream held it
