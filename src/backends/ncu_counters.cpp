@@ -151,24 +151,26 @@ std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const
   return samples;
 }
 
-std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& requested,
-                                                       const NcuSelection& selection) {
+std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& required,
+                                                       const NcuSelection& selection,
+                                                       const std::vector<std::string>& if_available) {
   const auto ncu = find_ncu();
   if (!ncu) {
     fail(Errc::missing_tool, "ncu (Nsight Compute) not found in PATH or /usr/local/cuda/bin: install it, or profile "
                              "without --counters/--roofline");
   }
   check_program_exists(options);
-  std::vector<std::string> metrics = requested;
-  if (auto available = query_ncu_metrics(*ncu)) {
+  std::vector<std::string> metrics = required;
+  if (!if_available.empty()) {
     std::vector<std::string> dropped;
-    metrics = supported_metrics(requested, *available, dropped);
+    const auto available = query_ncu_metrics(*ncu);
+    const auto kept = available ? supported_metrics(if_available, *available, dropped) : if_available;
+    metrics.insert(metrics.end(), kept.begin(), kept.end());
     if (!dropped.empty()) {
       std::string names;
       for (const auto& d : dropped) names += (names.empty() ? "" : ", ") + d;
       log::warning(fmt::format("counter pass: this GPU's ncu has no metric {}; the figures that need it stay null", names));
     }
-    if (metrics.empty()) fail(Errc::bad_input, "counter pass: ncu on this GPU knows none of the metrics asked for");
   }
   TempDir tmp("rocm-perf-ncu-");
   ProcessOptions p;

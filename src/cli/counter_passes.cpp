@@ -15,17 +15,18 @@ namespace rpl::cli {
 namespace {
 
 std::vector<trace::CounterSample> ncu_samples(const backends::RunOptions& run, const CounterPassOptions& options) {
-  auto metrics = options.metrics.empty() ? backends::default_ncu_metrics() : options.metrics;
+  const auto metrics = options.metrics.empty() ? backends::default_ncu_metrics() : options.metrics;
   backends::NcuSelection selection;
+  std::vector<std::string> roofline;
   if (options.roofline) {
-    // Every NVIDIA architecture shares one recipe; ncu drops what a GPU lacks.
+    // Every NVIDIA architecture shares one recipe; ncu collects what this GPU has of it.
     for (const auto& m : analysis::recipe_counters(*analysis::counter_recipe("sm_90"))) {
-      if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+      if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) roofline.push_back(m);
     }
     if (!options.kernel_regex.empty()) selection.kernel_regex = options.kernel_regex;
     if (options.launch_count > 0) selection.launch_count = options.launch_count;
   }
-  return backends::collect_ncu_counters(run, metrics, selection);
+  return backends::collect_ncu_counters(run, metrics, selection, roofline);
 }
 
 // The GPU architecture the trace ran on ("" when it names none).

@@ -58,7 +58,7 @@ TEST(NcuCounters, NoPermissionIsAClearMissingToolError) {
   const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
   setenv("PATH", (fake.string() + ":" + saved).c_str(), 1);
   try {
-    collect_ncu_counters(run, {"dram__bytes_read.sum", "lts__t_bytes.sum"});
+    collect_ncu_counters(run, {"gpu__time_duration.sum"}, {}, {"dram__bytes_read.sum", "lts__t_bytes.sum"});
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::missing_tool);
