@@ -190,7 +190,7 @@ double gpu_busy_fraction(const trace::Trace& trace) {
 }  // namespace
 
 BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSummary& summary, const RooflineResult* roofline,
-                                   const DagResult* dag) {
+                                   const DagResult* dag, const StallAnalysis* stalls) {
   BottleneckInputs in;
   if (!summary.kernel) return in;
   const auto& k = *summary.kernel;
@@ -220,6 +220,7 @@ BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSumma
       if (achieved && peak) in.dram_percent_of_peak = 100 * *achieved / *peak;
     }
   }
+  if (stalls) in.branch_efficiency = stalls->branch_efficiency;
   if (dag) {
     for (const auto& d : dag->kernels) {
       if (!d.is_copy && d.name == k.name) in.critical_path_score = d.critical_path_score;

@@ -50,9 +50,12 @@ std::string write_analysis_outputs(const trace::Trace& trace, const analysis::Pr
   std::error_code ec;
   std::filesystem::remove(out_dir / "analysis.json", ec);
   if (summary.kernel) {
-    const auto bottleneck =
-        analysis::classify_bottleneck(analysis::bottleneck_inputs(trace, summary, &roofline.result, &dag));
+    const auto stalls = analysis::analyze_stalls(trace, summary.kernel->name);
+    auto bottleneck = analysis::classify_bottleneck(
+        analysis::bottleneck_inputs(trace, summary, &roofline.result, &dag, stalls ? &*stalls : nullptr));
+    bottleneck.stalls = stalls;
     write_file_atomic(out_dir / "analysis.json", report::dump(report::analysis_json(bottleneck)));
+    if (stalls) text += report::stalls_text(*stalls);
     text += report::bottleneck_text(bottleneck);
   }
   return text;

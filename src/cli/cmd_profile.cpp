@@ -34,6 +34,7 @@ struct ProfileOptions {
   bool quiet_app = false;
   bool counters = false;
   bool roofline = false;
+  bool deep = false;
   int roofline_launches = 0;
   std::vector<std::string> metrics;
   std::vector<std::string> command;  // given without "--"
@@ -69,6 +70,9 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
   cmd->add_flag("--roofline", o->roofline,
                 "counter passes for the roofline of every kernel (NVIDIA: one ncu pass, limited by --kernel and "
                 "--roofline-launches; AMD: rocprofv3 --pmc, one pass per counter group)");
+  cmd->add_flag("--deep", o->deep,
+                "stall reasons, instruction mix, IPC and branch efficiency of every kernel from the counter pass "
+                "(NVIDIA: ncu, limited by --kernel and --roofline-launches)");
   cmd->add_option("--roofline-launches", o->roofline_launches, "profile at most this many kernel launches in the counter pass")
       ->check(CLI::Range(1, 100'000'000));
   cmd->add_option("--metrics", o->metrics, "the counter pass's metrics (default: time, cycles, DRAM bytes, FP ops, occupancy)")
@@ -112,8 +116,11 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
         fail(Errc::bad_input, "--counters and --metrics are the NVIDIA backend's (ncu); on AMD, --roofline chooses the "
                               "counters");
       }
+      if (o->deep && backend != "cuda") {
+        fail(Errc::bad_input, "--deep on the ROCm backend (rocprofv3 --att) is not implemented yet; it runs on NVIDIA (ncu)");
+      }
       auto dbs = backend == "cuda" ? backends::trace_with_cupti(run, trace_dir) : backends::trace_with_rocprofv3(run, trace_dir);
-      CounterPassOptions passes{o->counters, o->roofline, o->metrics, o->kernel, o->roofline_launches};
+      CounterPassOptions passes{o->counters, o->roofline, o->deep, o->metrics, o->kernel, o->roofline_launches};
       run_counter_passes(backend, run, dbs, passes);
       auto trace = trace::read_rocpd(dbs);
       if (trace.dispatches.empty()) {

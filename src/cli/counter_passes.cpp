@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <rpl/analysis/roofline.hpp>
+#include <rpl/analysis/stalls.hpp>
 #include <rpl/backends/ncu_counters.hpp>
 #include <rpl/backends/rocprofv3.hpp>
 #include <rpl/core/log.hpp>
@@ -17,15 +18,19 @@ namespace {
 std::vector<trace::CounterSample> ncu_samples(const backends::RunOptions& run, const CounterPassOptions& options) {
   const auto metrics = options.metrics.empty() ? backends::default_ncu_metrics() : options.metrics;
   backends::NcuSelection selection;
-  std::vector<std::string> roofline;
+  std::vector<std::string> roofline;  // counters this GPU may lack
   if (options.roofline) {
     // Every NVIDIA architecture shares one recipe; ncu collects what this GPU has of it.
     for (const auto& m : analysis::recipe_counters(*analysis::counter_recipe("sm_90"))) {
       if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) roofline.push_back(m);
     }
-    if (!options.kernel_regex.empty()) selection.kernel_regex = options.kernel_regex;
     if (options.launch_count > 0) selection.launch_count = options.launch_count;
   }
+  if (options.deep) {
+    const auto stalls = analysis::nvidia_stall_metrics();
+    roofline.insert(roofline.end(), stalls.begin(), stalls.end());
+  }
+  if (!options.kernel_regex.empty()) selection.kernel_regex = options.kernel_regex;
   return backends::collect_ncu_counters(run, metrics, selection, roofline);
 }
 
@@ -42,7 +47,7 @@ std::string traced_architecture(const std::vector<std::filesystem::path>& databa
 
 void run_counter_passes(const std::string& backend, const backends::RunOptions& run,
                         const std::vector<std::filesystem::path>& databases, const CounterPassOptions& options) {
-  if (!options.counters && !options.roofline) return;
+  if (!options.counters && !options.roofline && !options.deep) return;
   std::vector<trace::CounterSample> samples;
   std::string component;
   if (backend == "cuda") {

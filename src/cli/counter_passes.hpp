@@ -13,12 +13,14 @@ namespace rpl::cli {
 struct CounterPassOptions {
   bool counters = false;               // --counters: ncu with `metrics`
   bool roofline = false;               // --roofline: the counters of the architecture's roofline recipe
+  bool deep = false;                   // --deep: stall reasons, instruction mix, IPC (NVIDIA)
   std::vector<std::string> metrics;    // --metrics (ncu)
   std::string kernel_regex;            // limits ncu's replay
   int launch_count = 0;                // limits ncu's replay (0: all)
 };
 
-/// On the ROCm backend only --roofline applies (the caller refuses --counters before anything runs).
+/// On the ROCm backend only --roofline applies (the caller refuses --counters and --deep before
+/// anything runs).
 void run_counter_passes(const std::string& backend, const backends::RunOptions& run,
                         const std::vector<std::filesystem::path>& databases, const CounterPassOptions& options);
 

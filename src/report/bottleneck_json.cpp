@@ -1,5 +1,10 @@
 #include <rpl/report/bottleneck_json.hpp>
 
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
 #include <fmt/format.h>
 
 namespace rpl::report {
@@ -10,6 +15,29 @@ Json maybe(const std::optional<T>& v) {
   return v ? Json(*v) : Json(nullptr);
 }
 Json maybe_rounded(const std::optional<double>& v) { return v ? Json(round6(*v)) : Json(nullptr); }
+
+Json fractions(const std::map<std::string, double>& f) {
+  Json j = Json::object();
+  for (const auto& [name, value] : f) j[name] = round6(value);
+  return j;
+}
+
+Json stalls_json(const analysis::StallAnalysis& s) {
+  return {{"measured_dispatches", s.measured_dispatches},
+          {"issue_slot_utilization", maybe_rounded(s.issue_slot_utilization)},
+          {"ipc", maybe_rounded(s.ipc)},
+          {"branch_efficiency", maybe_rounded(s.branch_efficiency)},
+          {"stalls", fractions(s.stalls)},
+          {"vendor_stalls", fractions(s.vendor_stalls)},
+          {"instruction_mix", fractions(s.instruction_mix)}};
+}
+
+// Largest first, then by name.
+std::vector<std::pair<std::string, double>> ranked(const std::map<std::string, double>& f) {
+  std::vector<std::pair<std::string, double>> v(f.begin(), f.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return v;
+}
 
 }  // namespace
 
@@ -37,6 +65,7 @@ Json analysis_json(const analysis::Bottleneck& b) {
                      {"next_step", rule.fired ? Json(rule.next_step) : Json(nullptr)}});
   }
   j["rules"] = std::move(rules);
+  j["stalls"] = b.stalls ? stalls_json(*b.stalls) : Json(nullptr);
   j["inputs"] = {{"mean_dispatch_us", round6(in.mean_dispatch_us)},
                  {"gpu_busy_fraction", maybe_rounded(in.gpu_busy_fraction)},
                  {"grid_workgroups", maybe(in.grid_workgroups)},
@@ -52,6 +81,25 @@ std::string bottleneck_text(const analysis::Bottleneck& b) {
   std::string text = fmt::format("Bottleneck  {} (confidence {:.2f})\n", b.bottleneck, b.confidence);
   for (const auto& reason : b.reasons) text += "            why: " + reason + "\n";
   if (!b.next_steps.empty()) text += "            try first: " + b.next_steps.front() + "\n";
+  return text;
+}
+
+std::string stalls_text(const analysis::StallAnalysis& s) {
+  std::string text = "Stalls      ";
+  size_t shown = 0;
+  for (const auto& [reason, f] : ranked(s.stalls)) {
+    if (shown++ == 4) break;
+    text += fmt::format("{}{} {:.0f} %", shown > 1 ? ", " : "", reason, 100 * f);
+  }
+  if (s.issue_slot_utilization) text += fmt::format("; issue slots {:.0f} % busy", 100 * *s.issue_slot_utilization);
+  if (s.ipc) text += fmt::format(", IPC {:.2f}", *s.ipc);
+  if (s.branch_efficiency) text += fmt::format(", branch efficiency {:.0f} %", 100 * *s.branch_efficiency);
+  text += "\n";
+  if (!s.instruction_mix.empty()) {
+    text += "            mix";
+    for (const auto& [category, f] : ranked(s.instruction_mix)) text += fmt::format(" {} {:.0f} %", category, 100 * f);
+    text += "\n";
+  }
   return text;
 }
 

@@ -144,5 +144,15 @@ TEST(CliRoofline, Gfx1030HasNoPassesAndTheProfileStillCompletes) {
   EXPECT_EQ(read_text(dir / "log").find("--pmc"), std::string::npos);
 }
 
+TEST(CliRoofline, DeepOnTheRocmBackendIsRefusedBeforeAnythingRuns) {
+  const auto dir = fresh_dir("cli_deep_amd");
+  auto r = run_cli({"profile", "--backend", "rocm", "--deep", "--out", (dir / "out").string(), "--", "/bin/true"},
+                   {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_LOG", (dir / "log").string()}});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--deep on the ROCm backend"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "log")) << "nothing ran";
+}
+
 }  // namespace
 }  // namespace rpl::test

@@ -551,5 +551,35 @@ TEST(NvidiaGpu, PytorchGemmsAreComputeBoundAndElementwiseKernelsMemoryBound) {
   EXPECT_GE(elementwise, 1);
 }
 
+// --deep: ncu's stall reasons, instruction mix, IPC and branch efficiency of the dominant kernel
+// in analysis.json, in the common vocabulary with NVIDIA's own reasons beside it.
+TEST(NvidiaGpu, DeepPassGivesStallsAndInstructionMix) {
+  SKIP_WITHOUT_GPU();
+  if (!backends::find_ncu()) GTEST_SKIP() << "ncu not found";
+  auto p = profile({program("softmax_testbed"), "8192", "1024", "3"}, 1, {"--deep", "--roofline"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const std::string text = read_text(p.out / "analysis.json");
+  EXPECT_EQ(schema_errors(text, "analysis"), "");
+  const auto analysis = json::parse(text);
+  const auto& s = analysis["stalls"];
+  ASSERT_FALSE(s.is_null()) << text;
+  EXPECT_EQ(s["measured_dispatches"], 3);
+  double stalls = 0, mix = 0;
+  for (const auto& [reason, f] : s["stalls"].items()) stalls += f.get<double>();
+  for (const auto& [category, f] : s["instruction_mix"].items()) mix += f.get<double>();
+  EXPECT_NEAR(stalls, 1.0, 1e-4);  // each fraction rounded to 6 decimals
+  EXPECT_NEAR(mix, 1.0, 1e-4);
+  EXPECT_EQ(s["instruction_mix"]["tensor"], 0) << "softmax has no tensor work (HFMA2.MMA moves are not)";
+  EXPECT_GT(s["vendor_stalls"].size(), 5u);
+  EXPECT_GT(s["ipc"].get<double>(), 0);
+  EXPECT_GT(s["issue_slot_utilization"].get<double>(), 0);
+  EXPECT_GT(s["branch_efficiency"].get<double>(), 0);
+  EXPECT_GT(s["instruction_mix"]["load_store"].get<double>(), 0);  // softmax reads and writes rows
+  std::cout << "softmax stalls " << s["stalls"].dump() << "\nmix " << s["instruction_mix"].dump() << "\nipc " << s["ipc"]
+            << ", issue " << s["issue_slot_utilization"] << ", branch efficiency " << s["branch_efficiency"]
+            << "\nbottleneck " << analysis["classification"]["bottleneck"] << " " << analysis["classification"]["reasons"]
+            << "\n";
+}
+
 }  // namespace
 }  // namespace rpl::test

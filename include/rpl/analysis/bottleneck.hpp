@@ -9,6 +9,7 @@
 #include <rpl/analysis/dag.hpp>
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/analysis/roofline.hpp>
+#include <rpl/analysis/stalls.hpp>
 
 namespace rpl::analysis {
 
@@ -45,11 +46,13 @@ struct Bottleneck {
   std::vector<std::string> next_steps;
   std::vector<RuleOutcome> rules;       // every rule, fired or not, in priority order
   BottleneckInputs inputs;
+  std::optional<StallAnalysis> stalls;  // where the stall pass ran
 };
 
-/// The facts about the summary's kernel; roofline and dag may be absent.
+/// The facts about the summary's kernel; roofline, dag and stalls may be absent.
 BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSummary& summary,
-                                   const RooflineResult* roofline, const DagResult* dag);
+                                   const RooflineResult* roofline, const DagResult* dag,
+                                   const StallAnalysis* stalls = nullptr);
 
 Bottleneck classify_bottleneck(const BottleneckInputs& inputs);
 

@@ -1,5 +1,6 @@
 #pragma once
-// analysis.json (schemas/analysis.schema.json) and the paragraph that ends the human summary.
+// analysis.json (schemas/analysis.schema.json), the stall line and the paragraph that end the human
+// summary.
 #include <string>
 
 #include <rpl/analysis/bottleneck.hpp>
@@ -9,5 +10,7 @@ namespace rpl::report {
 
 Json analysis_json(const analysis::Bottleneck& bottleneck);
 std::string bottleneck_text(const analysis::Bottleneck& bottleneck);
+/// "Stalls      memory_dependency 62 %, ...; issue slots 35 % busy, IPC 1.20, branch efficiency 100 %".
+std::string stalls_text(const analysis::StallAnalysis& stalls);
 
 }  // namespace rpl::report

@@ -1,0 +1,32 @@
+#pragma once
+// What a kernel's warps wait for, and what it executes, from the stall pass's counters (profile
+// --deep; NVIDIA: ncu's warp-state and instruction counters, reference/cuda.md §5.2). Stall
+// reasons use one vocabulary for both vendors; the vendor's own reasons are kept beside them.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rpl/trace/model.hpp>
+
+namespace rpl::analysis {
+
+struct StallAnalysis {
+  std::string kernel;
+  size_t measured_dispatches = 0;
+  std::optional<double> issue_slot_utilization;  // 0..1
+  std::optional<double> ipc;                     // warp instructions per cycle per SM
+  std::optional<double> branch_efficiency;       // 0..1: branch targets uniform across a warp
+  std::map<std::string, double> stalls;          // common reason -> fraction of stalled warp time, summing to 1
+  std::map<std::string, double> vendor_stalls;   // the vendor's own reason -> fraction
+  std::map<std::string, double> instruction_mix; // fp32, fp64, fp16, tensor, integer, load_store, branch, other: fractions
+};
+
+/// The counters the NVIDIA stall pass asks ncu for.
+std::vector<std::string> nvidia_stall_metrics();
+
+/// The stall analysis of the kernel named `kernel` (its display name); none when none of its
+/// dispatches has stall counters.
+std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std::string& kernel);
+
+}  // namespace rpl::analysis

@@ -1,0 +1,153 @@
+// NVIDIA stall counters (ncu metric names, listed by `ncu --query-metrics` on the H100):
+//   smsp__warp_issue_stalled_<reason>_per_warp_active.pct: the share of active warps stalled for
+//   each reason; normalized over the reasons to fractions of stalled time.
+//   smsp__issue_active.avg.pct_of_peak_sustained_active: issue-slot utilization.
+//   sm__inst_executed.avg.per_cycle_active: IPC per SM.
+//   smsp__sass_average_branch_targets_threads_uniform.pct: ncu's branch efficiency.
+//   smsp__sass_thread_inst_executed_op_<class>_pred_on.sum: thread instructions by class;
+//   sm__inst_executed_pipe_tensor.sum: warp instructions on the tensor pipe (x32 threads), less
+//   sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum: ptxas's HFMA2.MMA register moves run on
+//   that pipe and are counted as hfma already.
+#include <rpl/analysis/stalls.hpp>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace rpl::analysis {
+namespace {
+
+// NVIDIA's stall reason -> the common vocabulary.
+constexpr std::array<std::pair<const char*, const char*>, 19> kNvidiaStalls = {{
+    {"long_scoreboard", "memory_dependency"},
+    {"short_scoreboard", "lds_dependency"},
+    {"barrier", "barrier"},
+    {"membar", "memory_fence"},
+    {"wait", "fixed_latency"},
+    {"math_pipe_throttle", "pipe_busy"},
+    {"mio_throttle", "memory_throttle"},
+    {"lg_throttle", "memory_throttle"},
+    {"tex_throttle", "memory_throttle"},
+    {"branch_resolving", "branch"},
+    {"no_instruction", "instruction_fetch"},
+    {"imc_miss", "instruction_fetch"},
+    {"not_selected", "not_selected"},
+    {"selected", "selected"},
+    {"gmma", "matrix"},
+    {"dispatch_stall", "other"},
+    {"drain", "other"},
+    {"misc", "other"},
+    {"sleeping", "other"},
+}};
+
+// Thread-instruction classes -> instruction mix categories.
+constexpr std::array<std::pair<const char*, const char*>, 14> kNvidiaMix = {{
+    {"fadd", "fp32"},    {"fmul", "fp32"},       {"ffma", "fp32"},  {"dadd", "fp64"},
+    {"dmul", "fp64"},    {"dfma", "fp64"},       {"hadd", "fp16"},  {"hmul", "fp16"},
+    {"hfma", "fp16"},    {"integer", "integer"}, {"memory", "load_store"}, {"control", "branch"},
+    {"bit", "integer"},  {"conversion", "other"},
+}};
+
+std::string stall_metric(const char* reason) {
+  return std::string("smsp__warp_issue_stalled_") + reason + "_per_warp_active.pct";
+}
+std::string op_metric(const char* op) { return std::string("smsp__sass_thread_inst_executed_op_") + op + "_pred_on.sum"; }
+
+constexpr const char* kIssueActive = "smsp__issue_active.avg.pct_of_peak_sustained_active";
+constexpr const char* kIpc = "sm__inst_executed.avg.per_cycle_active";
+constexpr const char* kBranchUniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
+constexpr const char* kTensorInstructions = "sm__inst_executed_pipe_tensor.sum";
+constexpr const char* kTensorMoves = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+
+}  // namespace
+
+std::vector<std::string> nvidia_stall_metrics() {
+  std::vector<std::string> m = {kIssueActive, kIpc, kBranchUniform, kTensorInstructions, kTensorMoves};
+  for (const auto& [reason, common] : kNvidiaStalls) m.push_back(stall_metric(reason));
+  for (const auto& [op, category] : kNvidiaMix) m.push_back(op_metric(op));
+  for (const char* op : {"misc", "uniform", "inter_thread_communication"}) m.push_back(op_metric(op));
+  return m;
+}
+
+std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std::string& kernel) {
+  std::map<std::string, uint32_t> ids;
+  for (uint32_t i = 0; i < trace.counter_names.size(); ++i) ids.emplace(trace.counter_names[i], i);
+  auto id = [&](const std::string& name) -> std::optional<uint32_t> {
+    auto it = ids.find(name);
+    return it == ids.end() ? std::nullopt : std::optional<uint32_t>(it->second);
+  };
+  // Time-weighted means of the ratios, sums of the counts, over the kernel's measured dispatches.
+  std::map<uint32_t, double> weighted, summed;
+  double weight = 0;
+  size_t measured = 0;
+  const auto stall_probe = id(stall_metric("long_scoreboard"));
+  if (!stall_probe) return std::nullopt;
+  size_t v = 0;
+  for (uint32_t i = 0; i < trace.dispatches.size(); ++i) {
+    const auto& d = trace.dispatches[i];
+    const bool ours = trace.symbols[static_cast<size_t>(d.symbol)].name() == kernel;
+    bool has_stalls = false;
+    const size_t first = v;
+    for (; v < trace.counter_values.size() && trace.counter_values[v].dispatch == i; ++v) {
+      has_stalls |= trace.counter_values[v].counter == *stall_probe;
+    }
+    if (!ours || !has_stalls) continue;
+    ++measured;
+    const double w = static_cast<double>(std::max<int64_t>(d.duration_ns(), 1));
+    weight += w;
+    for (size_t j = first; j < v; ++j) {
+      weighted[trace.counter_values[j].counter] += w * trace.counter_values[j].value;
+      summed[trace.counter_values[j].counter] += trace.counter_values[j].value;
+    }
+  }
+  if (measured == 0) return std::nullopt;
+  auto mean = [&](const char* name) -> std::optional<double> {
+    auto c = id(name);
+    if (!c || !weighted.count(*c)) return std::nullopt;
+    return weighted[*c] / weight;
+  };
+  auto total = [&](const std::string& name) -> std::optional<double> {
+    auto c = id(name);
+    if (!c || !summed.count(*c)) return std::nullopt;
+    return summed[*c];
+  };
+
+  StallAnalysis s;
+  s.kernel = kernel;
+  s.measured_dispatches = measured;
+  if (auto u = mean(kIssueActive)) s.issue_slot_utilization = *u / 100;
+  s.ipc = mean(kIpc);
+  if (auto b = mean(kBranchUniform)) s.branch_efficiency = *b / 100;
+
+  double stalled = 0;
+  for (const auto& [reason, common] : kNvidiaStalls) {
+    auto c = id(stall_metric(reason));
+    if (c && weighted.count(*c)) stalled += weighted[*c];
+  }
+  for (const auto& [reason, common] : kNvidiaStalls) {
+    auto c = id(stall_metric(reason));
+    if (!c || !weighted.count(*c) || stalled <= 0) continue;
+    const double f = weighted[*c] / stalled;
+    s.vendor_stalls[reason] = f;
+    s.stalls[common] += f;
+  }
+
+  std::map<std::string, double> mix;
+  double instructions = 0;
+  auto add = [&](const std::string& category, std::optional<double> count) {
+    if (!count) return;
+    mix[category] += *count;
+    instructions += *count;
+  };
+  for (const auto& [op, category] : kNvidiaMix) add(category, total(op_metric(op)));
+  for (const char* op : {"misc", "uniform", "inter_thread_communication"}) add("other", total(op_metric(op)));
+  if (auto t = total(kTensorInstructions)) {  // warp instructions, 32 threads each
+    add("tensor", std::max(0.0, *t - total(kTensorMoves).value_or(0)) * 32);
+  }
+  if (instructions > 0) {
+    for (const auto& [category, count] : mix) s.instruction_mix[category] = count / instructions;
+  }
+  return s;
+}
+
+}  // namespace rpl::analysis

@@ -1,0 +1,107 @@
+// Stall reasons, instruction mix and branch efficiency from hand-made ncu counter values.
+#include <gtest/gtest.h>
+
+#include <rpl/analysis/bottleneck.hpp>
+#include <rpl/analysis/stalls.hpp>
+
+namespace rpl::analysis {
+namespace {
+
+class StallTrace {
+ public:
+  StallTrace() {
+    trace.sources.push_back({"run1.db", {"g"}});
+    trace::KernelSymbol k;
+    k.mangled_name = "k";
+    trace.symbols.push_back(k);
+    trace::KernelSymbol other;
+    other.mangled_name = "other";
+    trace.symbols.push_back(other);
+  }
+  void dispatch(int32_t symbol, int64_t duration, const std::map<std::string, double>& counters) {
+    trace::Dispatch d{};
+    d.symbol = symbol;
+    d.start_ns = clock_;
+    d.end_ns = clock_ + duration;
+    clock_ = d.end_ns + 1;
+    const auto index = static_cast<uint32_t>(trace.dispatches.size());
+    trace.dispatches.push_back(d);
+    for (const auto& [name, value] : counters) {
+      uint32_t id = 0;
+      while (id < trace.counter_names.size() && trace.counter_names[id] != name) ++id;
+      if (id == trace.counter_names.size()) trace.counter_names.push_back(name);
+      trace.counter_values.push_back({index, id, value});
+    }
+  }
+  trace::Trace trace;
+
+ private:
+  int64_t clock_ = 0;
+};
+
+std::string stall(const char* reason) { return std::string("smsp__warp_issue_stalled_") + reason + "_per_warp_active.pct"; }
+std::string op(const char* o) { return std::string("smsp__sass_thread_inst_executed_op_") + o + "_pred_on.sum"; }
+
+TEST(Stalls, FractionsMixAndBranchEfficiency) {
+  StallTrace t;
+  // Two dispatches, the second three times as long: ratios are weighted by time, counts summed.
+  t.dispatch(0, 1000, {{stall("long_scoreboard"), 40}, {stall("short_scoreboard"), 40}, {stall("barrier"), 20},
+                       {"smsp__sass_average_branch_targets_threads_uniform.pct", 100},
+                       {"smsp__issue_active.avg.pct_of_peak_sustained_active", 20},
+                       {op("ffma"), 100}, {op("memory"), 50}, {op("control"), 50}});
+  t.dispatch(0, 3000, {{stall("long_scoreboard"), 80}, {stall("short_scoreboard"), 0}, {stall("barrier"), 20},
+                       {"smsp__sass_average_branch_targets_threads_uniform.pct", 60},
+                       {"smsp__issue_active.avg.pct_of_peak_sustained_active", 40},
+                       {op("ffma"), 100}, {op("memory"), 50}, {op("control"), 50}, {"sm__inst_executed_pipe_tensor.sum", 0},
+                       {"sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum", 0}});
+  t.dispatch(1, 1000, {{stall("barrier"), 100}});
+  auto s = analyze_stalls(t.trace, "k");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->measured_dispatches, 2u);
+  // Weighted: long 70, short 10, barrier 20 of 100.
+  EXPECT_DOUBLE_EQ(s->stalls.at("memory_dependency"), 0.7);
+  EXPECT_DOUBLE_EQ(s->stalls.at("lds_dependency"), 0.1);
+  EXPECT_DOUBLE_EQ(s->stalls.at("barrier"), 0.2);
+  EXPECT_DOUBLE_EQ(s->vendor_stalls.at("long_scoreboard"), 0.7);
+  EXPECT_DOUBLE_EQ(*s->branch_efficiency, 0.7);
+  EXPECT_DOUBLE_EQ(*s->issue_slot_utilization, 0.35);
+  EXPECT_FALSE(s->ipc.has_value());
+  EXPECT_DOUBLE_EQ(s->instruction_mix.at("fp32"), 0.5);
+  EXPECT_DOUBLE_EQ(s->instruction_mix.at("load_store"), 0.25);
+  EXPECT_DOUBLE_EQ(s->instruction_mix.at("branch"), 0.25);
+  EXPECT_DOUBLE_EQ(s->instruction_mix.at("tensor"), 0);
+}
+
+TEST(Stalls, NoneWithoutStallCounters) {
+  StallTrace t;
+  t.dispatch(0, 1000, {{op("ffma"), 100}});
+  EXPECT_FALSE(analyze_stalls(t.trace, "k"));
+  EXPECT_FALSE(analyze_stalls(t.trace, "absent"));
+}
+
+TEST(Stalls, LowBranchEfficiencyMakesTheDivergenceRuleFire) {
+  StallTrace t;
+  t.dispatch(0, 1000, {{stall("branch_resolving"), 50}, {stall("long_scoreboard"), 50},
+                       {"smsp__sass_average_branch_targets_threads_uniform.pct", 45}});
+  const auto s = analyze_stalls(t.trace, "k");
+  ASSERT_TRUE(s);
+  EXPECT_DOUBLE_EQ(s->stalls.at("branch"), 0.5);
+  ProfileSummary summary;
+  summary.kernel = KernelSummary{};
+  summary.kernel->name = "k";
+  summary.kernel->dispatches = 1;
+  summary.kernel->total_ms = 1;
+  auto b = classify_bottleneck(bottleneck_inputs(t.trace, summary, nullptr, nullptr, &*s));
+  EXPECT_EQ(b.bottleneck, "divergence_bound");
+  EXPECT_NE(b.reasons[0].find("branch efficiency 45 %"), std::string::npos) << b.reasons[0];
+}
+
+TEST(Stalls, EveryMetricIsAskedForOnce) {
+  auto m = nvidia_stall_metrics();
+  std::sort(m.begin(), m.end());
+  EXPECT_EQ(std::adjacent_find(m.begin(), m.end()), m.end());
+  EXPECT_NE(std::find(m.begin(), m.end(), stall("long_scoreboard")), m.end());
+}
+
+}  // namespace
+}  // namespace rpl::analysis
