@@ -173,13 +173,16 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     for (size_t i = 0; i < kMemoryLevels; ++i) bytes[i] = resolve(recipe->bytes[i], counters);
   }
 
+  // One name lookup per symbol, not per dispatch: a trace may hold millions.
   std::map<std::string, KernelSums> kernels;
+  std::vector<KernelSums*> of_symbol(trace.symbols.size());
+  for (size_t s = 0; s < trace.symbols.size(); ++s) of_symbol[s] = &kernels[trace.symbols[s].name()];
   std::vector<double> values(trace.counter_names.size());
   std::vector<uint32_t> stamp(trace.counter_names.size(), 0);
   size_t next = 0;
   for (uint32_t i = 0; i < trace.dispatches.size(); ++i) {
     const auto& d = trace.dispatches[i];
-    auto& k = kernels[trace.symbols[static_cast<size_t>(d.symbol)].name()];
+    auto& k = *of_symbol[static_cast<size_t>(d.symbol)];
     ++k.dispatches;
     bool measured = false;
     for (; next < trace.counter_values.size() && trace.counter_values[next].dispatch == i; ++next) {
@@ -195,6 +198,7 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     for (size_t b = 0; b < kMemoryLevels; ++b) add(k.bytes[b], bytes[b], values, stamp, i + 1);
   }
   for (const auto& [name, sums] : kernels) {
+    if (sums.dispatches == 0) continue;  // a symbol that never ran
     KernelRoofline k;
     k.name = name;
     finish_kernel(k, sums, r.ceilings);
