@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <rpl/core/units.hpp>
+
 
 namespace rpl::analysis {
 namespace {
@@ -33,13 +35,6 @@ struct Words {
 Words words(const std::string& vendor) {
   if (vendor == "NVIDIA") return {"SMs", "blocks", "block", "shared memory", "tensor cores", "a CUDA graph", "warp"};
   return {"CUs", "workgroups", "workgroup", "LDS", "MFMA", "a HIP graph", "wavefront"};
-}
-
-std::string si(double v, const char* unit) {
-  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-  int p = 0;
-  while (v >= 1000 && p < 5) v /= 1000, ++p;
-  return fmt::format("{:.2f} {}{}", v, prefixes[p], unit);
 }
 
 // One rule: fires with a reason, a next step and a confidence, or says why it did not.
@@ -96,7 +91,7 @@ Verdict bandwidth(const BottleneckInputs& in, const Words& w) {
   }
   const auto& dram = r.achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)];
   return fired(rule,
-               fmt::format("memory-bound: DRAM {} = {:.1f} % of the roof at {:.3g} FLOP/byte", si(dram.value_or(0), "B/s"),
+               fmt::format("memory-bound: DRAM {} = {:.1f} % of the roof at {:.3g} FLOP/byte", si_units(dram.value_or(0), "B/s"),
                            *r.percent_of_roof, r.operational_intensity.value_or(0)),
                fmt::format("move fewer bytes: fuse it with the kernels around it, reuse tiles from {}, use narrower data "
                            "types",
@@ -113,7 +108,7 @@ Verdict compute(const BottleneckInputs& in, const Words& w) {
   }
   const bool matrix = r.binding_ceiling && r.binding_ceiling->rfind("matrix", 0) == 0;
   return fired(rule,
-               fmt::format("compute-bound: {} = {:.1f} % of the {} roof", si(r.achieved_flops_per_s.value_or(0), "FLOP/s"),
+               fmt::format("compute-bound: {} = {:.1f} % of the {} roof", si_units(r.achieved_flops_per_s.value_or(0), "FLOP/s"),
                            *r.percent_of_roof, r.binding_ceiling.value_or("compute")),
                matrix ? std::string("use a lower precision (FP8, sparsity) or do less arithmetic")
                       : fmt::format("move the arithmetic to {} or a lower precision, or remove instructions", w.matrix),

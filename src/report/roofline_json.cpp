@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <rpl/core/units.hpp>
+
 namespace rpl::report {
 namespace {
 
@@ -14,14 +16,6 @@ Json by_name(const Names& names, const Values& values) {
   Json j = Json::object();
   for (size_t i = 0; i < names.size(); ++i) j[std::string(names[i])] = optional_number(values[i]);
   return j;
-}
-
-// 2.40e12 -> "2.40 T"
-std::string si(double v) {
-  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-  int p = 0;
-  while (v >= 1000 && p < 5) v /= 1000, ++p;
-  return fmt::format("{:.2f} {}", v, prefixes[p]);
 }
 
 }  // namespace
@@ -71,10 +65,10 @@ std::string roofline_text(const analysis::KernelRoofline& k) {
     return text + "\n";
   }
   const bool memory = *k.position == "memory_bound";
-  text += fmt::format("{}, {:.1f} % of the {} roof; {}FLOP/s, ", memory ? "memory-bound" : "compute-bound",
-                      *k.percent_of_roof, *k.binding_ceiling, si(k.achieved_flops_per_s.value_or(0)));
+  text += fmt::format("{}, {:.1f} % of the {} roof; {}, ", memory ? "memory-bound" : "compute-bound", *k.percent_of_roof,
+                      *k.binding_ceiling, si_units(k.achieved_flops_per_s.value_or(0), "FLOP/s"));
   const auto& dram = k.achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)];
-  text += fmt::format("{}B/s DRAM, {:.3g} FLOP/byte\n", si(dram.value_or(0)), k.operational_intensity.value_or(0));
+  text += fmt::format("{} DRAM, {:.3g} FLOP/byte\n", si_units(dram.value_or(0), "B/s"), k.operational_intensity.value_or(0));
   return text;
 }
 
