@@ -4,6 +4,7 @@
 
 #include <rpl/analysis/bottleneck.hpp>
 #include <rpl/analysis/dag.hpp>
+#include <rpl/backends/att_output.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
 #include <rpl/report/bottleneck_json.hpp>
@@ -40,23 +41,33 @@ RooflineOutcome roofline_for(const trace::Trace& trace, const analysis::ProfileS
 std::string write_analysis_outputs(const trace::Trace& trace, const analysis::ProfileSummary& summary,
                                    const RooflineOutcome& roofline, const std::filesystem::path& out_dir,
                                    const AnalysisOutputOptions& options) {
-  write_file_atomic(out_dir / "roofline.json", report::dump(report::roofline_json(roofline.result)));
+  // Everything is computed (and every input read) before the first file is written: a bad thread
+  // trace folder must not leave half the documents behind.
   analysis::DagOptions dag_options;
   dag_options.infer_threshold_ns = std::llround(options.infer_threshold_us * 1000.0);
   const auto dag = analysis::analyze_dag(trace, dag_options);
+  std::optional<analysis::Bottleneck> bottleneck;
+  if (summary.kernel) {
+    const auto stalls =
+        options.thread_trace_dir.empty()
+            ? analysis::analyze_stalls(trace, summary.kernel->name)
+            : analysis::analyze_thread_trace(backends::read_att_output(options.thread_trace_dir), summary.kernel->name);
+    bottleneck = analysis::classify_bottleneck(
+        analysis::bottleneck_inputs(trace, summary, &roofline.result, &dag, stalls ? &*stalls : nullptr));
+    bottleneck->stalls = stalls;
+  }
+
+  write_file_atomic(out_dir / "roofline.json", report::dump(report::roofline_json(roofline.result)));
   write_file_atomic(out_dir / "dag.json", report::dump(report::dag_json(dag, trace, dag_options)));
-  for (const auto& w : dag.warnings) log::warning("dag: " + w);
-  std::string text = report::dag_text(dag);
   std::error_code ec;
   std::filesystem::remove(out_dir / "analysis.json", ec);
-  if (summary.kernel) {
-    const auto stalls = analysis::analyze_stalls(trace, summary.kernel->name);
-    auto bottleneck = analysis::classify_bottleneck(
-        analysis::bottleneck_inputs(trace, summary, &roofline.result, &dag, stalls ? &*stalls : nullptr));
-    bottleneck.stalls = stalls;
-    write_file_atomic(out_dir / "analysis.json", report::dump(report::analysis_json(bottleneck)));
-    if (stalls) text += report::stalls_text(*stalls);
-    text += report::bottleneck_text(bottleneck);
+  if (bottleneck) write_file_atomic(out_dir / "analysis.json", report::dump(report::analysis_json(*bottleneck)));
+
+  for (const auto& w : dag.warnings) log::warning("dag: " + w);
+  std::string text = report::dag_text(dag);
+  if (bottleneck) {
+    if (bottleneck->stalls) text += report::stalls_text(*bottleneck->stalls);
+    text += report::bottleneck_text(*bottleneck);
   }
   return text;
 }

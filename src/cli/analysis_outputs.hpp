@@ -18,6 +18,7 @@ namespace rpl::cli {
 struct AnalysisOutputOptions {
   double infer_threshold_us = 10;
   std::string ceilings_file;
+  std::string thread_trace_dir;  // analyze --att: the dominant kernel's stalls from an AMD thread trace
 };
 void add_analysis_output_options(CLI::App& cmd, AnalysisOutputOptions& options);
 

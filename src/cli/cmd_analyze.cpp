@@ -28,8 +28,12 @@ Action add_analyze_command(CLI::App& app) {
   add_output_options(*cmd, o->output, true);
   cmd->add_option("databases", o->databases, "rocpd databases (one per run or process)")->required();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
-  cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
+  auto* out = cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
   add_analysis_output_options(*cmd, o->analyses);
+  cmd->add_option("--att", o->analyses.thread_trace_dir,
+                  "a decoded AMD thread trace (or PC-sampling) folder of the analyzed kernel (its code.json): its stalls "
+                  "and instruction mix go into analysis.json")
+      ->needs(out);
   return [o]() -> int {
     log::set_debug(o->output.debug);
     std::vector<std::filesystem::path> files(o->databases.begin(), o->databases.end());

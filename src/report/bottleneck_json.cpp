@@ -22,6 +22,14 @@ Json fractions(const std::map<std::string, double>& f) {
   return j;
 }
 
+Json hot_json(const std::vector<analysis::HotInstruction>& hot) {
+  Json j = Json::array();
+  for (const auto& h : hot) {
+    j.push_back({{"isa", h.isa}, {"vaddr", h.vaddr}, {"source", h.source}, {"stall", h.stall}, {"hits", h.hits}});
+  }
+  return j;
+}
+
 Json stalls_json(const analysis::StallAnalysis& s) {
   return {{"measured_dispatches", s.measured_dispatches},
           {"issue_slot_utilization", maybe_rounded(s.issue_slot_utilization)},
@@ -29,7 +37,11 @@ Json stalls_json(const analysis::StallAnalysis& s) {
           {"branch_efficiency", maybe_rounded(s.branch_efficiency)},
           {"stalls", fractions(s.stalls)},
           {"vendor_stalls", fractions(s.vendor_stalls)},
-          {"instruction_mix", fractions(s.instruction_mix)}};
+          {"instruction_mix", fractions(s.instruction_mix)},
+          {"stall_fraction", maybe_rounded(s.stall_fraction)},
+          {"idle_fraction", maybe_rounded(s.idle_fraction)},
+          {"vmem_latency_cycles", maybe_rounded(s.vmem_latency_cycles)},
+          {"hot_instructions", hot_json(s.hot)}};
 }
 
 // Largest first, then by name.
@@ -94,6 +106,8 @@ std::string stalls_text(const analysis::StallAnalysis& s) {
   if (s.issue_slot_utilization) text += fmt::format("; issue slots {:.0f} % busy", 100 * *s.issue_slot_utilization);
   if (s.ipc) text += fmt::format(", IPC {:.2f}", *s.ipc);
   if (s.branch_efficiency) text += fmt::format(", branch efficiency {:.0f} %", 100 * *s.branch_efficiency);
+  if (s.stall_fraction) text += fmt::format("; stalled {:.0f} % of its cycles", 100 * *s.stall_fraction);
+  if (s.vmem_latency_cycles) text += fmt::format(", vector memory latency {:.0f} cycles", *s.vmem_latency_cycles);
   text += "\n";
   if (!s.instruction_mix.empty()) {
     text += "            mix";

@@ -154,5 +154,27 @@ TEST(CliRoofline, DeepOnTheRocmBackendIsRefusedBeforeAnythingRuns) {
   EXPECT_FALSE(fs::exists(dir / "log")) << "nothing ran";
 }
 
+// analyze --att: an AMD thread trace or PC-sampling folder gives the dominant kernel's stalls.
+TEST(CliRoofline, AnalyzeTakesAnAmdThreadTraceFolder) {
+  const auto dir = fresh_dir("cli_att");
+  const auto db = scenario("mi300x", 1, dir);
+  const auto att = source_dir() / "tests/fixtures/real/rocprof-compute-viewer/pcsampling";
+  auto r = run_cli({"analyze", "--out", (dir / "out").string(), "--att", att.string(), db.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Stalls      "), std::string::npos) << r.out;
+  const auto analysis = nlohmann::json::parse(read_text(dir / "out" / "analysis.json"));
+  EXPECT_EQ(schema_errors(analysis.dump(), "analysis"), "");
+  EXPECT_GT(analysis["stalls"]["instruction_mix"]["mfma"].get<double>(), 0);
+  EXPECT_EQ(analysis["stalls"]["hot_instructions"].size(), 10u);
+
+  auto without_out = run_cli({"analyze", "--att", att.string(), db.string()});
+  EXPECT_EQ(without_out.exit_code, 2);
+  auto missing = run_cli({"analyze", "--out", (dir / "o2").string(), "--att", (dir / "nothing").string(), db.string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(count_lines(missing.err), 1) << missing.err;
+  EXPECT_NE(missing.err.find("no code.json"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(dir / "o2" / "dag.json")) << "nothing half written";
+}
+
 }  // namespace
 }  // namespace rpl::test

@@ -8,8 +8,18 @@
 #include <vector>
 
 #include <rpl/trace/model.hpp>
+#include <rpl/trace/thread_trace.hpp>
 
 namespace rpl::analysis {
+
+/// An instruction that stalled most (AMD thread trace or PC sampling).
+struct HotInstruction {
+  std::string isa;
+  uint64_t vaddr = 0;
+  std::string source;
+  int64_t stall = 0;   // cycles (thread trace) or stalled samples (PC sampling)
+  int64_t hits = 0;    // executions or samples
+};
 
 struct StallAnalysis {
   std::string kernel;
@@ -19,7 +29,12 @@ struct StallAnalysis {
   std::optional<double> branch_efficiency;       // 0..1: branch targets uniform across a warp
   std::map<std::string, double> stalls;          // common reason -> fraction of stalled warp time, summing to 1
   std::map<std::string, double> vendor_stalls;   // the vendor's own reason -> fraction
-  std::map<std::string, double> instruction_mix; // fp32, fp64, fp16, tensor, integer, load_store, branch, other: fractions
+  std::map<std::string, double> instruction_mix; // NVIDIA: fp32, fp64, fp16, tensor, integer, load_store, branch, other;
+                                                 // AMD: valu, salu, vmem, smem, lds, mfma, branch, other: fractions
+  std::optional<double> stall_fraction;          // AMD: stalled cycles over all cycles of the traced instructions
+  std::optional<double> idle_fraction;           // AMD: idle cycles (waiting to be picked) over the same
+  std::optional<double> vmem_latency_cycles;     // AMD: mean latency of a vector memory instruction
+  std::vector<HotInstruction> hot;               // AMD: the ten that stalled most
 };
 
 /// The counters the NVIDIA stall pass asks ncu for.
@@ -28,5 +43,9 @@ std::vector<std::string> nvidia_stall_metrics();
 /// The stall analysis of the kernel named `kernel` (its display name); none when none of its
 /// dispatches has stall counters.
 std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std::string& kernel);
+
+/// The stall analysis of an AMD thread trace (or PC-sampling profile) of `kernel`. Error(run_failed)
+/// when it recorded no wave, saying to trace another CU or launch more workgroups.
+StallAnalysis analyze_thread_trace(const trace::ThreadTrace& att, const std::string& kernel);
 
 }  // namespace rpl::analysis
