@@ -100,6 +100,58 @@ std::vector<trace::CounterSample> collect_rocprofv3_counters(const RunOptions& o
   return samples;
 }
 
+std::vector<std::string> rocprofv3_att_argv(const fs::path& rocprofv3, const fs::path& output_dir,
+                                            const std::string& kernel_regex, int target_cu,
+                                            const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {rocprofv3.string(), "--att", "--att-target-cu", std::to_string(target_cu),
+                                   "--kernel-include-regex", kernel_regex, "-d", output_dir.string(), "--"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+fs::path collect_thread_trace(const RunOptions& options, const std::string& kernel_regex, int target_cu,
+                              const fs::path& destination) {
+  auto rocprofv3 = find_rocprofv3();
+  if (!rocprofv3) fail(Errc::missing_tool, "rocprofv3 not found in PATH or /opt/rocm/bin: install ROCm 7 (rocprofiler-sdk)");
+  check_program_exists(options);
+  TempDir tmp("rocm-perf-att-");
+  ProcessOptions p;
+  p.argv = rocprofv3_att_argv(*rocprofv3, tmp.path() / "rocprofv3", kernel_regex, target_cu, options.command);
+  p.output_file = tmp.path() / "att.log";
+  if (options.timeout_seconds) p.timeout = std::chrono::duration<double>(*options.timeout_seconds);
+  log::debug(fmt::format("thread-trace pass: {}", display_command(p.argv)));
+  if (options.debug) tmp.keep();
+  ProcessResult r = run_process(p);
+  if (!r.ok()) {
+    tmp.keep();
+    fail(Errc::run_failed, "thread-trace pass: {} {} (its output: {})", display_command(p.argv),
+         r.describe(options.timeout_seconds.value_or(0)), (tmp.path() / "att.log").string());
+  }
+  // Decoded dispatches: ui_output_agent_<agent>_dispatch_<id>/ folders holding code.json.
+  std::vector<fs::path> decoded;
+  std::error_code ec;
+  if (fs::is_directory(tmp.path() / "rocprofv3", ec)) {
+    for (const auto& e : fs::recursive_directory_iterator(tmp.path() / "rocprofv3")) {
+      if (e.is_directory() && e.path().filename().string().rfind("ui_output_agent_", 0) == 0 &&
+          fs::is_regular_file(e.path() / "code.json", ec)) {
+        decoded.push_back(e.path());
+      }
+    }
+  }
+  if (decoded.empty()) {
+    tmp.keep();
+    fail(Errc::run_failed, "thread-trace pass decoded nothing (is the ROCprof trace decoder installed? did a kernel match "
+                           "'{}'?); its output: {}",
+         kernel_regex, (tmp.path() / "att.log").string());
+  }
+  std::sort(decoded.begin(), decoded.end());
+  fs::remove_all(destination, ec);
+  fs::create_directories(destination.parent_path());
+  fs::rename(decoded.front(), destination, ec);
+  if (ec) fs::copy(decoded.front(), destination, fs::copy_options::recursive);
+  return destination;
+}
+
 std::vector<fs::path> trace_with_rocprofv3(const RunOptions& options, const fs::path& trace_dir) {
   auto rocprofv3 = find_rocprofv3();
   if (!rocprofv3) {

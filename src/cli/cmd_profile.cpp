@@ -35,11 +35,22 @@ struct ProfileOptions {
   bool counters = false;
   bool roofline = false;
   bool deep = false;
+  int att_target_cu = 1;
   int roofline_launches = 0;
   std::vector<std::string> metrics;
   std::vector<std::string> command;  // given without "--"
   AnalysisOutputOptions analyses;
 };
+
+// A regular expression that matches exactly this text.
+std::string regex_matching(const std::string& text) {
+  std::string out = "^";
+  for (char c : text) {
+    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out + "$";
+}
 
 // rocprofv3 when it is installed, else the CUPTI tracer when an NVIDIA GPU can be traced.
 std::string choose_backend() {
@@ -71,8 +82,11 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
                 "counter passes for the roofline of every kernel (NVIDIA: one ncu pass, limited by --kernel and "
                 "--roofline-launches; AMD: rocprofv3 --pmc, one pass per counter group)");
   cmd->add_flag("--deep", o->deep,
-                "stall reasons, instruction mix, IPC and branch efficiency of every kernel from the counter pass "
-                "(NVIDIA: ncu, limited by --kernel and --roofline-launches)");
+                "stall reasons, instruction mix and IPC of the dominant kernel (NVIDIA: from the ncu pass, limited by "
+                "--kernel and --roofline-launches; AMD: a rocprofv3 --att thread trace of it on --att-target-cu)");
+  cmd->add_option("--att-target-cu", o->att_target_cu, "AMD --deep: the compute unit whose waves the thread trace records")
+      ->check(CLI::Range(0, 1023))
+      ->capture_default_str();
   cmd->add_option("--roofline-launches", o->roofline_launches, "profile at most this many kernel launches in the counter pass")
       ->check(CLI::Range(1, 100'000'000));
   cmd->add_option("--metrics", o->metrics, "the counter pass's metrics (default: time, cycles, DRAM bytes, FP ops, occupancy)")
@@ -116,9 +130,6 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
         fail(Errc::bad_input, "--counters and --metrics are the NVIDIA backend's (ncu); on AMD, --roofline chooses the "
                               "counters");
       }
-      if (o->deep && backend != "cuda") {
-        fail(Errc::bad_input, "--deep on the ROCm backend (rocprofv3 --att) is not implemented yet; it runs on NVIDIA (ncu)");
-      }
       auto dbs = backend == "cuda" ? backends::trace_with_cupti(run, trace_dir) : backends::trace_with_rocprofv3(run, trace_dir);
       CounterPassOptions passes{o->counters, o->roofline, o->deep, o->metrics, o->kernel, o->roofline_launches};
       run_counter_passes(backend, run, dbs, passes);
@@ -131,7 +142,13 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       if (!o->kernel.empty()) options.kernel_regex = o->kernel;
       summary = analysis::summarize_trace(trace, options);
       roofline = roofline_for(trace, summary, o->analyses);
-      closing_text = roofline.text + write_analysis_outputs(trace, summary, roofline, out_dir, o->analyses);
+      AnalysisOutputOptions analyses = o->analyses;
+      if (o->deep && backend == "rocm" && summary.kernel) {
+        const std::string regex = o->kernel.empty() ? regex_matching(summary.kernel->name) : o->kernel;
+        analyses.thread_trace_dir =
+            backends::collect_thread_trace(run, regex, o->att_target_cu, trace_dir / "att").string();
+      }
+      closing_text = roofline.text + write_analysis_outputs(trace, summary, roofline, out_dir, analyses);
     }
     auto document = report::profile_json(summary);
     document["roofline"] = roofline.dominant;

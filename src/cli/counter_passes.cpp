@@ -54,6 +54,7 @@ void run_counter_passes(const std::string& backend, const backends::RunOptions& 
     samples = ncu_samples(run, options);
     component = "ncu";
   } else {
+    if (!options.roofline) return;  // AMD's --deep is a thread trace, not a counter pass
     const std::string arch = traced_architecture(databases);
     const auto passes = analysis::counter_passes(arch);
     if (passes.empty()) {

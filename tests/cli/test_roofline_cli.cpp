@@ -144,17 +144,39 @@ TEST(CliRoofline, Gfx1030HasNoPassesAndTheProfileStillCompletes) {
   EXPECT_EQ(read_text(dir / "log").find("--pmc"), std::string::npos);
 }
 
-TEST(CliRoofline, DeepOnTheRocmBackendIsRefusedBeforeAnythingRuns) {
+// AMD --deep: a rocprofv3 --att pass of the dominant kernel (the stand-in writes a small decoded
+// trace), kept under .rocpd_profile/att/ and read into analysis.json.
+TEST(CliRoofline, AmdDeepRunsAThreadTraceOfTheDominantKernel) {
   const auto dir = fresh_dir("cli_deep_amd");
-  auto r = run_cli({"profile", "--backend", "rocm", "--deep", "--out", (dir / "out").string(), "--", "/bin/true"},
-                   {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_LOG", (dir / "log").string()}});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("--deep on the ROCm backend"), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(dir / "log")) << "nothing ran";
+  const auto log = dir / "rocprofv3.log";
+  auto r = run_cli({"profile", "--backend", "rocm", "--deep", "--att-target-cu", "3", "--runs", "1", "--out",
+                    (dir / "out").string(), "--", "/bin/true"},
+                   {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_LOG", log.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> att;
+  std::istringstream calls(read_text(log));
+  for (std::string line; std::getline(calls, line);) {
+    auto argv = nlohmann::json::parse(line).get<std::vector<std::string>>();
+    if (argv[1] == "--att") att = argv;
+  }
+  ASSERT_FALSE(att.empty());
+  EXPECT_EQ(att[3], "3");
+  EXPECT_EQ(att[5], "^matmul_kernel\\(float const\\*, float const\\*, float\\*, int, int, int\\)$")
+      << "the dominant kernel, as a regular expression";
+  EXPECT_TRUE(fs::exists(dir / "out" / ".rocpd_profile" / "att" / "code.json"));
+  const auto analysis = nlohmann::json::parse(read_text(dir / "out" / "analysis.json"));
+  EXPECT_EQ(schema_errors(analysis.dump(), "analysis"), "");
+  EXPECT_NEAR(analysis["stalls"]["instruction_mix"]["mfma"].get<double>(), 16.0 / 24.0, 1e-6);
+  EXPECT_NE(r.out.find("Stalls      memory_dependency"), std::string::npos) << r.out;
+
+  auto empty = run_cli({"profile", "--backend", "rocm", "--deep", "--runs", "1", "--out", (dir / "empty").string(), "--",
+                        "/bin/true"},
+                       {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_ATT_EMPTY", "1"}});
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_EQ(count_lines(empty.err), 1) << empty.err;
+  EXPECT_NE(empty.err.find("--att-target-cu"), std::string::npos) << empty.err;
 }
 
-// analyze --att: an AMD thread trace or PC-sampling folder gives the dominant kernel's stalls.
 TEST(CliRoofline, AnalyzeTakesAnAmdThreadTraceFolder) {
   const auto dir = fresh_dir("cli_att");
   const auto db = scenario("mi300x", 1, dir);

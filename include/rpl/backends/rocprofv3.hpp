@@ -34,4 +34,16 @@ std::vector<std::string> rocprofv3_counter_argv(const std::filesystem::path& roc
 std::vector<trace::CounterSample> collect_rocprofv3_counters(const RunOptions& options,
                                                              const std::vector<std::vector<std::string>>& passes);
 
+/// The argv of one thread-trace pass.
+std::vector<std::string> rocprofv3_att_argv(const std::filesystem::path& rocprofv3, const std::filesystem::path& output_dir,
+                                            const std::string& kernel_regex, int target_cu,
+                                            const std::vector<std::string>& command);
+
+/// Runs the program once under rocprofv3 --att for the kernels matching kernel_regex on compute unit
+/// target_cu, and moves the first decoded dispatch folder (one with a code.json) to destination.
+/// Errors: missing_tool (no rocprofv3), run_failed (the pass failed, or decoded nothing: the decoder
+/// library missing, or no matching dispatch), naming its log.
+std::filesystem::path collect_thread_trace(const RunOptions& options, const std::string& kernel_regex, int target_cu,
+                                           const std::filesystem::path& destination);
+
 }  // namespace rpl::backends
