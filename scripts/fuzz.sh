@@ -4,6 +4,7 @@
 # new code are kept in build/fuzz/corpus/, not in the repository). Prints per target the
 # executions, their rate and the findings; exits 1 when any target found a crash.
 #   usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+# FUZZ_MAX_LEN caps the input size (default 1 MiB); a smaller cap runs many more executions per second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -19,7 +20,7 @@ for t in "${targets[@]}"; do
   work="$build/corpus/$t" findings="$build/findings/$t"
   mkdir -p "$work" "$findings"
   log="$build/$t.log"
-  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len=1048576 -timeout=10 -rss_limit_mb=4096 \
+  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -max_len="${FUZZ_MAX_LEN:-1048576}" -timeout=10 -rss_limit_mb=4096 \
     -artifact_prefix="$findings/" -print_final_stats=1 "$work" "tests/fuzz/corpus/$t" > "$log" 2>&1 || true
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   crashes=$(find "$findings" -type f | wc -l)

@@ -46,6 +46,20 @@ std::optional<std::string> nvidia_gpu_unavailable() {
   return std::nullopt;
 }
 
+std::optional<std::string> nvidia_device_name(int ordinal) {
+  if (nvidia_gpu_unavailable()) return std::nullopt;
+  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!driver) return std::nullopt;
+  using GetFn = int (*)(int*, int);
+  using NameFn = int (*)(char*, int, int);
+  auto get = reinterpret_cast<GetFn>(::dlsym(driver, "cuDeviceGet"));
+  auto name = reinterpret_cast<NameFn>(::dlsym(driver, "cuDeviceGetName"));
+  int device = 0;
+  char buffer[256] = {};
+  if (!get || !name || get(&device, ordinal) != 0 || name(buffer, sizeof buffer - 1, device) != 0) return std::nullopt;
+  return std::string(buffer);
+}
+
 std::optional<fs::path> find_cupti_tracer() {
   if (const char* env = std::getenv("RPL_CUPTI_TRACE_LIB"); env && *env) {
     return fs::exists(env) ? std::optional<fs::path>(fs::absolute(env)) : std::nullopt;
@@ -60,25 +74,27 @@ std::optional<fs::path> find_cupti_tracer() {
   return std::nullopt;
 }
 
-std::vector<fs::path> trace_with_cupti(const RunOptions& options, const fs::path& trace_dir) {
-  check_program_exists(options);
+namespace detail {
+
+TraceTool cupti_tool(const RunOptions& options) {
+  if (!options.command.empty()) check_program_exists(options);
   const auto library = find_cupti_tracer();
   if (!library) {
     fail(Errc::missing_tool, "rocm-perf's CUPTI tracer (librpl_cupti_trace.so) is not built: configure rocm-perf with the "
                              "CUDA toolkit installed, or set RPL_CUPTI_TRACE_LIB");
   }
   if (auto why = nvidia_gpu_unavailable()) fail(Errc::missing_tool, "cannot trace on NVIDIA: {}", *why);
-  detail::TraceTool tool;
+  TraceTool tool;
   tool.name = "the CUPTI tracer";
-  tool.plan = [&](const fs::path& run_dir) {
-    detail::TracedRun run;
+  tool.plan = [library = *library](const fs::path& run_dir, const std::vector<std::string>& command) {
+    TracedRun run;
     run.output_dir = run_dir / "trace";
     fs::create_directories(run.output_dir);
-    run.argv = options.command;
-    run.env = {{"CUDA_INJECTION64_PATH", library->string()}, {"RPL_TRACE_DIR", run.output_dir.string()}};
+    run.argv = command;
+    run.env = {{"CUDA_INJECTION64_PATH", library.string()}, {"RPL_TRACE_DIR", run.output_dir.string()}};
     return run;
   };
-  tool.refusal = [](const detail::TracedRun& run) -> std::optional<std::string> {
+  tool.refusal = [](const TracedRun& run) -> std::optional<std::string> {
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(run.output_dir, ec)) {
       if (entry.path().extension() == ".refused") {
@@ -89,7 +105,13 @@ std::vector<fs::path> trace_with_cupti(const RunOptions& options, const fs::path
     }
     return std::nullopt;
   };
-  return detail::collect_traces(options, trace_dir, tool);
+  return tool;
+}
+
+}  // namespace detail
+
+std::vector<fs::path> trace_with_cupti(const RunOptions& options, const fs::path& trace_dir) {
+  return detail::collect_traces(options, trace_dir, detail::cupti_tool(options));
 }
 
 }  // namespace rpl::backends

@@ -152,24 +152,32 @@ fs::path collect_thread_trace(const RunOptions& options, const std::string& kern
   return destination;
 }
 
-std::vector<fs::path> trace_with_rocprofv3(const RunOptions& options, const fs::path& trace_dir) {
+namespace detail {
+
+TraceTool rocprofv3_tool(const RunOptions& options) {
   auto rocprofv3 = find_rocprofv3();
   if (!rocprofv3) {
     fail(Errc::missing_tool,
          "rocprofv3 not found in PATH or /opt/rocm/bin: install ROCm 7 (rocprofiler-sdk), or use --no-rocprof to time the "
          "whole program");
   }
-  check_program_exists(options);
-  detail::TraceTool tool;
+  if (!options.command.empty()) check_program_exists(options);
+  TraceTool tool;
   tool.name = "rocprofv3";
-  tool.plan = [&](const fs::path& run_dir) {
-    detail::TracedRun run;
+  tool.plan = [rocprofv3 = *rocprofv3](const fs::path& run_dir, const std::vector<std::string>& command) {
+    TracedRun run;
     run.output_dir = run_dir / "rocprofv3";
-    run.argv = rocprofv3_trace_argv(*rocprofv3, run.output_dir, options.command);
+    run.argv = rocprofv3_trace_argv(rocprofv3, run.output_dir, command);
     return run;
   };
-  tool.refusal = [](const detail::TracedRun&) { return std::optional<std::string>(); };
-  return detail::collect_traces(options, trace_dir, tool);
+  tool.refusal = [](const TracedRun&) { return std::optional<std::string>(); };
+  return tool;
+}
+
+}  // namespace detail
+
+std::vector<fs::path> trace_with_rocprofv3(const RunOptions& options, const fs::path& trace_dir) {
+  return detail::collect_traces(options, trace_dir, detail::rocprofv3_tool(options));
 }
 
 }  // namespace rpl::backends

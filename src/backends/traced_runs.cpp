@@ -12,8 +12,6 @@
 namespace rpl::backends::detail {
 namespace fs = std::filesystem;
 
-namespace {
-
 // Tools write DIR/<hostname>/<pid>_results.db, one per process (reference/rocm.md §2.6).
 std::vector<fs::path> find_result_databases(const fs::path& dir) {
   std::vector<fs::path> found;
@@ -27,6 +25,8 @@ std::vector<fs::path> find_result_databases(const fs::path& dir) {
   std::sort(found.begin(), found.end());
   return found;
 }
+
+namespace {
 
 void move_file(const fs::path& from, const fs::path& to) {
   std::error_code ec;
@@ -76,11 +76,12 @@ std::vector<fs::path> collect_traces(const RunOptions& options, const fs::path& 
   };
   for (int run = 1; run <= options.runs; ++run) {
     TempDir tmp("rocm-perf-run-");
-    const TracedRun plan = tool.plan(tmp.path());
+    const TracedRun plan = tool.plan(tmp.path(), options.command);
     fs::path log_file = folder.log_file(run);
     ProcessOptions p;
     p.argv = plan.argv;
     p.extra_env = plan.env;
+    p.extra_env.insert(p.extra_env.end(), options.extra_env.begin(), options.extra_env.end());
     tee_program_output(p, options, log_file);
     if (options.timeout_seconds) p.timeout = std::chrono::duration<double>(*options.timeout_seconds);
     for (const auto& [key, value] : plan.env) log::debug(fmt::format("run {} environment: {}={}", run, key, value));

@@ -42,7 +42,7 @@ struct TracedRun {
 
 struct TraceTool {
   std::string name;  // "rocprofv3", "the CUPTI tracer"
-  std::function<TracedRun(const std::filesystem::path& run_dir)> plan;
+  std::function<TracedRun(const std::filesystem::path& run_dir, const std::vector<std::string>& command)> plan;
   /// After a failed run: an error message when the tool refused to run (exit code 3), else none.
   std::function<std::optional<std::string>(const TracedRun&)> refusal;
 };
@@ -53,5 +53,12 @@ struct TraceTool {
 /// left as it was and the logs stay in trace_dir.new.
 std::vector<std::filesystem::path> collect_traces(const RunOptions& options, const std::filesystem::path& trace_dir,
                                                   const TraceTool& tool);
+
+/// Every *_results.db under dir, sorted.
+std::vector<std::filesystem::path> find_result_databases(const std::filesystem::path& dir);
+
+/// The tools, each checked to be usable (Error(missing_tool) otherwise).
+TraceTool cupti_tool(const RunOptions& options);
+TraceTool rocprofv3_tool(const RunOptions& options);
 
 }  // namespace rpl::backends::detail

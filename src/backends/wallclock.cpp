@@ -15,6 +15,7 @@ std::vector<double> time_whole_process(const RunOptions& options, const std::fil
   for (int run = 1; run <= options.runs; ++run) {
     ProcessOptions p;
     p.argv = options.command;
+    p.extra_env = options.extra_env;
     if (options.timeout_seconds) p.timeout = std::chrono::duration<double>(*options.timeout_seconds);
     detail::tee_program_output(p, options, folder.log_file(run));
     log::debug(fmt::format("run {} of {}: {}", run, options.runs, display_command(p.argv)));

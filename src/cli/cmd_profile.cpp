@@ -52,17 +52,6 @@ std::string regex_matching(const std::string& text) {
   return out + "$";
 }
 
-// rocprofv3 when it is installed, else the CUPTI tracer when an NVIDIA GPU can be traced.
-std::string choose_backend() {
-  if (backends::find_rocprofv3()) return "rocm";
-  const auto why_not_cuda = backends::nvidia_gpu_unavailable();
-  if (!why_not_cuda && backends::find_cupti_tracer()) return "cuda";
-  fail(Errc::missing_tool,
-       "no profiler found: rocprofv3 is not in PATH or /opt/rocm/bin, and NVIDIA tracing is unavailable ({}); install ROCm "
-       "7, or use --no-rocprof to time the whole program",
-       why_not_cuda.value_or("rocm-perf was built without its CUPTI tracer"));
-}
-
 }  // namespace
 
 Action add_profile_command(CLI::App& app, const std::vector<std::string>& program) {
@@ -125,7 +114,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       // An earlier traced profile's analyses would not describe this one.
       for (const char* stale : {"dag.json", "roofline.json", "analysis.json"}) fs::remove(out_dir / stale, ec);
     } else {
-      const std::string backend = o->backend == "auto" ? choose_backend() : o->backend;
+      const std::string backend = o->backend == "auto" ? backends::choose_trace_backend() : o->backend;
       if (o->counters && backend != "cuda") {
         fail(Errc::bad_input, "--counters and --metrics are the NVIDIA backend's (ncu); on AMD, --roofline chooses the "
                               "counters");

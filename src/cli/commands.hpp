@@ -25,5 +25,6 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
 Action add_analyze_command(CLI::App& app);
 Action add_occupancy_command(CLI::App& app);
 Action add_inspect_command(CLI::App& app);
+Action add_autotune_command(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -109,6 +109,7 @@ void write_all(int fd, const char* data, size_t n) {
 
 std::string ProcessResult::describe(double timeout_seconds) const {
   if (timed_out) return fmt::format("timed out after {:g} s (its process group was killed)", timeout_seconds);
+  if (cancelled) return "was stopped (interrupted)";
   if (term_signal != 0) return fmt::format("was killed by signal {} ({})", term_signal, ::strsignal(term_signal));
   return fmt::format("exited with status {}", exit_status);
 }
@@ -243,6 +244,13 @@ ProcessResult run_process(const ProcessOptions& options) {
 
   while (!exited) {
     int wait_ms = -1;
+    if (options.cancel && options.cancel->load()) {
+      result.cancelled = true;
+      kill_group(pid);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    if (options.cancel) wait_ms = 100;  // look at the flag this often
     if (has_deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {
@@ -251,7 +259,7 @@ ProcessResult run_process(const ProcessOptions& options) {
         ::waitpid(pid, &status, 0);
         break;
       }
-      wait_ms = static_cast<int>(std::min<long long>(left, 1000));
+      wait_ms = static_cast<int>(std::min<long long>(left, wait_ms < 0 ? 1000 : wait_ms));
     }
     if (pidfd < 0 && open_streams() == 0) {
       // No pidfd on this kernel: poll for exit.
@@ -300,12 +308,12 @@ ProcessResult run_process(const ProcessOptions& options) {
     stream.fd = -1;
   }
   if (pidfd >= 0) ::close(pidfd);
-  if (!result.timed_out) {
+  if (!result.timed_out && !result.cancelled) {
     // Leftover members of the group (daemons the program forked) are not ours to keep running.
     ::kill(-pid, SIGKILL);
   }
   if (WIFEXITED(status)) result.exit_status = WEXITSTATUS(status);
-  if (WIFSIGNALED(status) && !result.timed_out) result.term_signal = WTERMSIG(status);
+  if (WIFSIGNALED(status) && !result.timed_out && !result.cancelled) result.term_signal = WTERMSIG(status);
   return result;
 }
 

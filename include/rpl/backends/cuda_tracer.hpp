@@ -14,6 +14,10 @@ namespace rpl::backends {
 /// nothing when one can. Loads the driver with dlopen: rocm-perf itself never links CUDA.
 std::optional<std::string> nvidia_gpu_unavailable();
 
+/// The product name of NVIDIA device `ordinal` (as numbered without CUDA_VISIBLE_DEVICES), or
+/// none when there is no such device or no driver.
+std::optional<std::string> nvidia_device_name(int ordinal);
+
 /// The tracer library: $RPL_CUPTI_TRACE_LIB, else lib/librpl_cupti_trace.so beside our bin/.
 std::optional<std::filesystem::path> find_cupti_tracer();
 

@@ -1,6 +1,7 @@
 #pragma once
 // Runs programs from an argv vector, never through a shell. Each child leads its own process group
 // so that a timeout kills everything it started.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -23,15 +24,18 @@ struct ProcessOptions {
   int tee_stdout_to = -1;
   int tee_stderr_to = -1;
   std::optional<std::filesystem::path> working_directory;
+  /// When set and it becomes true, the process group is killed and the result says cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ProcessResult {
   int exit_status = -1;      // valid when the child exited normally
   int term_signal = 0;       // non-zero when the child was killed by a signal
   bool timed_out = false;
+  bool cancelled = false;    // killed because ProcessOptions::cancel became true
   double wall_seconds = 0;   // from spawn to exit
   std::string output;        // with capture_output
-  bool ok() const { return !timed_out && term_signal == 0 && exit_status == 0; }
+  bool ok() const { return !timed_out && !cancelled && term_signal == 0 && exit_status == 0; }
   /// "exited with status 3", "was killed by signal 9 (Killed)", "timed out after 5 s"
   std::string describe(double timeout_seconds = 0) const;
 };

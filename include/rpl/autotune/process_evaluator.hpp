@@ -1,0 +1,55 @@
+#pragma once
+// Measures a configuration by running the command template's program: the dominant kernel's time
+// from a trace (the profile backends), the whole process's wall time, or a figure the program
+// prints. An optional build template runs first, its outputs kept per hash of its inputs.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rpl/autotune/command_template.hpp>
+#include <rpl/autotune/measurement.hpp>
+#include <rpl/autotune/search_space.hpp>
+
+namespace rpl::autotune {
+
+enum class Objective { kernel_time, process_time, printed_metric };
+
+struct ProcessEvaluatorOptions {
+  Objective objective = Objective::kernel_time;
+  std::string backend;                     // kernel_time: "cuda" or "rocm"
+  std::optional<std::string> kernel_regex; // kernel_time: which kernel (default: the dominant one)
+  std::string metric_regex;                // printed_metric: each match's first group (or the match) is a sample
+  CommandTemplate command;
+  CommandTemplate build;                   // may be empty; {BUILD_DIR} is its configuration's output folder
+  StabilityPolicy stability;
+  std::optional<double> timeout_seconds;   // per program run and per build
+  /// Per worker, the environment that gives it its GPU (CUDA_VISIBLE_DEVICES=N ...).
+  std::vector<std::vector<std::pair<std::string, std::string>>> worker_env{{}};
+  std::filesystem::path work_dir;          // runs/ (temporary) and builds/ go here
+  bool keep_runs = false;                  // --debug: keep every run's folder
+};
+
+/// The placeholder of a configuration's build folder.
+inline constexpr const char* kBuildDirPlaceholder = "BUILD_DIR";
+
+class ProcessEvaluator : public Evaluator {
+ public:
+  /// Error(bad_input) for a placeholder no parameter has, a parameter no template uses, a
+  /// program that does not exist, a bad metric regex; Error(missing_tool) when the backend
+  /// cannot run here.
+  ProcessEvaluator(const SearchSpace& space, ProcessEvaluatorOptions options);
+  ~ProcessEvaluator() override;
+  Measurement measure(size_t configuration, int worker, const std::atomic<bool>* cancel) override;
+  /// What the measured program is: a digest of the program and of the files the templates name
+  /// literally (for the cache key; with a build template, of its literal inputs).
+  const std::string& program_digest() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rpl::autotune

@@ -1,0 +1,35 @@
+#pragma once
+// autotune.json (schemas/autotune.schema.json) and the human summary of a tuning run.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <rpl/autotune/search_space.hpp>
+#include <rpl/autotune/tuner.hpp>
+
+namespace rpl::report {
+
+/// What the run was asked to do, as the document reports it.
+struct AutotuneSetup {
+  std::string space_file;
+  std::string command_template;
+  std::string build_template;        // empty when none
+  std::string objective;             // kernel_time, process_time, printed_metric
+  std::string unit;                  // ms, or "" for a printed figure
+  bool maximize = false;
+  std::string selector;              // the --kernel or --metric-regex, when given
+  std::string device;
+  std::vector<int> devices;          // --devices, empty for the default one
+  std::string cache_file;            // empty with --replay
+  std::vector<std::string> warnings; // the CLI's own (cache entries of other devices, ...)
+};
+
+nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const autotune::TuneResult& result,
+                                     const AutotuneSetup& setup, const std::vector<std::string>& best_command);
+
+std::string autotune_text(const autotune::SearchSpace& space, const autotune::TuneResult& result, const AutotuneSetup& setup,
+                          const std::vector<std::string>& best_command);
+
+}  // namespace rpl::report

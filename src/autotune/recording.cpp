@@ -1,0 +1,142 @@
+#include <rpl/autotune/recording.hpp>
+
+#include <fmt/format.h>
+
+#include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+
+namespace rpl::autotune {
+namespace {
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// RFC 4180 records: quoted fields may hold commas, quotes ("") and newlines.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+      any = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      if (any || !field.empty()) row.push_back(std::move(field));
+      if (!row.empty()) rows.push_back(std::move(row));
+      row.clear();
+      field.clear();
+      any = false;
+    } else {
+      field += c;
+      any = true;
+    }
+  }
+  if (any || !field.empty()) row.push_back(std::move(field));
+  if (!row.empty()) rows.push_back(std::move(row));
+  return rows;
+}
+
+}  // namespace
+
+std::string measurements_csv(const SearchSpace& space, const TuneResult& result) {
+  std::string out = "order,phase,cached";
+  for (const auto& p : space.parameters) out += "," + csv_field(p.name);
+  out += ",failure,value,cv,samples,runs,seconds,detail\n";
+  size_t order = 0;
+  for (const auto& m : result.measured) {
+    out += fmt::format("{},{},{}", ++order, m.phase, m.cached ? 1 : 0);
+    for (size_t p = 0; p < space.parameters.size(); ++p) out += "," + csv_field(space.value(m.configuration, p).text);
+    const auto& x = m.measurement;
+    out += fmt::format(",{},{},{},{},{},{:.3f},{}\n", failure_name(x.failure), x.value, x.cv, x.samples, x.runs, x.seconds,
+                       csv_field(x.detail));
+  }
+  return out;
+}
+
+std::map<size_t, Measurement> read_measurements_csv(const std::filesystem::path& file, const SearchSpace& space,
+                                                    size_t& unknown) {
+  const auto rows = parse_csv(read_file(file));
+  if (rows.empty()) fail(Errc::bad_input, "{}: empty; a measurements CSV has a header and a row per measurement", file.string());
+  const auto& header = rows.front();
+  auto column = [&](const std::string& name) -> size_t {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == name) return i;
+    }
+    fail(Errc::bad_input, "{}: no column '{}' (not a measurements CSV of rocm-perf autotune --csv)", file.string(), name);
+  };
+  std::vector<size_t> params;
+  for (const auto& p : space.parameters) params.push_back(column(p.name));
+  const size_t failure = column("failure"), value = column("value"), cv = column("cv"), samples = column("samples");
+  std::map<size_t, Measurement> out;
+  unknown = 0;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const auto& row = rows[r];
+    if (row.size() != header.size()) {
+      fail(Errc::bad_input, "{}: row {} has {} fields, the header {}", file.string(), r + 1, row.size(), header.size());
+    }
+    nlohmann::json values = nlohmann::json::object();
+    for (size_t p = 0; p < params.size(); ++p) {
+      const std::string& text = row[params[p]];
+      const auto& declared = space.parameters[p].values;
+      auto it = std::find_if(declared.begin(), declared.end(), [&](const Value& v) { return v.text == text; });
+      if (it == declared.end()) break;
+      values[space.parameters[p].name] = it->number ? nlohmann::json(*it->number) : nlohmann::json(it->text);
+    }
+    const auto c = values.size() == params.size() ? space.find(values) : std::nullopt;
+    if (!c) {
+      ++unknown;
+      continue;
+    }
+    Measurement m;
+    const auto kind = failure_from_name(row[failure]);
+    if (!kind) fail(Errc::bad_input, "{}: row {}: unknown failure '{}'", file.string(), r + 1, row[failure]);
+    m.failure = *kind;
+    try {
+      m.value = std::stod(row[value]);
+      m.cv = std::stod(row[cv]);
+      m.samples = std::stoi(row[samples]);
+    } catch (const std::exception&) {
+      fail(Errc::bad_input, "{}: row {}: value, cv or samples is not a number", file.string(), r + 1);
+    }
+    m.runs = 1;
+    m.stable = m.ok();
+    if (m.ok() && m.value <= 0) fail(Errc::bad_input, "{}: row {}: value {} is not positive", file.string(), r + 1, m.value);
+    out[*c] = m;
+  }
+  return out;
+}
+
+Measurement RecordedEvaluator::measure(size_t configuration, int, const std::atomic<bool>*) {
+  auto it = recorded_.find(configuration);
+  if (it != recorded_.end()) return it->second;
+  Measurement m;
+  m.failure = Failure::no_metric;
+  m.detail = "not in the recorded measurements";
+  m.runs = 1;
+  return m;
+}
+
+}  // namespace rpl::autotune

@@ -1,0 +1,162 @@
+#include <rpl/report/autotune_json.hpp>
+
+#include <fmt/format.h>
+
+#include <rpl/core/subprocess.hpp>
+#include <rpl/core/units.hpp>
+#include <rpl/report/json_documents.hpp>
+
+namespace rpl::report {
+namespace {
+
+std::string configuration_text(const autotune::SearchSpace& space, size_t c) {
+  std::string out;
+  for (size_t p = 0; p < space.parameters.size(); ++p) {
+    if (p) out += ' ';
+    out += space.parameters[p].name + "=" + space.value(c, p).text;
+  }
+  return out;
+}
+
+std::string value_text(double v, const AutotuneSetup& setup) {
+  return setup.unit.empty() ? fmt::format("{:.6g}", v) : fmt::format("{:.6g} {}", v, setup.unit);
+}
+
+const autotune::MeasuredConfiguration* measured(const autotune::TuneResult& result, size_t c) {
+  for (const auto& m : result.measured) {
+    if (m.configuration == c) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const autotune::TuneResult& result,
+                                     const AutotuneSetup& setup, const std::vector<std::string>& best_command) {
+  Json j = document_header();
+  Json params = Json::array(), derived = Json::array();
+  for (const auto& p : space.parameters) params.push_back(p.name);
+  for (const auto& d : space.derived) derived.push_back(d.name);
+  j["space"] = {{"file", setup.space_file},           {"combinations", result.combinations},
+                {"rejected_by_constraints", result.rejected}, {"size", result.space_size},
+                {"parameters", params},                {"derived", derived}};
+  j["command"] = {{"template", setup.command_template},
+                  {"build_template", setup.build_template.empty() ? Json() : Json(setup.build_template)}};
+  j["objective"] = {{"kind", setup.objective},
+                    {"unit", setup.unit.empty() ? Json() : Json(setup.unit)},
+                    {"direction", setup.maximize ? "maximize" : "minimize"},
+                    {"selector", setup.selector.empty() ? Json() : Json(setup.selector)}};
+  j["device"] = {{"name", setup.device}, {"workers", setup.devices.empty() ? Json::array() : Json(setup.devices)}};
+  const size_t total = result.measured.size();
+  size_t cached = 0, remeasurements = 0;
+  for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
+  for (const auto& r : result.remeasured) remeasurements += r.rounds.size();
+  j["budget"] = result.budget;
+  j["measured"] = {{"seed", result.measured_in("seed")},
+                   {"explore", result.measured_in("explore")},
+                   {"confirm", result.measured_in("confirm")},
+                   {"total", total},
+                   {"fraction_of_space", round6(static_cast<double>(total) / static_cast<double>(result.space_size))},
+                   {"from_cache", cached},
+                   {"remeasurements", remeasurements}};
+  Json failures = Json::object();
+  for (const auto& [kind, count] : result.failures()) failures[std::string(autotune::failure_name(kind))] = count;
+  j["failures"] = failures;
+  const auto& fit = result.model;
+  j["model"] = {{"kind", "quadratic_ridge_log"},
+                {"fitted", fit.fitted},
+                {"observations", fit.observations},
+                {"terms", fit.terms},
+                {"r2", round6(fit.r2)},
+                {"cv_r2", round6(fit.cv_r2)},
+                {"residual_sd", round6(fit.residual_sd)},
+                {"ridge_lambda", fit.ridge_lambda},
+                {"features", fit.features},
+                {"trusted", result.model_trusted},
+                {"explore_rounds", result.explore_rounds},
+                {"prune_factor", round6(result.prune_factor_used)},
+                {"pruned", result.pruned},
+                {"survivors", result.survivors}};
+  if (result.best) {
+    const auto* m = measured(result, *result.best);
+    Json remeasured = Json::array();
+    for (const auto& r : result.remeasured) {
+      if (r.configuration != *result.best) continue;
+      for (const auto& x : r.rounds) remeasured.push_back(round6(x.value));
+    }
+    j["best"] = {{"configuration", space.to_json(*result.best)},
+                 {"value", round6(result.best_value)},
+                 {"first_value", round6(m->measurement.value)},
+                 {"cv", round6(m->measurement.cv)},
+                 {"samples", m->measurement.samples},
+                 {"stable", m->measurement.stable},
+                 {"remeasured", remeasured},
+                 {"command", best_command}};
+  } else {
+    j["best"] = nullptr;
+  }
+  Json top = Json::array();
+  for (size_t i = 0; i < result.top.size(); ++i) {
+    const size_t c = result.top[i];
+    const auto* m = measured(result, c);
+    top.push_back({{"rank", i + 1},
+                   {"configuration", space.to_json(c)},
+                   {"value", round6(result.final_value.at(c))},
+                   {"cv", round6(m->measurement.cv)},
+                   {"phase", m->phase}});
+  }
+  j["top"] = top;
+  Json warnings = Json::array();
+  for (const auto& w : result.warnings) warnings.push_back(w);
+  for (const auto& w : setup.warnings) warnings.push_back(w);
+  j["warnings"] = warnings;
+  j["interrupted"] = result.interrupted;
+  j["cache"] = setup.cache_file.empty() ? Json() : Json(setup.cache_file);
+  return j;
+}
+
+std::string autotune_text(const autotune::SearchSpace& space, const autotune::TuneResult& result, const AutotuneSetup& setup,
+                          const std::vector<std::string>& best_command) {
+  std::string out;
+  out += fmt::format("Search space: {} configurations ({} combinations, {} removed by constraints)\n", result.space_size,
+                     result.combinations, result.rejected);
+  size_t cached = 0, remeasurements = 0;
+  for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
+  for (const auto& r : result.remeasured) remeasurements += r.rounds.size();
+  out += fmt::format("Measured: {} of {} ({:.1f} %, budget {}): seed {}, explore {}, confirm {}; {} from the cache; {} "
+                     "re-measurements\n",
+                     result.measured.size(), result.space_size,
+                     100.0 * static_cast<double>(result.measured.size()) / static_cast<double>(result.space_size), result.budget,
+                     result.measured_in("seed"), result.measured_in("explore"), result.measured_in("confirm"), cached,
+                     remeasurements);
+  std::vector<std::string> failed;
+  for (const auto& [kind, count] : result.failures()) {
+    if (count) failed.push_back(fmt::format("{} {}", count, autotune::failure_name(kind)));
+  }
+  out += fmt::format("Failures: {}\n", failed.empty() ? "none" : fmt::format("{}", fmt::join(failed, ", ")));
+  const auto& fit = result.model;
+  if (fit.fitted) {
+    out += fmt::format("Model: R² {:.2f}, cross-validated {:.2f} ({} terms, {} configurations){}; {} pruned, {} kept at {:.2f}x\n",
+                       fit.r2, fit.cv_r2, fit.terms, fit.observations,
+                       result.model_trusted ? "" : " — low confidence: widened the prune", result.pruned, result.survivors,
+                       result.prune_factor_used);
+  } else {
+    out += "Model: not fitted (fewer than 3 configurations succeeded); nothing was pruned\n";
+  }
+  if (result.best) {
+    const auto* m = measured(result, *result.best);
+    out += fmt::format("Best: {}: {} (first {}, cv {:.1f} %, {} samples)\n", configuration_text(space, *result.best),
+                       value_text(result.best_value, setup), value_text(m->measurement.value, setup),
+                       100 * m->measurement.cv, m->measurement.samples);
+    out += fmt::format("  {}\n", display_command(best_command));
+    for (size_t i = 1; i < result.top.size(); ++i) {
+      out += fmt::format("  #{} {}: {}\n", i + 1, configuration_text(space, result.top[i]),
+                         value_text(result.final_value.at(result.top[i]), setup));
+    }
+  } else {
+    out += "Best: none: every configuration measured failed\n";
+  }
+  return out;
+}
+
+}  // namespace rpl::report
