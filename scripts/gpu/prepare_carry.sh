@@ -17,6 +17,6 @@ for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration lau
 done
 cp build/$preset/tests/test_nvidia_gpu .devcarry/tests/
 strip --strip-debug .devcarry/bin/* .devcarry/lib/* .devcarry/examples/* .devcarry/tests/*
-cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1,libzstd.so.1,liblz4.so.1} .devcarry/syslib/
+cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1,libzstd.so.1,liblz4.so.1,libmuparser.so.2,libglib-2.0.so.0,libpcre2-8.so.0} .devcarry/syslib/
 cp -r /usr/lib/python3/dist-packages/{jsonschema,pyrsistent,_pyrsistent_version.py} .devcarry/py/
 du -sh .devcarry

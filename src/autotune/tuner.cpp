@@ -265,11 +265,12 @@ TuneResult Search::run() {
   };
 
   // 2-3. Fit; while the model is weak, measure a further batch (half its best guesses, half
-  // random) and refit.
+  // random) and refit. // Exploration takes at most half of what the budget leaves after seeding: the rest confirms.
   fit();
+  const size_t explore_end = done() + (result_.budget - std::min(result_.budget, done())) / 2;
   while (!result_.interrupted && !result_.model_trusted && result_.explore_rounds < static_cast<size_t>(options_.explore_rounds) &&
-         done() < result_.budget) {
-    const size_t room = result_.budget - done();
+         done() < explore_end) {
+    const size_t room = explore_end - done();
     const size_t size = std::min(room, std::max<size_t>(static_cast<size_t>(std::max(1, options_.workers)), seeds / 2));
     std::vector<size_t> batch;
     if (result_.model.fitted) {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs on the NVIDIA machine (device tool), from the repository root, with a build carried in CARRY
+# (scripts/gpu/prepare_carry.sh): the tuner on matmul_tunable (225 configurations) measured
+# exhaustively once (kernel time from the CUPTI trace), then one live tuning run with the default
+# options, then a Triton matmul (a program nobody here wrote the runtime of) tuned through its
+# traced kernel time. Replays of the exhaustive CSV run here afterwards (bench/autotune_replay.sh).
+# DEVICES=0,1 adds a two-worker run for the speed-up. Results in $OUT.
+set -uo pipefail
+carry="$PWD/${1:-.devcarry}"
+out=${OUT:-/tmp/rpl-gpu}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
+rp="$carry/bin/rocm-perf"
+mm="$carry/examples/matmul_tunable"
+size=${SIZE:-2048}
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; nproc; } | tee "$out/machine.txt"
+template="$mm $size $size $size --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10"
+tune() {  # NAME ARGS...: one autotune run, its time and exit status in NAME.log
+  local name=$1; shift
+  local t0=$(date +%s.%N)
+  "$rp" autotune --space examples/matmul/matmul_space.json --cmd-template "$template" --backend cuda --timeout 60 --max-runs 3 \
+    --out "$out/$name" --csv "$out/$name.csv" "$@" > "$out/$name.txt" 2> "$out/$name.err"
+  local rc=$?
+  echo "$name: exit $rc in $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$out/summary.log"
+  tail -12 "$out/$name.txt"
+}
+[ -z "${SKIP_EXHAUSTIVE:-}" ] && tune exhaustive --seed-fraction 1 --budget 100%
+tune live --seed 1
+if [ -n "${DEVICES:-}" ]; then
+  tune sequential_all --seed-fraction 1 --budget 100% --devices 0 --max-runs 3
+  tune parallel_all --seed-fraction 1 --budget 100% --devices "$DEVICES" --max-runs 3
+fi
+if [ -z "${SKIP_TRITON:-}" ]; then
+  t0=$(date +%s.%N)
+  "$rp" autotune --space tests/gpu/programs/triton_space.json --backend cuda --timeout 120 --out "$out/triton" \
+    --csv "$out/triton.csv" --budget 50% --cmd-template \
+    "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS}" \
+    > "$out/triton.txt" 2> "$out/triton.err"
+  echo "triton: exit $? in $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$out/summary.log"
+  tail -12 "$out/triton.txt"; tail -3 "$out/triton.err"
+fi

@@ -1,0 +1,260 @@
+// rocm-perf autotune end to end, with the stand-in tunable program (tests/fixtures/synthetic_tunable.cpp):
+// its printed time is a known function with its best at A=48 B=32 C=4 MODE=fast, a cliff, a crash,
+// a launch failure, a hang and a silent configuration.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+std::string synthetic() { return (build_dir() / "fixtures/rpl-synthetic-tunable").string(); }
+std::string space() { return (source_dir() / "tests/fixtures/autotune/synthetic_space.json").string(); }
+std::string cmd_template() { return synthetic() + " --a {A} --b {B} --c {C} --mode {MODE}"; }
+
+std::vector<std::string> tune_args(const fs::path& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"autotune", "--space", space(), "--cmd-template", cmd_template(), "--metric-regex",
+                                "time_ms: ([0-9.]+)", "--min-samples", "1", "--timeout", "2", "--device-name", "test device",
+                                "--out", out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// Each logged run's arguments (the synthetic program appends a line per run).
+std::map<std::string, int> runs_per_configuration(const fs::path& log) {
+  std::map<std::string, int> out;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) ++out[line.substr(0, line.find(" device="))];
+  return out;
+}
+
+TEST(CliAutotune, FindsTheKnownBestOnAFifthOfTheSpaceRunningNothingTwice) {
+  const auto dir = fresh_dir("tune-best");
+  const auto log = dir / "runs.log";
+  auto r = run_cli(tune_args(dir / "out", {"--json", "--csv", (dir / "m.csv").string()}), {{"SYNTH_LOG", log.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "autotune"), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+  EXPECT_DOUBLE_EQ(doc["best"]["value"].get<double>(), 1.0);
+  EXPECT_EQ(doc["space"]["size"], 1152);
+  EXPECT_EQ(doc["measured"]["total"], doc["budget"]);
+  EXPECT_LE(doc["measured"]["fraction_of_space"].get<double>(), 0.201);
+  EXPECT_EQ(doc["failures"]["timed_out"].get<int>() + doc["failures"]["crashed"].get<int>() +
+                doc["failures"]["launch_failed"].get<int>() + doc["failures"]["no_metric"].get<int>() > 0,
+            true);
+  EXPECT_EQ(read_text(dir / "out/autotune.json"), r.out);
+  // Every configuration ran once, but the best and the runner-up, measured again twice.
+  const auto runs = runs_per_configuration(log);
+  EXPECT_EQ(runs.size(), doc["measured"]["total"].get<size_t>());
+  int repeated = 0;
+  for (const auto& [args, n] : runs) {
+    if (n > 1) {
+      EXPECT_EQ(n, 3) << args;
+      ++repeated;
+    }
+  }
+  EXPECT_EQ(repeated, 2);
+  EXPECT_EQ(count_lines(read_text(dir / "m.csv")), doc["measured"]["total"].get<int>() + 1);
+}
+
+TEST(CliAutotune, FailuresAreClassified) {
+  const auto dir = fresh_dir("tune-failures");
+  // The whole space of C=1..2 for A in 8, 16, B 8 or 128: a crash (A=8 C=1), a hang (A=16 B=8 C=2).
+  std::ofstream(dir / "space.json") << R"({"parameters": {"A": [8, 16], "B": [8, 128], "C": [1, 2, 7], "MODE": ["fast"]}})";
+  auto args = tune_args(dir / "out", {"--json", "--budget", "100%"});
+  args[2] = (dir / "space.json").string();
+  args[10] = "1";  // --timeout
+  auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["failures"]["crashed"], 2);        // A=8 C=1, both B
+  EXPECT_EQ(doc["failures"]["timed_out"], 1);      // A=16 B=8 C=2
+  EXPECT_EQ(doc["failures"]["launch_failed"], 2);  // B=128 C=7
+  EXPECT_EQ(doc["measured"]["total"], 12);
+  EXPECT_NE(doc["best"]["configuration"]["C"], 1);
+}
+
+TEST(CliAutotune, TheSameRunAgainComesFromTheCache) {
+  const auto dir = fresh_dir("tune-cache");
+  const auto log = dir / "runs.log";
+  auto first = run_cli(tune_args(dir / "out", {"--json"}), {{"SYNTH_LOG", log.string()}});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  fs::remove(log);
+  auto second = run_cli(tune_args(dir / "out", {"--json"}), {{"SYNTH_LOG", log.string()}});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto a = nlohmann::json::parse(first.out), b = nlohmann::json::parse(second.out);
+  EXPECT_EQ(b["measured"]["from_cache"], b["measured"]["total"]);
+  EXPECT_EQ(a["best"]["configuration"], b["best"]["configuration"]);
+  EXPECT_EQ(count_lines(read_text(log)), 4);  // the re-measurements only
+}
+
+TEST(CliAutotune, KilledRunResumesWithoutRunningAConfigurationTwice) {
+  const auto dir = fresh_dir("tune-resume");
+  const auto log = dir / "runs.log";
+  // A slow program, so that the tuner is mid-way when the signal comes.
+  std::vector<std::string> argv{(bin_dir() / "rocm-perf").string()};
+  for (const auto& a : tune_args(dir / "out", {"--quiet"})) argv.push_back(a);
+  const auto err_file = dir / "stderr.txt";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv("SYNTH_LOG", log.c_str(), 1);
+    ::setenv("SYNTH_SLEEP_MS", "20", 1);
+    if (!std::freopen(err_file.c_str(), "w", stderr)) ::_exit(127);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    ::execv(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  for (int i = 0; i < 400 && count_lines(read_text(log)) < 40; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const auto err = read_text(err_file);
+  EXPECT_NE(err.find("run the same command with --resume"), std::string::npos) << err;
+  const int before = count_lines(read_text(log));
+  ASSERT_GT(before, 0);
+  auto resumed = run_cli(tune_args(dir / "out", {"--json", "--resume"}), {{"SYNTH_LOG", log.string()}});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const auto doc = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(doc["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+  EXPECT_GT(doc["measured"]["from_cache"].get<int>(), 0);
+  const auto runs = runs_per_configuration(log);
+  EXPECT_EQ(runs.size(), doc["measured"]["total"].get<size_t>());
+  // The deliberate re-measurements (2 configurations, 2 rounds each), and at most the one run the
+  // signal cut short: an interrupted measurement is no result, so it is made again.
+  int extra = 0;
+  for (const auto& [args, n] : runs) extra += n - 1;
+  EXPECT_GE(extra, 4);
+  EXPECT_LE(extra, 5);
+}
+
+TEST(CliAutotune, ParallelWorkersGiveTheSequentialResult) {
+  const auto dir = fresh_dir("tune-parallel");
+  const auto log = dir / "runs.log";
+  auto one = run_cli(tune_args(dir / "one", {"--json", "--csv", (dir / "one.csv").string()}));
+  auto two = run_cli(tune_args(dir / "two", {"--json", "--devices", "0,1", "--csv", (dir / "two.csv").string()}),
+                     {{"SYNTH_LOG", log.string()}});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(two.out);
+  for (auto* d : {&a, &b}) {
+    (*d)["device"].erase("workers");
+    (*d).erase("cache");
+  }
+  EXPECT_EQ(a, b);
+  const auto log_text = read_text(log);
+  EXPECT_NE(log_text.find("device=0"), std::string::npos);
+  EXPECT_NE(log_text.find("device=1"), std::string::npos);
+}
+
+TEST(CliAutotune, ReplayOfAnExhaustiveRecording) {
+  const auto dir = fresh_dir("tune-replay");
+  auto all = run_cli(tune_args(dir / "all", {"--json", "--budget", "100%", "--seed-fraction", "1", "--csv", (dir / "all.csv").string()}));
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(nlohmann::json::parse(all.out)["measured"]["total"], 1152);
+  auto replay = run_cli({"autotune", "--space", space(), "--cmd-template", cmd_template(), "--metric-regex", "x(1)", "--replay",
+                         (dir / "all.csv").string(), "--out", (dir / "replay").string(), "--json"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const auto doc = nlohmann::json::parse(replay.out);
+  EXPECT_EQ(schema_errors(replay.out, "autotune"), "");
+  EXPECT_EQ(doc["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+  EXPECT_EQ(doc["cache"], nullptr);
+}
+
+void expect_error(const std::vector<std::string>& args, int code, const std::string& message) {
+  auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << "expected '" << message << "' in: " << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CliAutotuneBadInput, EachGivesOneLineAndItsExitCode) {
+  const auto dir = fresh_dir("tune-bad");
+  auto with_space = [&](const std::string& text) {
+    static int n = 0;
+    const auto file = dir / ("space" + std::to_string(++n) + ".json");
+    std::ofstream(file) << text;
+    auto args = tune_args(dir / "out", {"--quiet"});
+    args[2] = file.string();
+    return args;
+  };
+  expect_error(with_space("{not json"), 2, "not JSON");
+  expect_error(with_space(R"({"parameters": {"A": []}})"), 2, "parameter A: no values");
+  expect_error(with_space(R"({"parameters": {"A": [1]}, "constraints": ["A >"]})"), 2, "constraint 'A >'");
+  expect_error(with_space(R"({"parameters": {"A": [8], "B": [8], "C": [1], "MODE": ["x"]}, "constraints": ["A > 9"]})"), 2,
+               "the constraints reject all 1 configurations");
+  auto args = tune_args(dir / "out", {"--quiet"});
+  args[4] = synthetic() + " --a {A} --b {B} --c {C} --mode {MODE} --d {D}";
+  expect_error(args, 2, "{D} is no parameter of the search space");
+  args[4] = synthetic() + " --a {A} --b {B} --c {C}";
+  expect_error(args, 2, "parameter MODE is used by neither");
+  args[4] = "/nonexistent/prog {A} {B} {C} {MODE}";
+  expect_error(args, 2, "/nonexistent/prog: no such program");
+  args[4] = "'unclosed {A}";
+  expect_error(args, 2, "--cmd-template");
+  args = tune_args(dir / "out", {"--quiet", "--budget", "lots"});
+  expect_error(args, 2, "--budget 'lots'");
+  args = tune_args(dir / "out", {"--quiet"});
+  args[6] = "(unclosed";
+  expect_error(args, 2, "is not a regular expression");
+  args = tune_args(dir / "fresh", {"--quiet", "--resume"});
+  expect_error(args, 2, "holds no run of this space");
+  std::ofstream(dir / "not_a_cache.db") << "hello";
+  args = tune_args(dir / "out", {"--quiet", "--cache", (dir / "not_a_cache.db").string()});
+  expect_error(args, 2, "not a usable autotune cache");
+  EXPECT_EQ(read_text(dir / "not_a_cache.db"), "hello");
+}
+
+TEST(CliAutotuneBadInput, EveryConfigurationFailing) {
+  const auto dir = fresh_dir("tune-allfail");
+  auto args = tune_args(dir / "out", {"--quiet"});
+  args[6] = "no such figure ([0-9]+)";
+  auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("every configuration measured failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no_metric"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+}
+
+TEST(CliAutotuneBadInput, CacheOfAnotherDeviceOrProgramIsNotResumed) {
+  const auto dir = fresh_dir("tune-otherdevice");
+  // A short run that is interrupted: its run stays "running" in the cache.
+  auto first = run_cli(tune_args(dir / "out", {"--quiet"}));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto args = tune_args(dir / "out", {"--quiet", "--resume"});
+  for (auto& a : args) {
+    if (a == "test device") a = "another device";
+  }
+  auto r = run_cli(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("was written on test device, but this is another device"), std::string::npos) << r.err;
+  // Without --resume the other device's measurements are simply not reused, and it says so.
+  args.erase(std::find(args.begin(), args.end(), "--resume"));
+  args.push_back("--json");
+  args.erase(std::find(args.begin(), args.end(), "--quiet"));
+  auto fresh = run_cli(args);
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  const auto doc = nlohmann::json::parse(fresh.out);
+  EXPECT_EQ(doc["measured"]["from_cache"], 0);
+  EXPECT_NE(doc["warnings"].dump().find("cache_other_scope"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rpl::test

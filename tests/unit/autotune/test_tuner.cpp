@@ -1,0 +1,289 @@
+#include <cmath>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <rpl/autotune/model.hpp>
+#include <rpl/autotune/recording.hpp>
+#include <rpl/autotune/tuner.hpp>
+
+namespace rpl::autotune {
+namespace {
+
+// Parameters A (1..20), B (1..12): 240 configurations.
+SearchSpace grid() {
+  return parse_search_space(R"({"parameters": {"A": {"min": 1, "max": 20}, "B": {"min": 1, "max": 12}}})", "grid.json");
+}
+
+double a_of(const SearchSpace& s, size_t c) { return *s.value(c, 0).number; }
+double b_of(const SearchSpace& s, size_t c) { return *s.value(c, 1).number; }
+
+// Answers from a function of the configuration; counts every call.
+class FunctionEvaluator : public Evaluator {
+ public:
+  explicit FunctionEvaluator(std::function<Measurement(size_t)> f) : f_(std::move(f)) {}
+  Measurement measure(size_t c, int worker, const std::atomic<bool>*) override {
+    if (slow) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // lets every worker get some
+    std::lock_guard<std::mutex> guard(mutex_);
+    ++calls[c];
+    workers_used[worker] = true;
+    return f_(c);
+  }
+  std::map<size_t, int> calls;
+  std::map<int, bool> workers_used;
+  bool slow = false;
+
+ private:
+  std::function<Measurement(size_t)> f_;
+  std::mutex mutex_;
+};
+
+Measurement ok(double value) {
+  Measurement m;
+  m.value = value;
+  m.samples = 5;
+  m.runs = 1;
+  m.stable = true;
+  return m;
+}
+
+class MemoryStore : public MeasurementStore {
+ public:
+  std::optional<Measurement> find(size_t c) override {
+    auto it = kept.find(c);
+    return it == kept.end() ? std::nullopt : std::optional<Measurement>(it->second);
+  }
+  void store(size_t c, const Measurement& m) override { kept[c] = m; }
+  std::map<size_t, Measurement> kept;
+};
+
+TEST(QuadraticModel, RecoversAQuadraticInLogSpace) {
+  auto s = grid();
+  QuadraticModel model(s);
+  std::vector<size_t> configs;
+  std::vector<double> costs;
+  for (size_t c = 0; c < s.size(); c += 7) {
+    configs.push_back(c);
+    costs.push_back(std::exp(0.01 * std::pow(a_of(s, c) - 8, 2) + 0.02 * std::pow(b_of(s, c) - 5, 2) + 0.001 * a_of(s, c) * b_of(s, c)));
+  }
+  auto fit = model.fit(configs, costs);
+  ASSERT_TRUE(fit.fitted);
+  EXPECT_GT(fit.r2, 0.999);
+  EXPECT_GT(fit.cv_r2, 0.99);
+  EXPECT_EQ(fit.terms, 6u);  // 1, A, B, A², AB, B²
+  const size_t c = 5 * 12 + 3;  // A=6, B=4: not fitted to
+  const double truth = std::exp(0.01 * 4 + 0.02 * 1 + 0.001 * 24);
+  EXPECT_NEAR(model.predict(c) / truth, 1.0, 0.01);
+}
+
+TEST(QuadraticModel, NoiseHasLowCrossValidatedR2) {
+  auto s = grid();
+  QuadraticModel model(s);
+  std::mt19937_64 rng(7);
+  std::vector<size_t> configs;
+  std::vector<double> costs;
+  for (size_t c = 0; c < s.size(); c += 5) {
+    configs.push_back(c);
+    costs.push_back(1 + static_cast<double>(rng() % 1000));
+  }
+  auto fit = model.fit(configs, costs);
+  ASSERT_TRUE(fit.fitted);
+  EXPECT_LT(fit.cv_r2, 0.3);
+  EXPECT_FALSE(QuadraticModel(s).fit({0, 1}, {1.0, 2.0}).fitted);
+}
+
+// A smooth bowl with its best at A=13, B=4, a cliff, and failing configurations.
+Measurement bowl(const SearchSpace& s, size_t c) {
+  const double a = a_of(s, c), b = b_of(s, c);
+  if (a == 20 && b > 9) {
+    Measurement m;
+    m.failure = Failure::launch_failed;
+    m.detail = "too many resources";
+    m.runs = 1;
+    return m;
+  }
+  double t = 1 + 0.01 * (a - 13) * (a - 13) + 0.03 * (b - 4) * (b - 4);
+  if (a * b > 150) t *= 2;
+  return ok(t);
+}
+
+TEST(Tuner, FindsTheBestMeasuringOnlyTheBudgetAndNothingTwice) {
+  auto s = grid();
+  FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+  MemoryStore store;
+  TuneOptions o;
+  o.seed = 3;
+  auto r = tune(s, eval, store, o);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(a_of(s, *r.best), 13);
+  EXPECT_EQ(b_of(s, *r.best), 4);
+  EXPECT_EQ(r.budget, 48u);  // 20 % of 240
+  EXPECT_EQ(r.seed_count, 24u);
+  EXPECT_EQ(r.measured.size(), r.budget);
+  EXPECT_EQ(r.measured_in("seed") + r.measured_in("explore") + r.measured_in("confirm"), r.measured.size());
+  EXPECT_TRUE(r.model_trusted) << r.model.cv_r2;
+  // Each configuration ran once, except the two re-measured twice more.
+  int remeasured = 0;
+  for (const auto& [c, n] : eval.calls) {
+    if (n == 1) continue;
+    EXPECT_EQ(n, 3) << c;
+    ++remeasured;
+  }
+  EXPECT_EQ(remeasured, 2);
+  EXPECT_EQ(eval.calls.size(), r.measured.size());
+  EXPECT_EQ(store.kept.size(), r.measured.size());
+  EXPECT_EQ(r.top.front(), *r.best);
+}
+
+TEST(Tuner, SameSeedSameSearch) {
+  auto s = grid();
+  auto run = [&](uint64_t seed) {
+    FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+    MemoryStore store;
+    TuneOptions o;
+    o.seed = seed;
+    std::vector<size_t> order;
+    for (const auto& m : tune(s, eval, store, o).measured) order.push_back(m.configuration);
+    return order;
+  };
+  EXPECT_EQ(run(5), run(5));
+  EXPECT_NE(run(5), run(6));
+}
+
+TEST(Tuner, FailuresAreRecordedAndNeverBest) {
+  auto s = grid();
+  // The true optimum crashes; the best that works is a neighbour.
+  FunctionEvaluator eval([&](size_t c) {
+    if (a_of(s, c) == 13 && b_of(s, c) == 4) {
+      Measurement m;
+      m.failure = Failure::crashed;
+      m.runs = 1;
+      return m;
+    }
+    return bowl(s, c);
+  });
+  MemoryStore store;
+  TuneOptions o;
+  o.seed_fraction = 1;  // everything, so that every failure is met
+  auto r = tune(s, eval, store, o);
+  ASSERT_TRUE(r.best);
+  EXPECT_FALSE(a_of(s, *r.best) == 13 && b_of(s, *r.best) == 4);
+  EXPECT_EQ(r.measured.size(), 240u);
+  EXPECT_EQ(r.failures()[Failure::crashed], 1u);
+  EXPECT_EQ(r.failures()[Failure::launch_failed], 3u);
+}
+
+TEST(Tuner, LowConfidenceOnARandomLandscapeWidensInsteadOfCutting) {
+  auto s = grid();
+  std::vector<double> random_costs(s.size());
+  std::mt19937_64 rng(11);
+  for (auto& v : random_costs) v = 1 + static_cast<double>(rng() % 1000) / 100;
+  FunctionEvaluator eval([&](size_t c) { return ok(random_costs[c]); });
+  MemoryStore store;
+  TuneOptions o;
+  auto r = tune(s, eval, store, o);
+  EXPECT_FALSE(r.model_trusted);
+  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "low_model_confidence"), r.warnings.end());
+  EXPECT_GT(r.explore_rounds, 0u);
+  EXPECT_NEAR(r.prune_factor_used, 1.75 * 1.75, 1e-9);
+  EXPECT_EQ(r.measured.size(), r.budget);
+}
+
+TEST(Tuner, UnstableWinnerIsReplacedByTheRunnerUp) {
+  auto s = grid();
+  FunctionEvaluator eval([&](size_t c) {
+    auto m = bowl(s, c);
+    if (a_of(s, c) == 13 && b_of(s, c) == 4) m.stable = false;  // never settles
+    return m;
+  });
+  MemoryStore store;
+  TuneOptions o;
+  o.budget = 240;
+  auto r = tune(s, eval, store, o);
+  ASSERT_TRUE(r.best);
+  EXPECT_FALSE(a_of(s, *r.best) == 13 && b_of(s, *r.best) == 4);
+  EXPECT_EQ(r.failures()[Failure::unstable], 1u);
+}
+
+TEST(Tuner, EveryConfigurationFailingLeavesNoBest) {
+  auto s = grid();
+  FunctionEvaluator eval([](size_t) {
+    Measurement m;
+    m.failure = Failure::no_metric;
+    m.runs = 1;
+    return m;
+  });
+  MemoryStore store;
+  auto r = tune(s, eval, store, TuneOptions{});
+  EXPECT_FALSE(r.best);
+  EXPECT_TRUE(r.top.empty());
+  EXPECT_EQ(r.failures()[Failure::no_metric], r.measured.size());
+}
+
+TEST(Tuner, StoredMeasurementsCountAsMeasuredAndAreNotRunAgain) {
+  auto s = grid();
+  MemoryStore store;
+  TuneOptions o;
+  FunctionEvaluator first([&](size_t c) { return bowl(s, c); });
+  auto r1 = tune(s, first, store, o);
+  FunctionEvaluator second([&](size_t c) { return bowl(s, c); });
+  auto r2 = tune(s, second, store, o);
+  EXPECT_EQ(r2.measured.size(), r1.measured.size());
+  for (const auto& m : r2.measured) EXPECT_TRUE(m.cached);
+  size_t runs = 0;
+  for (const auto& [c, n] : second.calls) runs += static_cast<size_t>(n);
+  EXPECT_EQ(runs, 4u);  // only the deliberate re-measurements
+  EXPECT_EQ(r2.best, r1.best);
+}
+
+TEST(Tuner, InterruptionStopsAtAMeasurementBoundaryAndResumes) {
+  auto s = grid();
+  MemoryStore store;
+  std::atomic<bool> cancel{false};
+  int calls = 0;
+  FunctionEvaluator eval([&](size_t c) {
+    if (++calls == 10) cancel = true;  // as a signal handler would
+    return bowl(s, c);
+  });
+  auto r1 = tune(s, eval, store, TuneOptions{}, {}, &cancel);
+  EXPECT_TRUE(r1.interrupted);
+  EXPECT_EQ(r1.measured.size(), 10u);
+  EXPECT_EQ(store.kept.size(), 10u);
+  FunctionEvaluator again([&](size_t c) { return bowl(s, c); });
+  auto r2 = tune(s, again, store, TuneOptions{});
+  EXPECT_FALSE(r2.interrupted);
+  for (size_t i = 0; i < 10; ++i) EXPECT_TRUE(r2.measured[i].cached);
+  FunctionEvaluator straight([&](size_t c) { return bowl(s, c); });
+  MemoryStore fresh;
+  auto r3 = tune(s, straight, fresh, TuneOptions{});
+  EXPECT_EQ(r2.best, r3.best);
+  ASSERT_EQ(r2.measured.size(), r3.measured.size());
+  for (size_t i = 0; i < r2.measured.size(); ++i) EXPECT_EQ(r2.measured[i].configuration, r3.measured[i].configuration);
+}
+
+TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
+  auto s = grid();
+  auto run = [&](int workers, std::map<int, bool>& used) {
+    FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+    eval.slow = true;
+    MemoryStore store;
+    TuneOptions o;
+    o.workers = workers;
+    auto r = tune(s, eval, store, o);
+    used = eval.workers_used;
+    return measurements_csv(s, r);
+  };
+  std::map<int, bool> one, four;
+  const auto sequential = run(1, one);
+  const auto parallel = run(4, four);
+  EXPECT_EQ(sequential, parallel);
+  EXPECT_EQ(one.size(), 1u);
+  EXPECT_EQ(four.size(), 4u);
+}
+
+}  // namespace
+}  // namespace rpl::autotune
