@@ -29,15 +29,25 @@ double r_squared(const Eigen::VectorXd& y, const Eigen::VectorXd& predicted) {
 
 QuadraticModel::QuadraticModel(const SearchSpace& space) : space_(space) {
   const size_t n = space.size();
-  auto add_numeric = [&](const std::string& name, int source, auto value_of) {
+  auto add_numeric = [&](const std::string& name, int source, auto raw_of) {
+    // A positive feature spanning a factor of 4 or more (tile sizes, thread counts) acts
+    // multiplicatively on time: it enters as its logarithm.
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t c = 0; c < n; ++c) {
+      lo = std::min(lo, raw_of(c));
+      hi = std::max(hi, raw_of(c));
+    }
+    const bool logarithmic = lo > 0 && hi >= 4 * lo;
+    auto value_of = [&](size_t c) { return logarithmic ? std::log2(raw_of(c)) : raw_of(c); };
     double sum = 0, sq = 0;
     for (size_t c = 0; c < n; ++c) sum += value_of(c);
     const double mean = sum / static_cast<double>(n);
     for (size_t c = 0; c < n; ++c) sq += (value_of(c) - mean) * (value_of(c) - mean);
     const double sd = std::sqrt(sq / static_cast<double>(n));
     if (sd == 0) return;  // a constant says nothing
-    feature_names_.push_back(name);
+    feature_names_.push_back(logarithmic ? "log2(" + name + ")" : name);
     numeric_source_.push_back(source);
+    logarithmic_.push_back(logarithmic);
     mean_.push_back(mean);
     scale_.push_back(sd);
   };
@@ -63,7 +73,7 @@ std::vector<double> QuadraticModel::row(size_t c) const {
   for (size_t i = 0; i < numeric_source_.size(); ++i) {
     const int s = numeric_source_[i];
     const double raw = s >= 0 ? *space_.value(c, static_cast<size_t>(s)).number : space_.derived_value(c, static_cast<size_t>(-1 - s));
-    z.push_back((raw - mean_[i]) / scale_[i]);
+    z.push_back(((logarithmic_[i] ? std::log2(raw) : raw) - mean_[i]) / scale_[i]);
   }
   std::vector<double> out{1.0};
   out.insert(out.end(), z.begin(), z.end());

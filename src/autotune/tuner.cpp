@@ -271,7 +271,7 @@ TuneResult Search::run() {
   while (!result_.interrupted && !result_.model_trusted && result_.explore_rounds < static_cast<size_t>(options_.explore_rounds) &&
          done() < explore_end) {
     const size_t room = explore_end - done();
-    const size_t size = std::min(room, std::max<size_t>(static_cast<size_t>(std::max(1, options_.workers)), seeds / 2));
+    const size_t size = std::min(room, std::max<size_t>(1, seeds / 2));
     std::vector<size_t> batch;
     if (result_.model.fitted) {
       for (size_t c : ranked_unmeasured()) {
@@ -312,14 +312,28 @@ TuneResult Search::run() {
   }
   result_.survivors = survivors.size();
 
-  // 5. Confirm the survivors in ranked order within the budget, a batch per round of workers.
-  const size_t step = static_cast<size_t>(std::max(1, options_.workers));
-  for (size_t i = 0; i < survivors.size() && done() < result_.budget && !result_.interrupted;) {
-    const size_t take = std::min({step, result_.budget - done(), survivors.size() - i});
-    measure_batch(std::vector<size_t>(survivors.begin() + static_cast<long>(i), survivors.begin() + static_cast<long>(i + take)),
-                  "confirm");
-    i += take;
+  // 5. Confirm the survivors in ranked order within the budget, in batches of a fixed size (so
+  // that any number of workers measures the same configurations); each batch refits the model,
+  // which re-ranks the survivors left (the set stays as pruned).
+  const size_t step = std::max<size_t>(1, options_.confirm_batch);
+  const ModelFit pruning_fit = result_.model;
+  const bool pruning_trusted = result_.model_trusted;
+  while (!survivors.empty() && done() < result_.budget && !result_.interrupted) {
+    const size_t take = std::min({step, result_.budget - done(), survivors.size()});
+    measure_batch(std::vector<size_t>(survivors.begin(), survivors.begin() + static_cast<long>(take)), "confirm");
+    survivors.erase(survivors.begin(), survivors.begin() + static_cast<long>(take));
+    fit();
+    if (result_.model.fitted && !survivors.empty()) {
+      std::vector<std::pair<double, size_t>> ranked;
+      for (size_t c : survivors) ranked.emplace_back(model_.predict(c), c);
+      std::sort(ranked.begin(), ranked.end());
+      for (size_t i = 0; i < ranked.size(); ++i) survivors[i] = ranked[i].second;
+    }
   }
+  // The document reports the model that pruned, and the last fit's quality beside it.
+  result_.final_model = result_.model;
+  result_.model = pruning_fit;
+  result_.model_trusted = pruning_trusted;
   if (!result_.interrupted) {
     report("remeasure");
     confirm_best();

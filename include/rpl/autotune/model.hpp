@@ -2,6 +2,8 @@
 // The tuner's performance model: a degree-2 polynomial in the standardized numeric parameters and
 // derived features (plus one indicator per category of a word-valued parameter), fitted to
 // log(cost) by ridge least squares (Eigen), its ridge strength chosen by k-fold cross-validation.
+// A positive feature spanning a factor of 4 or more enters as its log2 (time scales with tile
+// sizes multiplicatively).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -34,6 +36,7 @@ class QuadraticModel {
   const SearchSpace& space_;
   std::vector<std::string> feature_names_;
   std::vector<double> mean_, scale_;           // per numeric feature, over the whole space
+  std::vector<bool> logarithmic_;              // per numeric feature: enters as log2
   std::vector<std::pair<size_t, size_t>> indicators_;  // (parameter, value index) per indicator
   std::vector<int> numeric_source_;            // per numeric feature: parameter index, or -1 - derived index
   std::vector<double> coefficients_;

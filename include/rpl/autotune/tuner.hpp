@@ -28,7 +28,8 @@ struct TuneOptions {
   int explore_rounds = 3;          // further batches while the model is weak
   std::optional<size_t> budget;    // distinct configurations to measure, at most
   double budget_fraction = 0.2;    // of the space, when budget is not given
-  int workers = 1;
+  int workers = 1;                 // measure at once; the search does not depend on it
+  size_t confirm_batch = 8;        // survivors measured between refits of the model
   bool maximize = false;           // the objective is a figure to maximize (--maximize)
   size_t top_k = 5;
   int remeasure_rounds = 2;        // interleaved re-measurements of the winner and runner-up
@@ -75,7 +76,8 @@ struct TuneResult {
   std::optional<size_t> best;                    // index into the space
   double best_value = 0;
   std::vector<size_t> top;                       // best first, at most top_k
-  ModelFit model;
+  ModelFit model;                                // the fit that pruned
+  ModelFit final_model;                          // refitted on every measurement, at the end
   bool model_trusted = false;
   double prune_factor_used = 0;
   size_t survivors = 0;                          // after pruning, unmeasured
