@@ -17,25 +17,25 @@ size=${SIZE:-2048}
 template="$mm $size $size $size --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10"
 tune() {  # NAME ARGS...: one autotune run, its time and exit status in NAME.log
   local name=$1; shift
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   "$rp" autotune --space examples/matmul/matmul_space.json --cmd-template "$template" --backend cuda --timeout 60 --max-runs 3 \
     --out "$out/$name" --csv "$out/$name.csv" "$@" > "$out/$name.txt" 2> "$out/$name.err"
   local rc=$?
-  echo "$name: exit $rc in $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$out/summary.log"
+  echo "$name: exit $rc in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/summary.log"
   tail -12 "$out/$name.txt"
 }
 [ -z "${SKIP_EXHAUSTIVE:-}" ] && tune exhaustive --seed-fraction 1 --budget 100%
-tune live --seed 1
+for seed in ${LIVE_SEEDS:-1}; do tune "live_seed$seed" --seed "$seed"; done
 if [ -n "${DEVICES:-}" ]; then
   tune sequential_all --seed-fraction 1 --budget 100% --devices 0 --max-runs 3
   tune parallel_all --seed-fraction 1 --budget 100% --devices "$DEVICES" --max-runs 3
 fi
 if [ -z "${SKIP_TRITON:-}" ]; then
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   "$rp" autotune --space tests/gpu/programs/triton_space.json --backend cuda --timeout 120 --out "$out/triton" \
     --csv "$out/triton.csv" --budget 50% --cmd-template \
     "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS}" \
     > "$out/triton.txt" 2> "$out/triton.err"
-  echo "triton: exit $? in $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$out/summary.log"
+  echo "triton: exit $? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/summary.log"
   tail -12 "$out/triton.txt"; tail -3 "$out/triton.err"
 fi
