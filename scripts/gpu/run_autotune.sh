@@ -32,7 +32,8 @@ if [ -n "${DEVICES:-}" ]; then
 fi
 if [ -z "${SKIP_TRITON:-}" ]; then
   t0=$(date +%s%N)
-  "$rp" autotune --space tests/gpu/programs/triton_space.json --backend cuda --timeout 120 --out "$out/triton" \
+  "$rp" autotune --space tests/gpu/programs/triton_space.json --backend cuda --kernel matmul_kernel --timeout 120 \
+    --out "$out/triton" \
     --csv "$out/triton.csv" --budget 50% --cmd-template \
     "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS}" \
     > "$out/triton.txt" 2> "$out/triton.err"
