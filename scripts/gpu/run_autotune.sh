@@ -29,6 +29,13 @@ for seed in ${LIVE_SEEDS:-1}; do tune "live_seed$seed" --seed "$seed"; done
 if [ -n "${DEVICES:-}" ]; then
   tune sequential_all --seed-fraction 1 --budget 100% --devices 0 --max-runs 3
   tune parallel_all --seed-fraction 1 --budget 100% --devices "$DEVICES" --max-runs 3
+  python3 - "$out" <<'PY'
+import json, sys
+a, b = (json.load(open(f"{sys.argv[1]}/{n}/autotune.json")) for n in ("sequential_all", "parallel_all"))
+print("sequential vs parallel: measured", a["measured"]["total"], b["measured"]["total"], "best", a["best"]["configuration"],
+      b["best"]["configuration"], "values", a["best"]["value"], b["best"]["value"],
+      "top-5 equal", [t["configuration"] for t in a["top"]] == [t["configuration"] for t in b["top"]])
+PY
 fi
 if [ -z "${SKIP_TRITON:-}" ]; then
   t0=$(date +%s%N)
