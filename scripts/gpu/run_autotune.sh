@@ -25,10 +25,10 @@ tune() {  # NAME ARGS...: one autotune run, its time and exit status in NAME.log
   tail -12 "$out/$name.txt"
 }
 [ -z "${SKIP_EXHAUSTIVE:-}" ] && tune exhaustive --seed-fraction 1 --budget 100%
-for seed in ${LIVE_SEEDS:-1}; do tune "live_seed$seed" --seed "$seed"; done
+[ -z "${SKIP_LIVE:-}" ] && for seed in ${LIVE_SEEDS:-1}; do tune "live_seed$seed" --seed "$seed"; done
 if [ -n "${DEVICES:-}" ]; then
-  tune sequential_all --seed-fraction 1 --budget 100% --devices 0 --max-runs 3
-  tune parallel_all --seed-fraction 1 --budget 100% --devices "$DEVICES" --max-runs 3
+  tune sequential_all --seed-fraction 1 --budget 100% --devices 0
+  tune parallel_all --seed-fraction 1 --budget 100% --devices "$DEVICES"
   python3 - "$out" <<'PY'
 import json, sys
 a, b = (json.load(open(f"{sys.argv[1]}/{n}/autotune.json")) for n in ("sequential_all", "parallel_all"))
