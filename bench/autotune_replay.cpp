@@ -20,12 +20,6 @@
 namespace {
 using namespace rpl::autotune;
 
-class NoStore : public MeasurementStore {
- public:
-  std::optional<Measurement> find(size_t) override { return std::nullopt; }
-  void store(size_t, const Measurement&) override {}
-};
-
 std::vector<size_t> permutation(size_t n, uint64_t seed) {
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
@@ -105,7 +99,7 @@ int main(int argc, char** argv) {
     double ours_measured = 0;
     for (int s = 1; s <= seeds; ++s) {
       RecordedEvaluator eval(rec);
-      NoStore store;
+      NullStore store;
       TuneOptions options;
       options.seed = static_cast<uint64_t>(s);
       options.budget_fraction = fraction;

@@ -215,15 +215,12 @@ struct ProcessEvaluator::Impl {
   }
 };
 
-ProcessEvaluator::ProcessEvaluator(const SearchSpace& space, ProcessEvaluatorOptions options)
-    : impl_(std::make_unique<Impl>(space, std::move(options))) {
-  auto& o = impl_->options;
-  if (o.command.empty()) fail(Errc::bad_input, "--cmd-template is empty: give the command to run");
+void check_placeholders(const SearchSpace& space, const CommandTemplate& command, const CommandTemplate& build) {
   auto known = space.names();
-  if (!o.build.empty()) known.push_back(kBuildDirPlaceholder);
+  if (!build.empty()) known.push_back(kBuildDirPlaceholder);
   std::vector<std::string> used;
-  for (const auto* t : {&o.command, &o.build}) {
-    const std::string option = t == &o.command ? "--cmd-template" : "--build-template";
+  for (const auto* t : {&command, &build}) {
+    const std::string option = t == &command ? "--cmd-template" : "--build-template";
     for (const auto& name : t->placeholders()) {
       if (std::find(known.begin(), known.end(), name) == known.end()) {
         if (name == kBuildDirPlaceholder) fail(Errc::bad_input, "{}: {{BUILD_DIR}} needs a --build-template", option);
@@ -240,6 +237,13 @@ ProcessEvaluator::ProcessEvaluator(const SearchSpace& space, ProcessEvaluatorOpt
            p.name);
     }
   }
+}
+
+ProcessEvaluator::ProcessEvaluator(const SearchSpace& space, ProcessEvaluatorOptions options)
+    : impl_(std::make_unique<Impl>(space, std::move(options))) {
+  auto& o = impl_->options;
+  if (o.command.empty()) fail(Errc::bad_input, "--cmd-template is empty: give the command to run");
+  check_placeholders(space, o.command, o.build);
   if (o.objective == Objective::printed_metric) {
     try {
       impl_->metric.emplace(o.metric_regex, std::regex::ECMAScript);

@@ -97,25 +97,6 @@ void parse_budget(const std::string& text, autotune::TuneOptions& options) {
   }
 }
 
-class CacheStore : public autotune::MeasurementStore {
- public:
-  CacheStore(autotune::ResultCache& cache, autotune::CacheScope scope, const autotune::SearchSpace& space)
-      : cache_(cache), scope_(std::move(scope)), space_(space) {}
-  std::optional<autotune::Measurement> find(size_t c) override { return cache_.find(scope_, space_.to_json(c).dump()); }
-  void store(size_t c, const autotune::Measurement& m) override { cache_.store(scope_, space_.to_json(c).dump(), m); }
-
- private:
-  autotune::ResultCache& cache_;
-  autotune::CacheScope scope_;
-  const autotune::SearchSpace& space_;
-};
-
-class NoStore : public autotune::MeasurementStore {
- public:
-  std::optional<autotune::Measurement> find(size_t) override { return std::nullopt; }
-  void store(size_t, const autotune::Measurement&) override {}
-};
-
 // The GPU the workers run on, named by the driver (NVIDIA) or by --device-name.
 std::string device_identity(const AutotuneOptions& o, std::vector<std::string>& warnings) {
   if (!o.device_name.empty()) return o.device_name;
@@ -268,20 +249,12 @@ Action add_autotune_command(CLI::App& app) {
     autotune::CacheScope scope;
     std::string run_key;
     if (!o->replay_file.empty()) {
-      // The templates are still checked, so that a replay fails as the live run would.
-      for (const auto* t : {&eval.command, &eval.build}) {
-        for (const auto& name : t->placeholders()) {
-          const auto names = space.names();
-          if (std::find(names.begin(), names.end(), name) == names.end() && name != autotune::kBuildDirPlaceholder) {
-            fail(Errc::bad_input, "{}: {{{}}} is no parameter of the search space", t == &eval.command ? "--cmd-template" : "--build-template", name);
-          }
-        }
-      }
+      autotune::check_placeholders(space, eval.command, eval.build);  // as the live run would
       size_t unknown = 0;
       auto recorded = autotune::read_measurements_csv(o->replay_file, space, unknown);
       if (unknown) setup.warnings.push_back(fmt::format("replay_rows_outside_space: {} rows of {} are no configuration of the space", unknown, o->replay_file));
       evaluator = std::make_unique<autotune::RecordedEvaluator>(std::move(recorded));
-      store = std::make_unique<NoStore>();
+      store = std::make_unique<autotune::NullStore>();
       setup.device = "replay of " + o->replay_file;
     } else {
       if (eval.objective == autotune::Objective::kernel_time) {
@@ -320,7 +293,7 @@ Action add_autotune_command(CLI::App& app) {
                                              others, cache_file.string()));
       }
       cache->record_run(run_key, scope, "running");
-      store = std::make_unique<CacheStore>(*cache, scope, space);
+      store = std::make_unique<autotune::CachedMeasurements>(*cache, scope, space);
       evaluator = std::move(process);
     }
 

@@ -177,6 +177,64 @@ TEST(CliAutotune, ReplayOfAnExhaustiveRecording) {
   EXPECT_EQ(doc["cache"], nullptr);
 }
 
+// The default objective: the dominant kernel's time from the trace, here from the stand-in
+// rocprofv3 (it runs the program and writes the mi300x scenario for each run).
+TEST(CliAutotune, KernelTimeFromTheTraceOfEachRun) {
+  const auto dir = fresh_dir("tune-kernel");
+  std::ofstream(dir / "space.json") << R"({"parameters": {"A": [40, 48], "B": [32], "C": [4], "MODE": ["fast", "safe"]}})";
+  const auto log = dir / "argv.jsonl";
+  std::vector<std::pair<std::string, std::string>> env{{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"},
+                                                       {"RPL_FAKE_ROCPROF_LOG", log.string()}};
+  std::vector<std::string> args{"autotune", "--space", (dir / "space.json").string(), "--cmd-template", cmd_template(),
+                                "--backend", "rocm", "--device-name", "MI300X", "--out", (dir / "out").string(), "--json"};
+  auto r = run_cli(args, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "autotune"), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["objective"]["kind"], "kernel_time");
+  EXPECT_EQ(doc["objective"]["unit"], "ms");
+  EXPECT_EQ(doc["measured"]["total"], 4);
+  EXPECT_GT(doc["best"]["samples"].get<int>(), 1);  // every dispatch of the dominant kernel is a sample
+  EXPECT_EQ(doc["top"].size(), 4u);
+  EXPECT_GT(doc["best"]["value"].get<double>(), 0.0);
+  // rocprofv3 ran the program with the configuration's arguments, never through a shell.
+  const auto first = nlohmann::json::parse(read_text(log).substr(0, read_text(log).find('\n')));
+  const auto argv = first.get<std::vector<std::string>>();
+  ASSERT_GE(argv.size(), 9u);
+  EXPECT_EQ(argv[argv.size() - 9], synthetic());
+  EXPECT_EQ(argv.back() == "fast" || argv.back() == "safe", true);
+  // A tracer that records nothing: every configuration is a no_kernel failure.
+  env.emplace_back("RPL_FAKE_ROCPROF_NO_DB", "1");
+  args.back() = "--quiet";
+  args[args.size() - 2] = (dir / "out2").string();
+  auto none = run_cli(args, env);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("every configuration measured failed (4 no_kernel)"), std::string::npos) << none.err;
+}
+
+// A build template runs once per distinct build (here per MODE), its output in {BUILD_DIR}.
+TEST(CliAutotune, BuildTemplateRunsOncePerDistinctBuild) {
+  const auto dir = fresh_dir("tune-build");
+  auto args = tune_args(dir / "out", {"--json", "--build-template", "cp " + synthetic() + " {BUILD_DIR}/synth_{MODE}"});
+  args[4] = "{BUILD_DIR}/synth_{MODE} --a {A} --b {B} --c {C} --mode {MODE}";
+  auto r = run_cli(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+  int builds = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "out/builds")) {
+    EXPECT_TRUE(fs::exists(entry.path() / ".built")) << entry.path();
+    ++builds;
+  }
+  EXPECT_EQ(builds, 2);
+  // A build that fails is a build_failed configuration, and every one failing ends with exit 1.
+  args = tune_args(dir / "out2", {"--quiet", "--build-template", "cp /nonexistent/{MODE} {BUILD_DIR}/x"});
+  args[4] = "{BUILD_DIR}/x --a {A} --b {B} --c {C}";
+  auto failed = run_cli(args);
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_NE(failed.err.find("build_failed"), std::string::npos) << failed.err;
+}
+
 void expect_error(const std::vector<std::string>& args, int code, const std::string& message) {
   auto r = run_cli(args);
   EXPECT_EQ(r.exit_code, code) << r.err;

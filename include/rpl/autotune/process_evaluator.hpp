@@ -35,6 +35,10 @@ struct ProcessEvaluatorOptions {
 /// The placeholder of a configuration's build folder.
 inline constexpr const char* kBuildDirPlaceholder = "BUILD_DIR";
 
+/// Error(bad_input) for a placeholder that is no name of the space (or {BUILD_DIR} without a build
+/// template), and for a parameter neither template uses.
+void check_placeholders(const SearchSpace& space, const CommandTemplate& command, const CommandTemplate& build);
+
 class ProcessEvaluator : public Evaluator {
  public:
   /// Error(bad_input) for a placeholder no parameter has, a parameter no template uses, a

@@ -9,6 +9,8 @@
 #include <string>
 
 #include <rpl/autotune/measurement.hpp>
+#include <rpl/autotune/search_space.hpp>
+#include <rpl/autotune/tuner.hpp>
 
 namespace rpl::autotune {
 
@@ -49,6 +51,20 @@ class ResultCache {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::mutex mutex_;
+};
+
+/// The tuner's store over the cache: one scope, configurations keyed by their values.
+class CachedMeasurements : public MeasurementStore {
+ public:
+  CachedMeasurements(ResultCache& cache, CacheScope scope, const SearchSpace& space)
+      : cache_(cache), scope_(std::move(scope)), space_(space) {}
+  std::optional<Measurement> find(size_t c) override { return cache_.find(scope_, space_.to_json(c).dump()); }
+  void store(size_t c, const Measurement& m) override { cache_.store(scope_, space_.to_json(c).dump(), m); }
+
+ private:
+  ResultCache& cache_;
+  CacheScope scope_;
+  const SearchSpace& space_;
 };
 
 }  // namespace rpl::autotune

@@ -43,6 +43,13 @@ class MeasurementStore {
   virtual void store(size_t configuration, const Measurement& m) = 0;
 };
 
+/// Keeps nothing: every configuration is measured (replays, benchmarks).
+class NullStore : public MeasurementStore {
+ public:
+  std::optional<Measurement> find(size_t) override { return std::nullopt; }
+  void store(size_t, const Measurement&) override {}
+};
+
 struct MeasuredConfiguration {
   size_t configuration = 0;
   std::string phase;     // seed, explore, confirm
