@@ -4,6 +4,7 @@
 // NVIDIA; what is read here was checked against cuobjdump and ptxas (tests/unit/codeobj).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,7 +28,7 @@ struct CubinEntry {
 };
 
 struct Cubin {
-  std::string storage;     // the decompressed image, when it was compressed
+  std::unique_ptr<char[]> storage;  // the decompressed image, when it was compressed (not zeroed first)
   std::string_view image;  // the device ELF
   std::string origin;
   std::string entry_arch;  // CubinEntry::arch

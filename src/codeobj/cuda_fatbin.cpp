@@ -110,17 +110,29 @@ Cubin load_cubin(const CubinEntry& entry) {
   if (entry.compressed_size == 0 || entry.compressed_size > entry.payload.size()) {
     fail(Errc::bad_input, "{}: compressed size out of range", where);
   }
-  if (entry.size == 0 || entry.size > kMaxCubinBytes) fail(Errc::bad_input, "{}: uncompressed size {} out of range", where, entry.size);
-  cubin.storage.assign(entry.size, '\0');
+  // No compressed stream expands past its format's largest ratio (LZ4: 255; zstd: a 4-byte RLE
+  // block per 128 KiB), so a claimed size beyond it is corrupt, refused before any allocation.
+  const uint64_t ratio = (entry.flags & kFlagZstd) ? 32768 : 255;
+  if (entry.size == 0 || entry.size > kMaxCubinBytes || entry.size > entry.compressed_size * ratio + 65536) {
+    fail(Errc::bad_input, "{}: uncompressed size {} out of range", where, entry.size);
+  }
   if (entry.flags & kFlagZstd) {
-    const size_t n = ZSTD_decompress(cubin.storage.data(), cubin.storage.size(), entry.payload.data(), entry.compressed_size);
+    const auto declared = ZSTD_getFrameContentSize(entry.payload.data(), entry.compressed_size);
+    if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != entry.size) {
+      fail(Errc::bad_input, "{}: corrupt zstd-compressed cubin (its frame holds {} bytes, the entry says {})", where, declared,
+           entry.size);
+    }
+  }
+  cubin.storage.reset(new char[entry.size]);  // uninitialized: only what decompresses is touched
+  if (entry.flags & kFlagZstd) {
+    const size_t n = ZSTD_decompress(cubin.storage.get(), entry.size, entry.payload.data(), entry.compressed_size);
     if (ZSTD_isError(n) || n != entry.size) fail(Errc::bad_input, "{}: corrupt zstd-compressed cubin", where);
   } else {
-    const int n = LZ4_decompress_safe(entry.payload.data(), cubin.storage.data(), static_cast<int>(entry.compressed_size),
+    const int n = LZ4_decompress_safe(entry.payload.data(), cubin.storage.get(), static_cast<int>(entry.compressed_size),
                                       static_cast<int>(entry.size));
     if (n < 0 || static_cast<uint64_t>(n) != entry.size) fail(Errc::bad_input, "{}: corrupt LZ4-compressed cubin", where);
   }
-  cubin.image = cubin.storage;
+  cubin.image = std::string_view(cubin.storage.get(), entry.size);
   return cubin;
 }
 

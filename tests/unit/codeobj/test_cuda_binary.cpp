@@ -1,4 +1,7 @@
 // CUDA binaries: recognizing them, and reading cuobjdump's resource usage.
+#include <sys/resource.h>
+
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <random>
@@ -221,6 +224,16 @@ TEST(CudaBinary, RejectsBrokenBinaries) {
   write_file_atomic(dir / "claims.fatbin", claim + std::string(64, '\0'));
   expect_bad_input(dir / "claims.fatbin", "extends past its end");
   expect_bad_input("/bin/true", "no CUDA device code");
+  // Found by the fuzzer: 5.8 KB of entries claiming up to 1 GiB uncompressed each, which were
+  // allocated and zeroed before the entry was found corrupt (seconds and 0.5 GB per file).
+  auto peak_kb = [] {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+  };
+  const long before = peak_kb();
+  expect_bad_input(test::source_dir() / "tests/fixtures/fuzz_regressions/cuda_fatbin_huge_sizes.fatbin", "out of range");
+  EXPECT_LT(peak_kb() - before, 64 * 1024) << "KB more at peak";
   if (!nvcc()) GTEST_SKIP() << "nvcc not found: the cases made by nvcc did not run";
   const std::string source = resource_kernels_source().string();
   compile({"-arch=sm_90", "-fatbin", "--compress-mode=size", "-o", (dir / "zstd.fatbin").string(), source});
