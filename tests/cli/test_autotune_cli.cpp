@@ -291,6 +291,26 @@ TEST(CliAutotuneBadInput, EveryConfigurationFailing) {
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
 }
 
+TEST(CliAutotuneBadInput, ChangedProgramIsNotResumed) {
+  const auto dir = fresh_dir("tune-otherprogram");
+  fs::copy_file(synthetic(), dir / "prog");
+  fs::permissions(dir / "prog", fs::perms::owner_all);
+  auto args = tune_args(dir / "out", {"--quiet"});
+  args[4] = (dir / "prog").string() + " --a {A} --b {B} --c {C} --mode {MODE}";
+  ASSERT_EQ(run_cli(args).exit_code, 0);
+  std::ofstream(dir / "prog", std::ios::app) << "rebuilt";
+  args.push_back("--resume");
+  expect_error(args, 2, "the program or the files the templates name changed");
+}
+
+TEST(CliAutotune, SpaceFilesFollowTheirSchema) {
+  for (const auto& file : {source_dir() / "examples/matmul/matmul_space.json", source_dir() / "tests/fixtures/autotune/synthetic_space.json",
+                           source_dir() / "tests/gpu/programs/triton_space.json"}) {
+    EXPECT_EQ(schema_errors(read_text(file), "autotune-space"), "") << file;
+  }
+  EXPECT_NE(schema_errors(R"({"parameters": {"A": {"min": 1}}})", "autotune-space"), "");
+}
+
 TEST(CliAutotuneBadInput, CacheOfAnotherDeviceOrProgramIsNotResumed) {
   const auto dir = fresh_dir("tune-otherdevice");
   // A short run that is interrupted: its run stays "running" in the cache.
