@@ -26,5 +26,6 @@ Action add_analyze_command(CLI::App& app);
 Action add_occupancy_command(CLI::App& app);
 Action add_inspect_command(CLI::App& app);
 Action add_autotune_command(CLI::App& app);
+Action add_replay_command(CLI::App& app);
 
 }  // namespace rpl::cli
