@@ -18,7 +18,6 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-constexpr uint64_t kMaxCombinations = 10'000'000;
 constexpr size_t kMaxRangeValues = 100'000;
 
 bool valid_name(const std::string& name) {
@@ -189,7 +188,8 @@ std::string SearchSpace::digest() const {
   return sha256_hex(doc.dump());
 }
 
-void SearchSpace::enumerate(const std::vector<std::vector<uint32_t>>* listed, const std::string& origin) {
+void SearchSpace::enumerate(const std::vector<std::vector<uint32_t>>* listed, const std::string& origin,
+                            uint64_t max_combinations) {
   const size_t np = parameters.size();
   // Numeric parameters and derived features are the expressions' variables.
   std::vector<double> numbers(np + derived.size(), 0.0);
@@ -230,8 +230,8 @@ void SearchSpace::enumerate(const std::vector<std::vector<uint32_t>>* listed, co
     combinations = 1;
     for (const auto& p : parameters) {
       combinations *= p.values.size();
-      if (combinations > kMaxCombinations) {
-        fail(Errc::bad_input, "{}: the parameters make more than {} combinations; list fewer values", origin, kMaxCombinations);
+      if (combinations > max_combinations) {
+        fail(Errc::bad_input, "{}: the parameters make more than {} combinations; list fewer values", origin, max_combinations);
       }
     }
     std::vector<uint32_t> config(np, 0);
@@ -248,11 +248,11 @@ void SearchSpace::enumerate(const std::vector<std::vector<uint32_t>>* listed, co
   }
 }
 
-SearchSpace parse_search_space(const std::string& text, const std::string& origin) {
+SearchSpace parse_search_space(const std::string& text, const std::string& origin, uint64_t max_combinations) {
   ordered_json doc;
   try {
     doc = ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers past double
     fail(Errc::bad_input, "{}: not JSON: {}", origin, e.what());
   }
   SearchSpace space;
@@ -299,7 +299,7 @@ SearchSpace parse_search_space(const std::string& text, const std::string& origi
   if (auto dup = std::adjacent_find(names.begin(), names.end()); dup != names.end()) {
     fail(Errc::bad_input, "{}: the name {} is used twice", origin, *dup);
   }
-  space.enumerate(listed ? &*listed : nullptr, origin);
+  space.enumerate(listed ? &*listed : nullptr, origin, max_combinations);
   return space;
 }
 

@@ -22,7 +22,7 @@ ordered_json read_json(const fs::path& file) {
   if (!fs::exists(file, ec)) fail(Errc::bad_input, "{}: missing (a snapshot folder holds dispatch.json and memory_regions.json)", file.string());
   try {
     return ordered_json::parse(read_file(file, kMaxMetadataBytes));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers past double
     fail(Errc::bad_input, "{}: not JSON: {}", file.string(), e.what());
   }
 }

@@ -59,7 +59,9 @@ class SearchSpace {
 
   /// Builds the configurations: the product of the parameters' values (or the given list),
   /// derived features evaluated, constraints applied. Error(bad_input) naming `origin`.
-  void enumerate(const std::vector<std::vector<uint32_t>>* listed, const std::string& origin);
+  void enumerate(const std::vector<std::vector<uint32_t>>* listed, const std::string& origin,
+                 uint64_t max_combinations = kMaxCombinations);
+  static constexpr uint64_t kMaxCombinations = 10'000'000;
 
  private:
   std::vector<uint32_t> value_indices_;  // per configuration, per parameter
@@ -68,8 +70,9 @@ class SearchSpace {
 
 /// Parses and enumerates a space document. Error(bad_input) naming origin for anything wrong:
 /// not JSON, no parameters, empty value lists, bad ranges, expressions that do not compile, a
-/// space that the constraints leave empty, more than 10,000,000 combinations.
-SearchSpace parse_search_space(const std::string& text, const std::string& origin);
+/// space that the constraints leave empty, more than max_combinations (10,000,000) combinations.
+SearchSpace parse_search_space(const std::string& text, const std::string& origin,
+                               uint64_t max_combinations = SearchSpace::kMaxCombinations);
 SearchSpace load_search_space(const std::filesystem::path& file);
 
 /// The value text of a JSON scalar as a command receives it (64, 0.5, fast).

@@ -76,6 +76,7 @@ TEST(SearchSpace, DigestFollowsContent) {
 
 TEST(SearchSpaceBadInput, EachSaysWhat) {
   expect_bad("{", "not JSON");
+  expect_bad(R"({"parameters": {"T": {"min": 1, "max": 56e1111111}}})", "not JSON");  // found by the fuzzer: past double
   expect_bad("42", "a search space is a JSON object");
   expect_bad(R"({"parameters": {}})", "non-empty object");
   expect_bad(R"({"parameters": {"A": []}})", "parameter A: no values");
