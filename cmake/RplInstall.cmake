@@ -1,6 +1,7 @@
 # `cmake --install` and Debian packages (`cpack -G DEB` in the build folder).
 # Layout under the prefix: bin/rocm-perf and bin/rocm-perf-lab; lib/rocm-perf/librpl_cupti_trace.so
-# (where rocm-perf looks for its tracer, beside its own bin/); share/rocm-perf/schemas/.
+# and lib/rocm-perf/rpl-cuda-replay
+# (where rocm-perf looks for its tracer and replayer, beside its own bin/); share/rocm-perf/schemas/.
 # Two packages: rocm-perf, and rocm-perf-nvidia with the CUPTI tracer, which needs NVIDIA's driver
 # and CUPTI libraries that no Debian package provides (so dpkg-shlibdeps cannot run on it).
 install(TARGETS rocm-perf rocm-perf-lab RUNTIME DESTINATION bin COMPONENT main)
@@ -10,6 +11,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/rocm-perf CO
 set(CPACK_COMPONENTS_ALL main)
 if(TARGET rpl_cupti_trace)
   install(TARGETS rpl_cupti_trace LIBRARY DESTINATION lib/rocm-perf COMPONENT nvidia)
+  if(TARGET rpl-cuda-replay)
+    install(TARGETS rpl-cuda-replay RUNTIME DESTINATION lib/rocm-perf COMPONENT nvidia)
+  endif()
   list(APPEND CPACK_COMPONENTS_ALL nvidia)
 endif()
 

@@ -10,9 +10,9 @@ cmake --preset "$preset" > /dev/null
 cmake --build --preset "$preset"
 rm -rf .devcarry
 mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py}
-cp build/$preset/bin/rocm-perf .devcarry/bin/
-cp build/$preset/lib/librpl_cupti_trace.so build/$preset/lib/librpl_cupti_probe.so .devcarry/lib/
-for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels cubin_registers; do
+cp build/$preset/bin/rocm-perf build/$preset/bin/rpl-cuda-replay .devcarry/bin/
+cp build/$preset/lib/librpl_cupti_trace.so build/$preset/lib/librpl_cupti_probe.so build/$preset/lib/librpl_callback_probe.so .devcarry/lib/
+for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels cubin_registers isolate_targets va_hint_probe; do
   cp build/$preset/examples/$e .devcarry/examples/
 done
 cp build/$preset/tests/test_nvidia_gpu .devcarry/tests/

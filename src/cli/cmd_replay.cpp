@@ -1,6 +1,10 @@
+// rocm-perf replay reserve-check|full-vm --capture-dir D [--iterations N] [--no-recopy]
+//                  [--dump-outputs DIR] [--json]
 // rocm-perf replay compare A B [--dtype T --rtol R --atol A] [--json]
 #include <iostream>
 
+#include <rpl/backends/cuda_isolate.hpp>
+#include <rpl/report/isolate_report.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/isolate/memory_compare.hpp>
 #include <rpl/isolate/snapshot.hpp>
@@ -20,11 +24,60 @@ struct CompareCommand {
   double atol = 0;
 };
 
+struct RunCommand {
+  OutputOptions output;
+  std::string capture_dir;
+  uint64_t iterations = 1;
+  bool no_recopy = false;
+  std::string dump_dir;
+  double timeout = 0;
+};
+
+// reserve-check and full-vm: the snapshot is read here first, so that a bad folder fails before
+// any GPU work, then the vendor's replayer runs it.
+Action add_run_mode(CLI::App& replay, const std::string& mode, const std::string& about) {
+  auto o = std::make_shared<RunCommand>();
+  auto* cmd = replay.add_subcommand(mode, about);
+  add_output_options(*cmd, o->output, false);
+  cmd->add_option("--capture-dir", o->capture_dir, "the snapshot folder (rocm-perf isolate --out)")->required();
+  cmd->add_option("--timeout", o->timeout, "seconds the replay may take")->check(CLI::PositiveNumber);
+  if (mode == "full-vm") {
+    cmd->add_option("--iterations", o->iterations, "launches to time")->check(CLI::Range(uint64_t{1}, uint64_t{10'000'000}))->capture_default_str();
+    cmd->add_flag("--no-recopy", o->no_recopy, "restore the captured memory before the first iteration only (stateful)");
+    cmd->add_option("--dump-outputs", o->dump_dir, "write the memory after the last iteration into this folder");
+  }
+  return [o, cmd, mode]() -> int {
+    if (!cmd->parsed()) return -1;
+    const auto snapshot = isolate::read_snapshot(o->capture_dir);
+    if (snapshot.dispatch.vendor != "nvidia") {
+      fail(Errc::missing_tool, "{}: an AMD snapshot; the AMD replayer has not been built or run on AMD hardware yet", o->capture_dir);
+    }
+    backends::ReplayRequest request;
+    request.mode = mode;
+    request.capture_dir = o->capture_dir;
+    request.iterations = o->iterations;
+    request.recopy = !o->no_recopy;
+    if (!o->dump_dir.empty()) request.dump_dir = o->dump_dir;
+    if (o->timeout > 0) request.timeout_seconds = o->timeout;
+    const auto run = backends::replay_cuda(request);
+    auto doc = report::document_header();
+    const auto replayed = nlohmann::ordered_json::parse(run.document);
+    for (const auto& [key, value] : replayed.items()) {
+      if (key != "schema_version") doc[key] = value;
+    }
+    std::cout << (o->output.json ? report::dump(doc) : report::replay_text(doc));
+    return mode == "reserve-check" ? run.exit_status : 0;
+  };
+}
+
 }  // namespace
 
 Action add_replay_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("replay", "replay a captured dispatch, or compare memory dumps");
   cmd->require_subcommand(1);
+  std::vector<Action> modes = {
+      add_run_mode(*cmd, "reserve-check", "check that the snapshot's addresses can be reserved here (exit 0 exact, 1 failure, 2 relocated)"),
+      add_run_mode(*cmd, "full-vm", "run the captured dispatch alone at its captured addresses and time it")};
   auto o = std::make_shared<CompareCommand>();
   auto* compare = cmd->add_subcommand(
       "compare", "compare two memory dumps (snapshot or --dump-outputs folders) region by region; exit 1 when they differ");
@@ -36,7 +89,10 @@ Action add_replay_command(CLI::App& app) {
       ->capture_default_str();
   compare->add_option("--rtol", o->rtol, "relative tolerance of floating-point elements")->check(CLI::NonNegativeNumber);
   compare->add_option("--atol", o->atol, "absolute tolerance of floating-point elements")->check(CLI::NonNegativeNumber);
-  return [o, compare]() -> int {
+  return [o, compare, modes]() -> int {
+    for (const auto& mode : modes) {
+      if (const int rc = mode(); rc >= 0) return rc;
+    }
     if (!compare->parsed()) return exit_code(Errc::internal);
     isolate::CompareOptions options;
     options.type = *isolate::element_type_from_name(o->dtype);

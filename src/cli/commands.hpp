@@ -27,5 +27,6 @@ Action add_occupancy_command(CLI::App& app);
 Action add_inspect_command(CLI::App& app);
 Action add_autotune_command(CLI::App& app);
 Action add_replay_command(CLI::App& app);
+Action add_isolate_command(CLI::App& app, const std::vector<std::string>& program);
 
 }  // namespace rpl::cli

@@ -45,10 +45,13 @@ std::string arch_of(const GElf_Ehdr& header) {
 struct Symbol {
   std::string name;
   bool entry = false;
+  bool variable = false;  // a module-scope __device__ or __constant__ variable
 };
 
 std::vector<Symbol> read_symbols(const ElfImage& elf) {
   std::vector<Symbol> symbols;
+  std::map<size_t, const std::string*> section_names;  // by ELF section index
+  for (const auto& s : elf.sections()) section_names[s.index] = &s.name;
   for (const auto& section : elf.sections()) {
     if (section.header.sh_type != SHT_SYMTAB) continue;
     std::string_view names;
@@ -64,6 +67,12 @@ std::vector<Symbol> read_symbols(const ElfImage& elf) {
         s.name = std::string(rest.substr(0, rest.find('\0')));
       }
       s.entry = ELF64_ST_TYPE(sym.st_info) == STT_FUNC && (sym.st_other & kStoCudaEntry) != 0;
+      if (auto in_section = section_names.find(sym.st_shndx);
+          ELF64_ST_TYPE(sym.st_info) == STT_OBJECT && in_section != section_names.end()) {
+        const std::string& in = *in_section->second;
+        // Bank 0 of .nv.constant holds the parameters, not a variable.
+        s.variable = in.starts_with(".nv.global") || (in.starts_with(".nv.constant") && !in.starts_with(".nv.constant0"));
+      }
       symbols.push_back(std::move(s));
     }
   }
@@ -163,3 +172,22 @@ std::vector<CudaKernelInfo> read_cubin_kernels(const Cubin& cubin, const std::fu
 }
 
 }  // namespace rpl::codeobj::detail
+
+namespace rpl::codeobj {
+
+CubinSymbols read_cubin_symbols(std::string_view image, const std::string& origin) {
+  const detail::ElfImage elf(image, origin);
+  if (elf.header().e_machine != detail::kEmCuda) fail(Errc::bad_input, "{}: not a cubin (ELF machine {})", origin, elf.header().e_machine);
+  CubinSymbols out;
+  for (auto& s : detail::read_symbols(elf)) {
+    if (s.name.empty()) continue;
+    if (s.entry) out.kernels.push_back(std::move(s.name));
+    else if (s.variable) out.variables.push_back(std::move(s.name));
+  }
+  std::sort(out.kernels.begin(), out.kernels.end());
+  std::sort(out.variables.begin(), out.variables.end());
+  out.variables.erase(std::unique(out.variables.begin(), out.variables.end()), out.variables.end());
+  return out;
+}
+
+}  // namespace rpl::codeobj

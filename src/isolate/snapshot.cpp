@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
+#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@ using ordered_json = nlohmann::ordered_json;
 namespace {
 
 constexpr uint64_t kMaxMetadataBytes = 64ull << 20;
+constexpr uint16_t kEmCuda = 190, kEmAmdgpu = 224;  // ELF e_machine of a cubin and of an AMD code object
 
 ordered_json read_json(const fs::path& file) {
   std::error_code ec;
@@ -95,6 +98,26 @@ std::string inner_file(const Fields& f, const char* key) {
   return name;
 }
 
+// The code object must at least be an ELF file for the vendor's GPUs; whether the driver accepts it
+// is for the replayer to find out.
+void check_code_object(const fs::path& file, const std::string& vendor) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec) || fs::file_size(file, ec) == 0) {
+    fail(Errc::bad_input, "{}: missing or empty (the kernel's code object)", file.string());
+  }
+  std::string head(20, '\0');
+  std::ifstream in(file, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const uint16_t expected = vendor == "nvidia" ? kEmCuda : kEmAmdgpu;
+  uint16_t machine = 0;
+  if (head.size() >= 20) std::memcpy(&machine, head.data() + 18, 2);
+  if (head.compare(0, 4, "\x7f" "ELF") != 0 || machine != expected) {
+    fail(Errc::bad_input, "{}: not a code object for {} GPUs (corrupted or of another kind)", file.string(),
+         vendor == "nvidia" ? "NVIDIA" : "AMD");
+  }
+}
+
 }  // namespace
 
 std::string hex_address(uint64_t address) { return fmt::format("0x{:016x}", address); }
@@ -156,6 +179,11 @@ Snapshot read_snapshot(const fs::path& dir) {
   d.grid = launch.dim3("grid");
   d.block = launch.dim3("block");
   if (launch.has("cluster")) d.cluster = launch.dim3("cluster");
+  if (launch.has("cooperative")) {
+    const auto& v = launch.at("cooperative");
+    if (!v.is_boolean()) fail(Errc::bad_input, "{}: \"cooperative\" is not true or false", launch.where());
+    d.cooperative = v.get<bool>();
+  }
   d.static_shared_bytes = static_cast<uint32_t>(launch.count("static_shared_bytes"));
   d.dynamic_shared_bytes = static_cast<uint32_t>(launch.count("dynamic_shared_bytes"));
   d.scratch_bytes = static_cast<uint32_t>(launch.count("scratch_bytes"));
@@ -181,9 +209,7 @@ Snapshot read_snapshot(const fs::path& dir) {
     d.globals.push_back(std::move(v));
   }
   check_file_size(dir / "kernarg.bin", d.kernarg_size, "dispatch.json's kernarg.size");
-  if (!fs::is_regular_file(dir / d.code_object, ec) || fs::file_size(dir / d.code_object, ec) == 0) {
-    fail(Errc::bad_input, "{}: missing or empty (the kernel's code object)", (dir / d.code_object).string());
-  }
+  check_code_object(dir / d.code_object, d.vendor);
   s.memory = read_memory_image(dir);
   return s;
 }
@@ -212,6 +238,7 @@ void write_dispatch_record(const fs::path& dir, const DispatchRecord& d) {
   doc["launch"] = {{"grid", d.grid},
                    {"block", d.block},
                    {"cluster", d.cluster ? ordered_json(*d.cluster) : ordered_json()},
+                   {"cooperative", d.cooperative},
                    {"static_shared_bytes", d.static_shared_bytes},
                    {"dynamic_shared_bytes", d.dynamic_shared_bytes},
                    {"scratch_bytes", d.scratch_bytes}};

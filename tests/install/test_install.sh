@@ -34,6 +34,9 @@ depends=$(dpkg-deb -f "$deb" Depends)
 case "$depends" in *libsqlite3*) ;; *) echo "FAIL: Depends lacks libsqlite3: $depends"; exit 1 ;; esac
 if [ -f "$build/lib/librpl_cupti_trace.so" ]; then
   nvidia=$(ls "$work"/package/rocm-perf-nvidia_*.deb)
-  dpkg-deb -c "$nvidia" | grep -q ' ./usr/lib/rocm-perf/librpl_cupti_trace.so$' || { echo "FAIL: tracer not in $nvidia"; exit 1; }
+  dpkg-deb -c "$nvidia" > "$work/nvidia-contents"  # listed whole: grep -q on a pipe would cut dpkg-deb off
+  for path in ./usr/lib/rocm-perf/librpl_cupti_trace.so ./usr/lib/rocm-perf/rpl-cuda-replay; do
+    grep -q " $path\$" "$work/nvidia-contents" || { echo "FAIL: $path not in $nvidia"; exit 1; }
+  done
 fi
 echo "install: prefix and $(cd "$work/package" && ls *.deb | tr '\n' ' ')checked (Depends: $depends)"

@@ -47,6 +47,15 @@ std::vector<CudaKernelInfo> read_cuda_kernels(std::string_view content, const st
 /// The architectures a file has machine code for ("sm_80", "sm_90a"), sorted, without reading kernels.
 std::vector<std::string> cuda_arches(std::string_view content, const std::string& origin);
 
+/// The names one cubin image defines, mangled and sorted: its kernels (entry functions) and its
+/// module-scope variables (__device__ and __constant__). Error(bad_input), naming origin, when the
+/// image is not a well-formed cubin.
+struct CubinSymbols {
+  std::vector<std::string> kernels;
+  std::vector<std::string> variables;
+};
+CubinSymbols read_cubin_symbols(std::string_view image, const std::string& origin);
+
 /// The same, reading the file.
 std::vector<CudaKernelInfo> read_cuda_kernels(const std::filesystem::path& file);
 

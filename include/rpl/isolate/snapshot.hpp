@@ -55,6 +55,7 @@ struct DispatchRecord {
   std::array<uint32_t, 3> grid{1, 1, 1};   // blocks (workgroups)
   std::array<uint32_t, 3> block{1, 1, 1};  // threads (work-items) per block
   std::optional<std::array<uint32_t, 3>> cluster;
+  bool cooperative = false;           // launched as a cooperative (grid-synchronizing) kernel
   uint32_t static_shared_bytes = 0;   // LDS on AMD
   uint32_t dynamic_shared_bytes = 0;
   uint32_t scratch_bytes = 0;         // local / private memory per thread
@@ -71,7 +72,8 @@ struct Snapshot {
 
 /// Error(bad_input) naming the file and what is wrong: a missing file, JSON that is not the format,
 /// a region file whose size differs from its region, overlapping regions, a kernarg.bin of
-/// another size than the record says, arguments outside it.
+/// another size than the record says, arguments outside it, a code object that is not an ELF file
+/// for the vendor's GPUs.
 Snapshot read_snapshot(const std::filesystem::path& dir);
 MemoryImage read_memory_image(const std::filesystem::path& dir);
 

@@ -26,6 +26,7 @@
 #include <unordered_map>
 
 #include "cuda_trace_data.hpp"
+#include "cupti_capture.hpp"
 
 namespace {
 
@@ -289,8 +290,11 @@ void write_trace() {
   }
 }
 
+bool capturing = false;  // rocm-perf isolate: RPL_CAPTURE_DIR is set
+
 // Records reach us only when flushed: before a device reset or context teardown drops them.
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
+  if (capturing) rpl::capture::on_capture_callback(domain, cbid, cbdata);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
     if (static_cast<const CUpti_CallbackData*>(cbdata)->callbackSite == CUPTI_API_ENTER) cuptiActivityFlushAll(0);
   } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
@@ -307,7 +311,10 @@ void on_fatal_signal(int sig) {
   raise(sig);
 }
 
-void at_exit() { write_trace(); }
+void at_exit() {
+  if (capturing) rpl::capture::finish_capture();
+  write_trace();
+}
 
 }  // namespace
 
@@ -336,6 +343,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    if (rpl::capture::capture_requested()) {
+      const std::string why = rpl::capture::start_capture(t.subscriber);
+      if (!why.empty()) refuse("cannot capture: " + why);
+      capturing = true;
+    }
     if (const char* mb = std::getenv("RPL_TRACE_DEVICE_BUFFER_MB")) {
       size_t bytes = static_cast<size_t>(std::strtol(mb, nullptr, 10)) << 20, size = sizeof bytes;
       if (bytes > 0) cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);

@@ -175,6 +175,19 @@ TEST(CudaBinary, ReadsWhatPtxasReports) {
   EXPECT_GT(by_name["_Z16many_live_valuesPfPKf"].stack_bytes, 0);  // spills
 }
 
+// What a capture needs of a cubin: its kernels, and the module-scope variables to restore by name.
+TEST(CudaBinary, CubinSymbolsNameKernelsAndVariables) {
+  if (!nvcc()) GTEST_SKIP() << "nvcc not found";
+  const fs::path dir = test::fresh_dir("symbols");
+  compile({"-arch=sm_90", "-cubin", "-o", (dir / "t.cubin").string(),
+           (test::source_dir() / "tests/gpu/programs/isolate_targets.cu").string()});
+  const auto symbols = read_cubin_symbols(test::read_text(dir / "t.cubin"), "t.cubin");
+  EXPECT_EQ(symbols.variables, (std::vector<std::string>{"g_launches", "g_scale"}));
+  EXPECT_EQ(symbols.kernels.size(), 6u);
+  EXPECT_TRUE(std::binary_search(symbols.kernels.begin(), symbols.kernels.end(), "_Z12inplace_axpyPffi"));
+  EXPECT_THROW(read_cubin_symbols(std::string(64, 'x'), "junk"), Error);
+}
+
 // sm_90 and sm_90a machine code differ (CUTLASS's warp-specialized kernels have other register
 // counts), so they are told apart: by the fatbin entry's flags, or a bare cubin's .nv.compat.
 TEST(CudaBinary, TellsArchSpecificAndFamilyTargetsApart) {

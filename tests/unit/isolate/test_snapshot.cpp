@@ -26,6 +26,14 @@ std::string floats(const std::vector<float>& v) {
 }
 
 // A complete snapshot: two regions, a kernarg buffer of two pointers and an int, one global.
+// The start of an ELF file for machine: what read_snapshot checks of a code object.
+std::string elf_header(uint16_t machine) {
+  std::string h(64, '\0');
+  h.replace(0, 4, "\x7f" "ELF");
+  std::memcpy(h.data() + 18, &machine, 2);
+  return h;
+}
+
 fs::path make_snapshot(const std::string& name) {
   const auto dir = test::fresh_dir(name);
   std::vector<MemoryRegion> regions{{0x7f0000200000, 16, "device", region_file_name(0x7f0000200000)},
@@ -47,7 +55,7 @@ fs::path make_snapshot(const std::string& name) {
   d.globals = {{"counter", 0x7f0000400000, 4, "globals/counter.bin"}};
   write_dispatch_record(dir, d);
   write_file_atomic(dir / "kernarg.bin", std::string(20, '\0'));
-  write_file_atomic(dir / "kernel.cubin", "\x7f" "ELF");
+  write_file_atomic(dir / "kernel.cubin", elf_header(190));  // EM_CUDA
   fs::create_directories(dir / "globals");
   write_file_atomic(dir / "globals/counter.bin", std::string(4, '\0'));
   return dir;
@@ -91,6 +99,13 @@ TEST(SnapshotBadInput, EachFileChecked) {
     const auto dir = make_snapshot("snap-no-code");
     fs::remove(dir / "kernel.cubin");
     expect_bad(dir, "kernel.cubin: missing or empty");
+  }
+  {
+    const auto dir = make_snapshot("snap-corrupt-code");
+    write_file_atomic(dir / "kernel.cubin", "PK\x03\x04 not an ELF file at all");
+    expect_bad(dir, "kernel.cubin: not a code object for NVIDIA GPUs");
+    write_file_atomic(dir / "kernel.cubin", elf_header(224));  // an AMD code object in an NVIDIA snapshot
+    expect_bad(dir, "kernel.cubin: not a code object for NVIDIA GPUs");
   }
   {
     const auto dir = make_snapshot("snap-overlap");

@@ -1,0 +1,41 @@
+#pragma once
+// What a capture reported (capture_status.json, written by the capture library) and what the same
+// run's trace says of the captured kernel: the pieces of rocm-perf isolate's result.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rpl/trace/model.hpp>
+
+namespace rpl::isolate {
+
+struct CaptureStatus {
+  bool captured = false;
+  std::string error;                         // why the capture failed, when it did
+  std::map<std::string, uint64_t> launches;  // nothing captured: every kernel launched, with its count
+  std::string kernel;                        // mangled
+  uint64_t dispatch_index = 0;
+  uint64_t regions = 0;
+  uint64_t bytes = 0;
+  double capture_ms = 0;                     // the program stopped this long before the launch
+  std::optional<double> after_ms;            // and this long after it
+  std::vector<std::string> warnings;
+};
+
+/// Error(internal) naming the file when it is not what the capture library writes.
+CaptureStatus parse_capture_status(const std::string& text, const std::filesystem::path& file);
+
+struct ProgramKernelTime {
+  std::optional<double> captured_dispatch_ms;  // the index-th dispatch of the kernel, by start time
+  double median_ms = 0;                        // over all its dispatches in the run
+  uint64_t dispatches = 0;
+};
+
+/// The kernel's times in the trace of the capturing run; none when the trace has no dispatch of it.
+std::optional<ProgramKernelTime> kernel_time_in_trace(const trace::Trace& trace, const std::string& mangled_name,
+                                                      uint64_t dispatch_index);
+
+}  // namespace rpl::isolate

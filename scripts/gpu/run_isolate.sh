@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs on the NVIDIA machine with a carried build (scripts/gpu/prepare_carry.sh): the isolate and
+# replay gpu tests, then captures out of programs nobody here wrote kernels for — a cuBLAS GEMM
+# (fp32 and bf16) and PyTorch elementwise kernels, with PyTorch's caching allocator and with its
+# cudaMallocAsync backend, and a Triton kernel — each replayed in a fresh process and compared
+# with the memory the program had after that dispatch. Prints capture overhead (program wall time
+# with and without the capture) and snapshot sizes. Results in $OUT.
+set -uo pipefail
+carry="$PWD/${1:-.devcarry}"
+out=${OUT:-/tmp/rpl-gpu}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
+export PYTHONPATH="$carry/py"
+export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3
+rp="$carry/bin/rocm-perf"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+if [ -z "${SKIP_TESTS:-}" ]; then
+  "$carry/tests/test_nvidia_gpu" --gtest_filter="${GTEST_FILTER:-NvidiaIsolate.*}" 2>&1 | tee "$out/isolate_tests.log"
+fi
+work=$(mktemp -d)
+now() { date +%s.%N; }
+# capture NAME KERNEL_REGEX DISPATCH [ENV=VALUE...] -- COMMAND...
+capture() {
+  local name=$1 kernel=$2 dispatch=$3; shift 3
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  local t0 t1 t2
+  t0=$(now); env "${envs[@]}" "$@" > /dev/null 2>&1; t1=$(now)
+  env "${envs[@]}" "$rp" isolate --json --quiet-app --kernel "$kernel" --dispatch "$dispatch" --out "$work/$name" -- "$@" \
+    > "$out/$name.isolate.json" 2> "$out/$name.isolate.err"
+  local rc=$?; t2=$(now)
+  if [ $rc -ne 0 ]; then echo "$name: isolate failed ($rc): $(tail -1 "$out/$name.isolate.err")"; return; fi
+  "$rp" replay full-vm --json --iterations 20 --capture-dir "$work/$name" --dump-outputs "$work/$name.replayed" \
+    > "$out/$name.replay.json" 2> "$out/$name.replay.err" || {
+    echo "$name: replay failed: $(tail -1 "$out/$name.replay.err")"
+    "$rp" replay reserve-check --capture-dir "$work/$name"
+    return
+  }
+  "$rp" replay compare --json "$work/$name/after" "$work/$name.replayed" > "$out/$name.compare.json"
+  local same=$?
+  python3 - "$name" "$out" "$t0" "$t1" "$t2" "$same" <<'PY'
+import json, sys
+name, out, t0, t1, t2, same = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:6]), int(sys.argv[6])
+i = json.load(open(f"{out}/{name}.isolate.json")); r = json.load(open(f"{out}/{name}.replay.json"))
+c = json.load(open(f"{out}/{name}.compare.json"))
+pt = i["program_time"] or {}
+print(f"{name}: {i['kernel']['name'][:70]}\n  {i['memory']['regions']} regions {i['memory']['bytes']/2**20:.1f} MiB, "
+      f"{i['memory']['globals']} globals, snapshot {i['snapshot_bytes']/2**20:.1f} MiB on disk; capture {i['capture_ms']:.1f} ms "
+      f"+ after {i['after_ms'] or 0:.1f} ms; program {t1-t0:.2f} s alone, {t2-t1:.2f} s under isolate\n"
+      f"  program median {pt.get('median_ms')} ms, replay median {r['gpu_time_ms']['median']:.4f} ms; "
+      f"memory after replay {'bit-identical' if same == 0 else 'DIFFERENT'} ({c['bytes']} bytes compared)")
+PY
+}
+programs="$PWD/tests/gpu/programs"
+capture torch_gemm_f32 'xmma_gemm|cutlass|ampere_sgemm|sm90.*gemm' 1 -- python3 "$programs/torch_isolate.py"
+capture torch_gemm_bf16 'nvjet|bf16.*gemm|gemm.*bf16' 1 -- python3 "$programs/torch_isolate.py"
+capture torch_sigmoid 'sigmoid' 1 -- python3 "$programs/torch_isolate.py"
+capture torch_async_gemm 'xmma_gemm|cutlass|ampere_sgemm|sm90.*gemm' 1 PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync -- \
+  python3 "$programs/torch_isolate.py"
+capture torch_async_sigmoid 'sigmoid' 1 PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync -- python3 "$programs/torch_isolate.py"
+capture triton_add 'add_kernel' 3 -- python3 "$programs/triton_add.py"
+capture softmax 'softmax_naive' 5 -- "$carry/examples/softmax_testbed" 4096 1024 30
+capture matmul 'sgemm' 1 -- "$carry/examples/matmul_tunable" 2048 2048 2048 --bm 128 --bn 128 --bk 16 --tm 8 --tn 8
+rm -rf "$work"
