@@ -1,0 +1,139 @@
+// rocm-perf isolate and replay where no GPU is needed or none is there: replay compare on memory
+// dumps, and every bad snapshot and bad option refused with one line and the documented exit code
+// before any GPU work (the GPU half is tests/gpu/test_nvidia_isolate.cpp).
+#include <cstring>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <rpl/core/files.hpp>
+#include <rpl/isolate/snapshot.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+using namespace rpl::isolate;
+
+std::string floats(std::initializer_list<float> values) {
+  std::string bytes(values.size() * sizeof(float), '\0');
+  std::memcpy(bytes.data(), std::data(values), bytes.size());
+  return bytes;
+}
+
+// A complete NVIDIA snapshot with two regions, the second holding four floats.
+fs::path make_snapshot(const std::string& name, std::initializer_list<float> second = {1, 2, 3, 4}) {
+  const fs::path dir = fresh_dir(name) / "snap";
+  fs::create_directories(dir / "memory");
+  const std::vector<MemoryRegion> regions{{0x7f0000000000, 8, "device", region_file_name(0x7f0000000000)},
+                                          {0x7f0000200000, 16, "pool", region_file_name(0x7f0000200000)}};
+  write_file_atomic(dir / regions[0].file, std::string(8, 'a'));
+  write_file_atomic(dir / regions[1].file, floats(second));
+  write_memory_regions(dir, regions);
+  DispatchRecord d;
+  d.vendor = "nvidia";
+  d.device_name = "NVIDIA H100 80GB HBM3";
+  d.architecture = "sm_90";
+  d.kernel_name = "k(float*)";
+  d.mangled_name = "_Z1kPf";
+  d.code_object = "kernel.cubin";
+  d.kernarg_size = 8;
+  d.arguments = {{0, 8}};
+  write_dispatch_record(dir, d);
+  write_file_atomic(dir / "kernarg.bin", std::string(8, '\0'));
+  std::string cubin(64, '\0');
+  cubin.replace(0, 4, "\x7f" "ELF");
+  cubin[18] = static_cast<char>(190);  // EM_CUDA
+  write_file_atomic(dir / "kernel.cubin", cubin);
+  return dir;
+}
+
+void expect_error(const CliResult& r, int code, const std::string& message) {
+  EXPECT_EQ(r.exit_code, code) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << "expected '" << message << "' in: " << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(ReplayCompare, EqualDifferentAndWithinTolerance) {
+  const auto a = make_snapshot("cmp-a"), b = make_snapshot("cmp-b"), c = make_snapshot("cmp-c", {1, 2, 3.0001f, 4});
+  EXPECT_EQ(run_cli({"replay", "compare", a.string(), b.string()}).exit_code, 0);
+  const auto differs = run_cli({"replay", "compare", a.string(), c.string()});
+  EXPECT_EQ(differs.exit_code, 1) << differs.err;
+  EXPECT_NE(differs.out.find("0x00007f0000200000"), std::string::npos) << differs.out;  // names the region
+  const auto json = run_cli({"replay", "compare", "--json", "--dtype", "f32", "--rtol", "1e-3", a.string(), c.string()});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(schema_errors(json.out, "replay-compare"), "");
+  expect_error(run_cli({"replay", "compare", "--rtol", "0.1", a.string(), c.string()}), 2, "--rtol and --atol apply to");
+}
+
+TEST(ReplayBadInput, TheSnapshotIsCheckedBeforeAnyGpuWork) {
+  for (const char* mode : {"full-vm", "reserve-check"}) {
+    expect_error(run_cli({"replay", mode, "--capture-dir", "/nonexistent/snap"}), 2, "/nonexistent/snap: not a snapshot folder");
+    {
+      const auto dir = make_snapshot(std::string("missing-") + mode);
+      fs::remove(dir / "kernarg.bin");
+      expect_error(run_cli({"replay", mode, "--capture-dir", dir.string()}), 2, "kernarg.bin: missing");
+    }
+    {
+      const auto dir = make_snapshot(std::string("short-") + mode);
+      std::ofstream(dir / region_file_name(0x7f0000200000), std::ios::trunc) << "abc";
+      expect_error(run_cli({"replay", mode, "--capture-dir", dir.string()}), 2, "3 bytes, but region 2");
+    }
+    {
+      const auto dir = make_snapshot(std::string("corrupt-") + mode);
+      write_file_atomic(dir / "kernel.cubin", "\x7f" "ELF but cut short");
+      expect_error(run_cli({"replay", mode, "--capture-dir", dir.string()}), 2, "kernel.cubin: not a code object for NVIDIA GPUs");
+    }
+  }
+  expect_error(run_cli({"replay", "full-vm", "--capture-dir", make_snapshot("zero").string(), "--iterations", "0"}), 2,
+               "--iterations");
+}
+
+// No GPU (a stand-in libcuda.so.1 that finds none, tests/fixtures/fake_libcuda.cpp): a good
+// snapshot is not replayed and a program is not run, each with exit 3 saying why; the snapshot
+// folder is left as it was.
+TEST(IsolateAndReplay, NoGpuIsAMissingTool) {
+  const std::vector<std::pair<std::string, std::string>> no_gpu = {
+      {"LD_LIBRARY_PATH", (build_dir() / "fake-driver").string()}, {"RPL_FAKE_CUDA", "nodevices"},
+      {"RPL_CUPTI_TRACE_LIB", (build_dir() / "fake-driver" / "libcuda.so.1").string()},
+      {"RPL_CUDA_REPLAY", (bin_dir() / "rocm-perf").string()}};
+  const auto dir = make_snapshot("no-gpu");
+  const auto before = read_text(dir / "dispatch.json");
+  expect_error(run_cli({"replay", "full-vm", "--capture-dir", dir.string()}, no_gpu), 3, "cannot replay on NVIDIA: no NVIDIA GPU found");
+  expect_error(run_cli({"isolate", "--kernel", "k", "--out", dir.string(), "--", "/bin/true"}, no_gpu), 3,
+               "cannot trace on NVIDIA: no NVIDIA GPU found");
+  EXPECT_EQ(read_text(dir / "dispatch.json"), before);
+}
+
+TEST(ReplayBadInput, AnAmdSnapshotSaysTheAmdReplayerIsNotThere) {
+  const auto dir = make_snapshot("amd");
+  auto text = read_text(dir / "dispatch.json");
+  text.replace(text.find("\"nvidia\""), 8, "\"amd\"");
+  write_file_atomic(dir / "dispatch.json", text);
+  std::string hsaco(64, '\0');
+  hsaco.replace(0, 4, "\x7f" "ELF");
+  hsaco[18] = static_cast<char>(224);  // EM_AMDGPU
+  write_file_atomic(dir / "kernel.cubin", hsaco);
+  expect_error(run_cli({"replay", "full-vm", "--capture-dir", dir.string()}), 3, "AMD replayer");
+}
+
+TEST(IsolateBadInput, OptionsAndTheOutputFolder) {
+  expect_error(run_cli({"isolate", "--", "/bin/true"}), 2, "--kernel is required");
+  expect_error(run_cli({"isolate", "--kernel", "k"}), 2, "give the program to run after --");
+  expect_error(run_cli({"isolate", "--kernel", "k", "--", "/nonexistent/app"}), 2, "/nonexistent/app");
+  // A folder of the user's that is not a snapshot is never replaced, and nothing runs.
+  const auto mine = fresh_dir("isolate-mine");
+  std::ofstream(mine / "notes.txt") << "mine";
+  expect_error(run_cli({"isolate", "--kernel", "k", "--out", mine.string(), "--", "/bin/true"}), 2, "is not a snapshot folder");
+  EXPECT_EQ(read_text(mine / "notes.txt"), "mine");
+  const auto file = mine / "notes.txt";
+  expect_error(run_cli({"isolate", "--kernel", "k", "--out", file.string(), "--", "/bin/true"}), 2, "is not a folder");
+  expect_error(run_cli({"isolate", "--kernel", "k", "--backend", "rocm", "--", "/bin/true"}), 3, "AMD capture");
+}
+
+}  // namespace
+}  // namespace rpl::test
