@@ -58,8 +58,11 @@ std::vector<Value> range_values(const ordered_json& range, const std::string& wh
     const double s = step.value_or(1);
     if (s <= 0) fail(Errc::bad_input, "{}: range step {} is not positive", where, s);
     // Counted, not accumulated, so that 0.1 steps do not drift.
-    const auto count = static_cast<long long>(std::floor((*hi - *lo) / s + 1e-9));
-    for (long long i = 0; i <= count; ++i) add(*lo + static_cast<double>(i) * s);
+    const double count = std::floor((*hi - *lo) / s + 1e-9);
+    if (!(count < static_cast<double>(kMaxRangeValues))) {
+      fail(Errc::bad_input, "{}: the range has more than {} values", where, kMaxRangeValues);
+    }
+    for (long long i = 0; i <= static_cast<long long>(count); ++i) add(*lo + static_cast<double>(i) * s);
   }
   return values;
 }

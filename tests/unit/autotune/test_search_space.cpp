@@ -99,6 +99,8 @@ TEST(SearchSpaceBadInput, EachSaysWhat) {
   expect_bad(R"([{"A": 1}, {"A": 1}])", "configurations 1 and 2 are the same");
   expect_bad(R"([{"A": 1}, {"B": 1}])", "lacks parameter A");
   expect_bad(R"({"parameters": {"A": {"min": 1, "max": 10000}, "B": {"min": 1, "max": 10000}}})", "more than 10000000 combinations");
+  // A count past any integer type (found by the fuzzer: the conversion was undefined).
+  expect_bad(R"({"parameters": {"T": {"min": 0, "max": 1e38}}})", "more than 100000 values");
 }
 
 TEST(CommandTemplate, SplitsLikeAShellAndSubstitutesInsideWords) {
