@@ -2,8 +2,9 @@
 # Layout under the prefix: bin/rocm-perf and bin/rocm-perf-lab; lib/rocm-perf/librpl_cupti_trace.so
 # and lib/rocm-perf/rpl-cuda-replay
 # (where rocm-perf looks for its tracer and replayer, beside its own bin/); share/rocm-perf/schemas/.
-# Two packages: rocm-perf, and rocm-perf-nvidia with the CUPTI tracer, which needs NVIDIA's driver
-# and CUPTI libraries that no Debian package provides (so dpkg-shlibdeps cannot run on it).
+# Three packages: rocm-perf; rocm-perf-nvidia with the CUPTI tracer and the CUDA replayer, which
+# need NVIDIA's driver and CUPTI libraries that no Debian package provides (so dpkg-shlibdeps cannot
+# run on it); rocm-perf-amd with the HSA capture tool and replayer.
 install(TARGETS rocm-perf rocm-perf-lab RUNTIME DESTINATION bin COMPONENT main)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION share/rocm-perf/schemas COMPONENT main
         FILES_MATCHING PATTERN "*.json")
@@ -15,6 +16,12 @@ if(TARGET rpl_cupti_trace)
     install(TARGETS rpl-cuda-replay RUNTIME DESTINATION lib/rocm-perf COMPONENT nvidia)
   endif()
   list(APPEND CPACK_COMPONENTS_ALL nvidia)
+endif()
+# The AMD capture tool and replayer, apart: the replayer needs the HSA runtime.
+if(TARGET rpl_hsa_capture AND TARGET rpl-hsa-replay)
+  install(TARGETS rpl_hsa_capture LIBRARY DESTINATION lib/rocm-perf COMPONENT amd)
+  install(TARGETS rpl-hsa-replay RUNTIME DESTINATION lib/rocm-perf COMPONENT amd)
+  list(APPEND CPACK_COMPONENTS_ALL amd)
 endif()
 
 set(CPACK_PACKAGE_NAME rocm-perf)
@@ -31,5 +38,9 @@ set(CPACK_DEBIAN_MAIN_PACKAGE_NAME rocm-perf)
 set(CPACK_DEBIAN_MAIN_PACKAGE_SHLIBDEPS ON)  # dependencies from the linked libraries
 set(CPACK_DEBIAN_NVIDIA_PACKAGE_NAME rocm-perf-nvidia)
 set(CPACK_DEBIAN_NVIDIA_PACKAGE_DEPENDS "rocm-perf (= ${PROJECT_VERSION})")
-set(CPACK_COMPONENT_NVIDIA_DESCRIPTION "rocm-perf's CUPTI tracer for NVIDIA GPUs (needs the NVIDIA driver and CUPTI)")
+set(CPACK_COMPONENT_NVIDIA_DESCRIPTION "rocm-perf's CUPTI tracer, capture and replayer for NVIDIA GPUs (needs the NVIDIA driver and CUPTI)")
+set(CPACK_DEBIAN_AMD_PACKAGE_NAME rocm-perf-amd)
+set(CPACK_DEBIAN_AMD_PACKAGE_SHLIBDEPS ON)  # the HSA runtime, from Debian
+set(CPACK_DEBIAN_AMD_PACKAGE_DEPENDS "rocm-perf (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_AMD_DESCRIPTION "rocm-perf's capture tool and replayer for AMD GPUs (HSA runtime; not yet run on AMD hardware)")
 include(CPack)

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev
   python3 python3-jsonschema   # JSON Schema validation in the tests
   hipcc                        # real AMD code objects for the amd-offline tests (no GPU needed)
+  libhsa-runtime-dev           # the AMD capture tool and replayer compile against the HSA headers
   time                         # peak memory in the benchmark
 )
 

@@ -1,7 +1,8 @@
 // rocm-perf isolate --kernel REGEX [--dispatch N] [--out DIR] -- CMD [ARGS...]
 #include <iostream>
 
-#include <rpl/backends/cuda_isolate.hpp>
+#include <rpl/backends/isolate_runs.hpp>
+#include <rpl/backends/rocprofv3.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
@@ -67,7 +68,7 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
   cmd->add_option("--kernel", o->kernel, "regular expression on the kernel's mangled or demangled name")->required();
   cmd->add_option("--dispatch", o->dispatch, "which launch of that kernel to capture, from 0")->capture_default_str();
   cmd->add_option("--out", o->out_dir, "the snapshot folder (replaced if it holds an earlier snapshot)")->capture_default_str();
-  cmd->add_option("--backend", o->backend, "auto or cuda (AMD capture has not run on hardware yet)")
+  cmd->add_option("--backend", o->backend, "auto, cuda, or rocm (the AMD capture has not run on AMD hardware yet)")
       ->check(CLI::IsMember({"auto", "cuda", "rocm"}))
       ->capture_default_str();
   cmd->add_option("--timeout", o->timeout, "seconds the program may take before its process group is killed")->check(CLI::PositiveNumber);
@@ -75,9 +76,6 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
   return [o, program]() -> int {
     log::set_debug(o->output.debug);
     if (program.empty()) fail(Errc::bad_input, "give the program to run after --");
-    if (o->backend == "rocm") {
-      fail(Errc::missing_tool, "AMD capture needs the HSA tools library, which has not been built or run on AMD hardware yet");
-    }
     backends::CaptureRequest request;
     request.run.command = program;
     if (o->timeout > 0) request.run.timeout_seconds = o->timeout;
@@ -105,8 +103,13 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
     } cleanup{staging, o->output.debug};
     request.snapshot_dir = staging;
 
-    const auto run = backends::capture_dispatch_cuda(request);
+    // auto: AMD where ROCm is installed, else NVIDIA (which says why it cannot run, if it cannot).
+    const std::string backend = o->backend == "auto" ? (backends::find_rocprofv3() ? "rocm" : "cuda") : o->backend;
+    const auto run = backends::capture_dispatch(backend == "rocm" ? "amd" : "nvidia", request);
     const std::string command = display_command(program);
+    if (!run.status_json && run.process.ok()) {
+      fail(Errc::run_failed, "{} ran to completion without starting the GPU runtime: nothing was captured", command);
+    }
     if (!run.status_json) {
       fail(Errc::run_failed, "{} {} before the capture reported anything", command, run.process.describe(o->timeout));
     }

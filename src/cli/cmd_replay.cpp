@@ -3,7 +3,7 @@
 // rocm-perf replay compare A B [--dtype T --rtol R --atol A] [--json]
 #include <iostream>
 
-#include <rpl/backends/cuda_isolate.hpp>
+#include <rpl/backends/isolate_runs.hpp>
 #include <rpl/report/isolate_report.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/isolate/memory_compare.hpp>
@@ -49,9 +49,6 @@ Action add_run_mode(CLI::App& replay, const std::string& mode, const std::string
   return [o, cmd, mode]() -> int {
     if (!cmd->parsed()) return -1;
     const auto snapshot = isolate::read_snapshot(o->capture_dir);
-    if (snapshot.dispatch.vendor != "nvidia") {
-      fail(Errc::missing_tool, "{}: an AMD snapshot; the AMD replayer has not been built or run on AMD hardware yet", o->capture_dir);
-    }
     backends::ReplayRequest request;
     request.mode = mode;
     request.capture_dir = o->capture_dir;
@@ -59,7 +56,7 @@ Action add_run_mode(CLI::App& replay, const std::string& mode, const std::string
     request.recopy = !o->no_recopy;
     if (!o->dump_dir.empty()) request.dump_dir = o->dump_dir;
     if (o->timeout > 0) request.timeout_seconds = o->timeout;
-    const auto run = backends::replay_cuda(request);
+    const auto run = backends::replay_snapshot(snapshot.dispatch.vendor, request);
     auto doc = report::document_header();
     const auto replayed = nlohmann::ordered_json::parse(run.document);
     for (const auto& [key, value] : replayed.items()) {

@@ -210,6 +210,8 @@ Snapshot read_snapshot(const fs::path& dir) {
   }
   check_file_size(dir / "kernarg.bin", d.kernarg_size, "dispatch.json's kernarg.size");
   check_code_object(dir / d.code_object, d.vendor);
+  // An AMD snapshot replays the AQL packet as it was submitted.
+  if (d.vendor == "amd") check_file_size(dir / "dispatch_packet.bin", 64, "an AQL dispatch packet");
   s.memory = read_memory_image(dir);
   return s;
 }

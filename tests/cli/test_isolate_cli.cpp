@@ -109,7 +109,9 @@ TEST(IsolateAndReplay, NoGpuIsAMissingTool) {
   EXPECT_EQ(read_text(dir / "dispatch.json"), before);
 }
 
-TEST(ReplayBadInput, AnAmdSnapshotSaysTheAmdReplayerIsNotThere) {
+// An AMD snapshot goes to the AMD replayer, which says there is no AMD GPU here (or, built without
+// the HSA headers, that it is not built); its AQL packet is checked first.
+TEST(ReplayBadInput, AnAmdSnapshotGoesToTheAmdReplayer) {
   const auto dir = make_snapshot("amd");
   auto text = read_text(dir / "dispatch.json");
   text.replace(text.find("\"nvidia\""), 8, "\"amd\"");
@@ -118,7 +120,13 @@ TEST(ReplayBadInput, AnAmdSnapshotSaysTheAmdReplayerIsNotThere) {
   hsaco.replace(0, 4, "\x7f" "ELF");
   hsaco[18] = static_cast<char>(224);  // EM_AMDGPU
   write_file_atomic(dir / "kernel.cubin", hsaco);
-  expect_error(run_cli({"replay", "full-vm", "--capture-dir", dir.string()}), 3, "AMD replayer");
+  expect_error(run_cli({"replay", "full-vm", "--capture-dir", dir.string()}), 2, "dispatch_packet.bin: missing");
+  write_file_atomic(dir / "dispatch_packet.bin", std::string(64, '\0'));
+  const auto r = run_cli({"replay", "reserve-check", "--capture-dir", dir.string()});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_TRUE(r.err.find("no usable AMD GPU") != std::string::npos || r.err.find("rpl-hsa-replay) is not built") != std::string::npos)
+      << r.err;
 }
 
 TEST(IsolateBadInput, OptionsAndTheOutputFolder) {
@@ -132,7 +140,10 @@ TEST(IsolateBadInput, OptionsAndTheOutputFolder) {
   EXPECT_EQ(read_text(mine / "notes.txt"), "mine");
   const auto file = mine / "notes.txt";
   expect_error(run_cli({"isolate", "--kernel", "k", "--out", file.string(), "--", "/bin/true"}), 2, "is not a folder");
-  expect_error(run_cli({"isolate", "--kernel", "k", "--backend", "rocm", "--", "/bin/true"}), 3, "AMD capture");
+  // A program that never starts the GPU runtime: it runs, and nothing is captured.
+  expect_error(run_cli({"isolate", "--kernel", "k", "--backend", "rocm", "--out", (mine / "snap").string(), "--", "/bin/true"}), 1,
+               "without starting the GPU runtime");
+  EXPECT_FALSE(fs::exists(mine / "snap"));
 }
 
 }  // namespace

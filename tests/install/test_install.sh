@@ -39,4 +39,12 @@ if [ -f "$build/lib/librpl_cupti_trace.so" ]; then
     grep -q " $path\$" "$work/nvidia-contents" || { echo "FAIL: $path not in $nvidia"; exit 1; }
   done
 fi
+if [ -f "$build/lib/librpl_hsa_capture.so" ]; then
+  amd=$(ls "$work"/package/rocm-perf-amd_*.deb)
+  dpkg-deb -c "$amd" > "$work/amd-contents"
+  for path in ./usr/lib/rocm-perf/librpl_hsa_capture.so ./usr/lib/rocm-perf/rpl-hsa-replay; do
+    grep -q " $path\$" "$work/amd-contents" || { echo "FAIL: $path not in $amd"; exit 1; }
+  done
+  case "$(dpkg-deb -f "$amd" Depends)" in *libhsa-runtime64*) ;; *) echo "FAIL: $amd does not depend on the HSA runtime"; exit 1 ;; esac
+fi
 echo "install: prefix and $(cd "$work/package" && ls *.deb | tr '\n' ' ')checked (Depends: $depends)"

@@ -30,18 +30,14 @@
 #include <rpl/isolate/capture_plan.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
+#include "../replayer_main.hpp"
+
 namespace {
 namespace fs = std::filesystem;
 using namespace rpl;
 using namespace rpl::isolate;
 using ordered_json = nlohmann::ordered_json;
-
-struct Options {
-  std::string mode;
-  fs::path capture_dir, result, dump_dir;
-  uint64_t iterations = 1;
-  bool recopy = true;
-};
+using replay::Options;
 
 void check(CUresult r, const std::string& what, Errc code = Errc::run_failed) {
   if (r == CUDA_SUCCESS) return;
@@ -148,13 +144,7 @@ void dump_outputs(const MemoryImage& image, const fs::path& dir) {
   write_memory_regions(dir, image.regions);
 }
 
-double percentile_50(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-ordered_json replay(const Options& o) {
+ordered_json run_replay(const Options& o) {
   const Snapshot snap = read_snapshot(o.capture_dir);
   if (snap.dispatch.vendor != "nvidia") fail(Errc::bad_input, "{}: a snapshot of an {} GPU; this replayer runs NVIDIA ones", o.capture_dir.string(), snap.dispatch.vendor);
   check(cuInit(0), "cuInit (no usable NVIDIA GPU)", Errc::missing_tool);
@@ -177,11 +167,7 @@ ordered_json replay(const Options& o) {
   uint64_t needed = 0;
   for (const auto& s : spans) needed += s.size;
 
-  ordered_json doc;
-  doc["schema_version"] = "1.0";
-  doc["mode"] = o.mode == "reserve-check" ? "reserve-check" : (o.recopy ? "stateless" : "stateful");
-  doc["capture_dir"] = o.capture_dir.string();
-  doc["kernel"] = {{"name", snap.dispatch.kernel_name}, {"mangled_name", snap.dispatch.mangled_name}};
+  ordered_json doc = replay::document_start(o, snap.dispatch.kernel_name, snap.dispatch.mangled_name);
   char name[256] = {};
   cuDeviceGetName(name, sizeof name - 1, dev);
   doc["device"] = name;
@@ -275,63 +261,10 @@ ordered_json replay(const Options& o) {
   for (const auto& c : copies) cuMemFreeHost(c.host);
   cuModuleUnload(module);
 
-  double sum = 0;
-  for (double v : gpu_ms) sum += v;
-  doc["iterations"] = o.iterations;
-  doc["gpu_time_ms"] = {{"average", sum / static_cast<double>(gpu_ms.size())},
-                        {"median", percentile_50(gpu_ms)},
-                        {"min", *std::min_element(gpu_ms.begin(), gpu_ms.end())},
-                        {"max", *std::max_element(gpu_ms.begin(), gpu_ms.end())}};
-  doc["wall_time_ms"] = wall_ms;
-  doc["dump_dir"] = o.dump_dir.empty() ? ordered_json() : ordered_json(o.dump_dir.string());
+  replay::add_timing(doc, o, gpu_ms, wall_ms);
   return doc;
-}
-
-Options parse(int argc, char** argv) {
-  Options o;
-  if (argc < 2) fail(Errc::bad_input, "usage: rpl-cuda-replay reserve-check|full-vm --capture-dir D --result FILE [options]");
-  o.mode = argv[1];
-  if (o.mode != "reserve-check" && o.mode != "full-vm") fail(Errc::bad_input, "unknown mode '{}'", o.mode);
-  for (int i = 2; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) fail(Errc::bad_input, "{} needs a value", a);
-      return argv[++i];
-    };
-    if (a == "--capture-dir") o.capture_dir = value();
-    else if (a == "--result") o.result = value();
-    else if (a == "--dump-outputs") o.dump_dir = value();
-    else if (a == "--iterations") o.iterations = std::stoull(value());
-    else if (a == "--no-recopy") o.recopy = false;
-    else fail(Errc::bad_input, "unknown option '{}'", a);
-  }
-  if (o.capture_dir.empty() || o.result.empty()) fail(Errc::bad_input, "--capture-dir and --result are required");
-  if (o.iterations == 0) fail(Errc::bad_input, "--iterations must be at least 1");
-  return o;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  fs::path result;
-  try {
-    const Options o = parse(argc, argv);
-    result = o.result;
-    auto doc = replay(o);
-    int code = 0;
-    if (o.mode == "reserve-check") code = doc["status"] == "failed" ? 1 : doc["status"] == "relocated" ? 2 : 0;
-    write_file_atomic(result, doc.dump(2) + "\n");
-    return code;
-  } catch (const std::exception& e) {
-    const auto* err = dynamic_cast<const Error*>(&e);
-    const int code = err ? exit_code(err->code()) : exit_code(Errc::internal);
-    std::fprintf(stderr, "rpl-cuda-replay: %s\n", e.what());
-    if (!result.empty()) {
-      try {
-        write_file_atomic(result, ordered_json{{"error", e.what()}, {"exit", code}}.dump(2) + "\n");
-      } catch (...) {
-      }
-    }
-    return code;
-  }
-}
+int main(int argc, char** argv) { return rpl::replay::replayer_main(argc, argv, "rpl-cuda-replay", run_replay); }

@@ -1,0 +1,110 @@
+#include <rpl/backends/isolate_runs.hpp>
+
+#include <unistd.h>
+
+#include <climits>
+
+#include <nlohmann/json.hpp>
+
+#include <rpl/backends/cuda_tracer.hpp>
+#include <rpl/backends/single_run.hpp>
+#include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/core/log.hpp>
+
+namespace rpl::backends {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path executable_dir() {
+  char buf[PATH_MAX] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? fs::path(std::string(buf, static_cast<size_t>(n))).parent_path() : fs::path(".");
+}
+
+// A file of ours: $env, else the first of names under our bin/, ../lib/ and ../lib/rocm-perf/.
+std::optional<fs::path> find_ours(const char* env, const std::string& name) {
+  if (const char* path = std::getenv(env); path && *path) {
+    return fs::exists(path) ? std::optional<fs::path>(fs::absolute(path)) : std::nullopt;
+  }
+  const fs::path bin = executable_dir();
+  for (const fs::path& candidate : {bin / name, bin / "../lib" / name, bin / "../lib/rocm-perf" / name}) {
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return fs::canonical(candidate);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CaptureRun capture_dispatch(const std::string& vendor, const CaptureRequest& request) {
+  const auto& dir = request.snapshot_dir;
+  std::vector<std::pair<std::string, std::string>> env = {{"RPL_CAPTURE_DIR", dir.string()},
+                                                          {"RPL_CAPTURE_KERNEL", request.kernel_regex},
+                                                          {"RPL_CAPTURE_DISPATCH", std::to_string(request.dispatch_index)}};
+  std::string backend = "cuda";
+  if (vendor == "amd") {
+    // ROCr loads the tool; no tracer runs beside it (rocprofv3 would keep it from loading).
+    const auto tool = find_ours("RPL_HSA_CAPTURE_LIB", "librpl_hsa_capture.so");
+    if (!tool) fail(Errc::missing_tool, "rocm-perf's AMD capture tool (librpl_hsa_capture.so) is not built: it needs the HSA headers");
+    env.emplace_back("HSA_TOOLS_LIB", tool->string());
+    env.emplace_back("HSA_TOOLS_REPORT_LOAD_FAILURE", "1");
+    backend = "wallclock";
+  }
+  const SingleRunner runner(backend, request.run);
+  const auto run = runner.run(dir, request.run.command, env);
+  if (run.refusal) fail(Errc::missing_tool, "{}", *run.refusal);
+  CaptureRun out;
+  out.process = run.process;
+  out.log_file = run.log_file;
+  out.databases = run.databases;
+  std::error_code ec;
+  if (fs::is_regular_file(dir / "capture_status.json", ec)) out.status_json = read_file(dir / "capture_status.json");
+  return out;
+}
+
+std::optional<fs::path> find_replayer(const std::string& vendor) {
+  return vendor == "amd" ? find_ours("RPL_HSA_REPLAY", "rpl-hsa-replay") : find_ours("RPL_CUDA_REPLAY", "rpl-cuda-replay");
+}
+
+ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& request) {
+  const auto replayer = find_replayer(vendor);
+  if (!replayer) {
+    fail(Errc::missing_tool, "rocm-perf's replayer ({}) is not built: configure rocm-perf with {} installed",
+         vendor == "amd" ? "rpl-hsa-replay" : "rpl-cuda-replay", vendor == "amd" ? "the HSA runtime's headers" : "the CUDA toolkit");
+  }
+  if (vendor == "nvidia") {
+    if (auto why = nvidia_gpu_unavailable()) fail(Errc::missing_tool, "cannot replay on NVIDIA: {}", *why);
+  }
+  TempDir temp("rpl-replay");
+  const fs::path result = temp.path() / "result.json";
+  ProcessOptions p;
+  p.argv = {replayer->string(), request.mode, "--capture-dir", request.capture_dir.string(), "--result", result.string()};
+  if (request.mode == "full-vm") {
+    p.argv.insert(p.argv.end(), {"--iterations", std::to_string(request.iterations)});
+    if (!request.recopy) p.argv.push_back("--no-recopy");
+    if (request.dump_dir) p.argv.insert(p.argv.end(), {"--dump-outputs", request.dump_dir->string()});
+  }
+  p.capture_output = true;
+  if (request.timeout_seconds) p.timeout = std::chrono::duration<double>(*request.timeout_seconds);
+  log::debug(fmt::format("replay: {}", display_command(p.argv)));
+  const auto process = run_process(p);
+  std::error_code ec;
+  if (!fs::is_regular_file(result, ec)) {
+    std::string said = process.output;
+    while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+    fail(Errc::run_failed, "the replayer {}{}{}", process.describe(request.timeout_seconds.value_or(0)),
+         said.empty() ? "" : ": ", said.substr(said.rfind('\n') == std::string::npos ? 0 : said.rfind('\n') + 1));
+  }
+  ReplayRun out{process.exit_status, read_file(result)};
+  const auto doc = nlohmann::json::parse(out.document, nullptr, false);
+  if (doc.is_object() && doc.contains("error")) {
+    const int code = doc.value("exit", exit_code(Errc::run_failed));
+    const Errc errc = code == 2 ? Errc::bad_input : code == 3 ? Errc::missing_tool : code == 4 ? Errc::internal : Errc::run_failed;
+    fail(errc, "{}", doc.value("error", std::string("the replay failed")));
+  }
+  return out;
+}
+
+}  // namespace rpl::backends

@@ -1,0 +1,31 @@
+#pragma once
+// What both replayers (rpl-cuda-replay, rpl-hsa-replay) share: their arguments, the timing part of
+// the result document, and a main that writes the document — or {"error", "exit"} — to --result.
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rpl::replay {
+
+struct Options {
+  std::string mode;  // reserve-check, full-vm
+  std::filesystem::path capture_dir, result, dump_dir;
+  uint64_t iterations = 1;
+  bool recopy = true;
+};
+
+/// The document's header part that both modes share.
+nlohmann::ordered_json document_start(const Options& options, const std::string& kernel_name, const std::string& mangled_name);
+
+/// iterations, gpu_time_ms {average, median, min, max}, wall_time_ms and dump_dir.
+void add_timing(nlohmann::ordered_json& doc, const Options& options, const std::vector<double>& gpu_ms, double wall_ms);
+
+/// Parses argv, runs replay, writes its document to --result; exit 0, or for reserve-check 1 when
+/// a reservation failed and 2 when one was relocated; on an error its code (rpl::Errc).
+int replayer_main(int argc, char** argv, const char* name,
+                  const std::function<nlohmann::ordered_json(const Options&)>& replay);
+
+}  // namespace rpl::replay
