@@ -62,4 +62,8 @@ capture torch_async_sigmoid 'sigmoid' 1 PYTORCH_CUDA_ALLOC_CONF=backend:cudaMall
 capture triton_add 'add_kernel' 3 -- python3 "$programs/triton_add.py"
 capture softmax 'softmax_naive' 5 -- "$carry/examples/softmax_testbed" 4096 1024 30
 capture matmul 'sgemm' 1 -- "$carry/examples/matmul_tunable" 2048 2048 2048 --bm 128 --bn 128 --bk 16 --tm 8 --tn 8
+capture roofline_fma 'fma_bound' 0 -- "$carry/examples/roofline_calibration" $((1 << 24)) 1024
+capture roofline_copy 'stream_copy' 0 -- "$carry/examples/roofline_calibration" $((1 << 24)) 1024
+capture roofline_triad 'triad' 0 -- "$carry/examples/roofline_calibration" $((1 << 24)) 1024
+capture multistream 'spin_kernel' 3 -- "$carry/examples/multistream_dag" 200
 rm -rf "$work"
