@@ -83,6 +83,13 @@ TEST(NvidiaIsolate, EachKindOfKernelReplaysBitIdentically) {
   }
 }
 
+// With lazy loading (CUDA's default) the module of the program's first launch loads inside that
+// launch, after the capture saw it begin.
+TEST(NvidiaIsolate, TheProgramsFirstLaunchIsCaptured) {
+  SKIP_WITHOUT_REPLAY();
+  capture_replay_compare("scale_with_globals", 0, {(examples_dir() / "isolate_targets").string(), "1"});
+}
+
 // The replayed kernel time is the program's: the softmax testbed's kernel, within 5 %.
 TEST(NvidiaIsolate, ReplayedTimeMatchesTheProgram) {
   SKIP_WITHOUT_REPLAY();

@@ -57,6 +57,7 @@ struct Capture {
   isolate::AllocationTable allocations;
   std::vector<Module> modules;  // only those defining a kernel the selector matches
   bool done = false;            // captured, or failed: nothing more to do
+  bool writing = false;         // writing the snapshot, which may load the kernel's module
   nlohmann::ordered_json status;
   std::vector<MemoryRegion> captured_regions;
 };
@@ -149,9 +150,19 @@ void write_snapshot(Capture& c, const Launch& l, const std::string& mangled, uin
   const auto start = std::chrono::steady_clock::now();
   check(cuCtxSynchronize(), "cuCtxSynchronize before the captured launch");
   const CUfunction f = context_function(l.function);
-  const Module* module = nullptr;
-  for (const auto& m : c.modules) {
-    if (std::binary_search(m.symbols.kernels.begin(), m.symbols.kernels.end(), mangled)) module = &m;  // the latest load
+  auto find_module = [&]() -> const Module* {
+    const Module* found = nullptr;
+    for (const auto& m : c.modules) {
+      if (std::binary_search(m.symbols.kernels.begin(), m.symbols.kernels.end(), mangled)) found = &m;  // the latest load
+    }
+    return found;
+  };
+  const Module* module = find_module();
+  if (!module) {
+    // Loaded lazily, the module of a program's first launch is loaded inside that launch, after
+    // this callback: load it now (its MODULE_LOADED callback comes back here, and keeps it).
+    cuFuncLoad(f);
+    module = find_module();
   }
   if (!module) throw std::runtime_error("the code object of " + mangled + " was not seen loading");
 
@@ -234,12 +245,14 @@ void on_launch(const CUpti_CallbackData* data, const Launch& l) {
   const auto index = c.selector->on_launch(data->symbolName);
   if (!index) return;
   c.done = true;
+  c.writing = true;
   try {
     write_snapshot(c, l, data->symbolName, *index, data->correlationId);
     after_pending = true;
   } catch (const std::exception& e) {
     fail_capture(c, e.what());
   }
+  c.writing = false;
 }
 
 // After the captured launch returned: wait for it and keep the memory it left.
@@ -355,7 +368,7 @@ void on_module_loaded(const CUpti_ResourceData* r) {
   if (!m || !m->pCubin || m->cubinSize == 0) return;
   Capture& c = capture();
   std::lock_guard lock(c.mutex);
-  if (c.done) return;
+  if (c.done && !c.writing) return;
   try {
     const std::string_view image(m->pCubin, m->cubinSize);
     auto symbols = codeobj::read_cubin_symbols(image, "module " + std::to_string(m->moduleId));
