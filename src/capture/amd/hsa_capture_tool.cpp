@@ -9,7 +9,8 @@
 // §7.2), so isolate runs the program without one.
 //
 // Built against Debian's ROCm 5.2 headers in CI; it has not run on AMD hardware. VMM mappings
-// (hsa_amd_vmem_map, ROCm 6) are not in those headers' API table and are not followed.
+// (hsa_amd_vmem_map, ROCm 6, AMD interface 1.4) are followed only when it is built against headers
+// whose API table has them, and the runtime's table is that large.
 #include <hsa/hsa.h>
 #include <hsa/hsa_api_trace.h>
 #include <hsa/hsa_ext_amd.h>
@@ -18,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -115,6 +117,25 @@ hsa_status_t pool_free(void* ptr) {
   }
   return t.amd.hsa_amd_memory_pool_free_fn(ptr);
 }
+
+#if HSA_AMD_INTERFACE_VERSION_MINOR >= 4
+hsa_status_t vmem_map(void* va, size_t size, size_t offset, hsa_amd_vmem_alloc_handle_t handle, uint64_t flags) {
+  Tool& t = tool();
+  const hsa_status_t s = t.amd.hsa_amd_vmem_map_fn(va, size, offset, handle, flags);
+  std::lock_guard lock(t.mutex);
+  if (s == HSA_STATUS_SUCCESS && !t.done) t.allocations.add(reinterpret_cast<uint64_t>(va), size, "vmm");
+  return s;
+}
+
+hsa_status_t vmem_unmap(void* va, size_t size) {
+  Tool& t = tool();
+  {
+    std::lock_guard lock(t.mutex);
+    if (!t.done) t.allocations.remove(reinterpret_cast<uint64_t>(va));
+  }
+  return t.amd.hsa_amd_vmem_unmap_fn(va, size);
+}
+#endif
 
 // --- code objects and kernels ----------------------------------------------------------------
 
@@ -349,6 +370,13 @@ extern "C" __attribute__((visibility("default"))) bool OnLoad(HsaApiTable* table
   table->core_->hsa_executable_freeze_fn = executable_freeze;
   table->amd_ext_->hsa_amd_memory_pool_allocate_fn = pool_allocate;
   table->amd_ext_->hsa_amd_memory_pool_free_fn = pool_free;
+#if HSA_AMD_INTERFACE_VERSION_MINOR >= 4
+  // The table's minor_id is its size: an older runtime's table ends before these members.
+  if (table->amd_ext_->version.minor_id >= offsetof(AmdExtTable, hsa_amd_vmem_unmap_fn) + sizeof(void*)) {
+    table->amd_ext_->hsa_amd_vmem_map_fn = vmem_map;
+    table->amd_ext_->hsa_amd_vmem_unmap_fn = vmem_unmap;
+  }
+#endif
   std::atexit(finish);
   return true;
 }
