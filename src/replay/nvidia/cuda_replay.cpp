@@ -6,7 +6,7 @@
 // Every captured region is reserved with cuMemAddressReserve at its own address before anything
 // else is loaded or allocated; the driver takes the address as a hint, so each reservation is
 // compared with what was asked and a relocated one is an error (the kernel's pointers would be
-// wrong). (Holding the ranges with host mappings while the driver starts does not help: the
+// wrong). Each launch is timed as the trace times kernels (kernel_timer.hpp). (Holding the ranges with host mappings while the driver starts does not help: the
 // driver then places reservations just past where those mappings were, even once they are gone.) The result document (schemas/replay.schema.json) carries "error" and "exit" on failure:
 // exit 1 a failure, 2 bad input or (reserve-check) a relocated region, 3 no usable GPU.
 // RPL_REPLAY_OCCUPY_FIRST_REGION (for tests) maps host memory over the first region beforehand,
@@ -31,6 +31,8 @@
 #include <rpl/isolate/snapshot.hpp>
 
 #include "../replayer_main.hpp"
+#include "kernel_timer.hpp"
+#include "l2_flush.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -238,25 +240,24 @@ ordered_json run_replay(const Options& o) {
   cfg.hStream = stream;
   cfg.attrs = attrs.data();
   cfg.numAttrs = static_cast<unsigned>(attrs.size());
-  CUevent start = nullptr, stop = nullptr;
-  check(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-  check(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
-
-  std::vector<double> gpu_ms;
+  replay::L2Flush flush(dev);
+  replay::KernelTimer timer;
   const auto wall_start = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < o.iterations; ++i) {
     if (i == 0 || o.recopy) {
       for (const auto& c : copies) check(cuMemcpyHtoDAsync(c.device_address, c.host, c.size, stream), "restoring memory");
+      flush.enqueue(stream);
     }
-    check(cuEventRecord(start, stream), "cuEventRecord");
+    timer.before_launch(stream);
     check(cuLaunchKernelEx(&cfg, f, nullptr, extra), "launching " + d.kernel_name);
-    check(cuEventRecord(stop, stream), "cuEventRecord");
-    check(cuEventSynchronize(stop), "the replayed kernel failed");
-    float ms = 0;
-    check(cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
-    gpu_ms.push_back(ms);
+    timer.after_launch(stream);
   }
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
+  const auto gpu_ms = timer.durations_ms();
+  if (gpu_ms.size() != o.iterations) {
+    fail(Errc::internal, "{} launches timed, {} recorded by CUPTI", o.iterations, gpu_ms.size());
+  }
+  doc["timing"] = timer.method();
   if (!o.dump_dir.empty()) dump_outputs(snap.memory, o.dump_dir);
   for (const auto& c : copies) cuMemFreeHost(c.host);
   cuModuleUnload(module);
