@@ -46,6 +46,20 @@ void check_replaceable(const fs::path& out) {
   fail(Errc::bad_input, "{}: exists and is not a snapshot folder; choose another --out (nothing was run)", out.string());
 }
 
+// Moves the complete staging folder to out; an earlier snapshot there goes only after that.
+void replace_folder(const fs::path& staging, const fs::path& out) {
+  const fs::path old = out.parent_path() / ("." + out.filename().string() + ".previous");
+  std::error_code ec;
+  fs::remove_all(old, ec);
+  if (fs::exists(out, ec)) {
+    fs::rename(out, old, ec);
+    if (ec) fail(Errc::run_failed, "{}: cannot move the earlier snapshot aside: {} (the new one is in {})", out.string(), ec.message(), staging.string());
+  }
+  fs::rename(staging, out, ec);
+  if (ec) fail(Errc::run_failed, "{}: cannot move the snapshot into place: {} (it is in {})", out.string(), ec.message(), staging.string());
+  fs::remove_all(old, ec);
+}
+
 std::string launches_text(const std::map<std::string, uint64_t>& launches) {
   std::string out;
   size_t shown = 0;
@@ -134,13 +148,8 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
     facts.snapshot_bytes = folder_bytes(staging);
     const auto doc = report::isolate_json(facts);
     write_file_atomic(staging / "isolate.json", report::dump(doc));
-    // Swap the complete snapshot in; an earlier one goes only after that.
-    const fs::path old = out.parent_path() / ("." + out.filename().string() + ".previous");
-    fs::remove_all(old, ec);
-    if (fs::exists(out)) fs::rename(out, old);
-    fs::rename(staging, out);
-    cleanup.keep = true;
-    fs::remove_all(old, ec);
+    cleanup.keep = true;  // from here on, the snapshot is never deleted
+    replace_folder(staging, out);
     if (o->output.json) {
       std::cout << report::dump(doc);
     } else {
