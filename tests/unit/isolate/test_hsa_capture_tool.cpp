@@ -206,6 +206,8 @@ TEST(HsaCaptureTool, CapturesTheChosenDispatchFromWhatTheRuntimeReports) {
   EXPECT_EQ(after, 4.0f);   // and the captured one after it
   const auto status = nlohmann::json::parse(read_text(dir / "capture_status.json"));
   EXPECT_TRUE(status["captured"].get<bool>());
+  amd.hsa_amd_memory_pool_free_fn(a);
+  amd.hsa_amd_memory_pool_free_fn(kernarg_buffer);
 }
 
 }  // namespace
