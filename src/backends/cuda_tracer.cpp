@@ -1,10 +1,8 @@
 #include <rpl/backends/cuda_tracer.hpp>
 
 #include <dlfcn.h>
-#include <unistd.h>
 
-#include <climits>
-
+#include <rpl/backends/installed_files.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 
@@ -16,12 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kRequiredDriverVersion = 13000;  // CUDA 13.0: the CUPTI the tracer is built with
-
-std::string executable_dir() {
-  char buf[PATH_MAX] = {};
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? fs::path(std::string(buf, static_cast<size_t>(n))).parent_path().string() : std::string(".");
-}
 
 }  // namespace
 
@@ -61,17 +53,7 @@ std::optional<std::string> nvidia_device_name(int ordinal) {
 }
 
 std::optional<fs::path> find_cupti_tracer() {
-  if (const char* env = std::getenv("RPL_CUPTI_TRACE_LIB"); env && *env) {
-    return fs::exists(env) ? std::optional<fs::path>(fs::absolute(env)) : std::nullopt;
-  }
-  // The build tree's lib/, an installation's lib/rocm-perf/, or beside the executable.
-  const fs::path bin = executable_dir();
-  for (const fs::path& candidate : {bin / "../lib/librpl_cupti_trace.so", bin / "../lib/rocm-perf/librpl_cupti_trace.so",
-                                    bin / "librpl_cupti_trace.so"}) {
-    std::error_code ec;
-    if (fs::exists(candidate, ec)) return fs::canonical(candidate);
-  }
-  return std::nullopt;
+  return find_installed_file("RPL_CUPTI_TRACE_LIB", "librpl_cupti_trace.so");
 }
 
 namespace detail {

@@ -1,12 +1,9 @@
 #include <rpl/backends/isolate_runs.hpp>
 
-#include <unistd.h>
-
-#include <climits>
-
 #include <nlohmann/json.hpp>
 
 #include <rpl/backends/cuda_tracer.hpp>
+#include <rpl/backends/installed_files.hpp>
 #include <rpl/backends/single_run.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
@@ -14,29 +11,6 @@
 
 namespace rpl::backends {
 namespace fs = std::filesystem;
-
-namespace {
-
-fs::path executable_dir() {
-  char buf[PATH_MAX] = {};
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? fs::path(std::string(buf, static_cast<size_t>(n))).parent_path() : fs::path(".");
-}
-
-// A file of ours: $env, else the first of names under our bin/, ../lib/ and ../lib/rocm-perf/.
-std::optional<fs::path> find_ours(const char* env, const std::string& name) {
-  if (const char* path = std::getenv(env); path && *path) {
-    return fs::exists(path) ? std::optional<fs::path>(fs::absolute(path)) : std::nullopt;
-  }
-  const fs::path bin = executable_dir();
-  for (const fs::path& candidate : {bin / name, bin / "../lib" / name, bin / "../lib/rocm-perf" / name}) {
-    std::error_code ec;
-    if (fs::exists(candidate, ec)) return fs::canonical(candidate);
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 CaptureRun capture_dispatch(const std::string& vendor, const CaptureRequest& request) {
   const auto& dir = request.snapshot_dir;
@@ -46,7 +20,7 @@ CaptureRun capture_dispatch(const std::string& vendor, const CaptureRequest& req
   std::string backend = "cuda";
   if (vendor == "amd") {
     // ROCr loads the tool; no tracer runs beside it (rocprofv3 would keep it from loading).
-    const auto tool = find_ours("RPL_HSA_CAPTURE_LIB", "librpl_hsa_capture.so");
+    const auto tool = find_installed_file("RPL_HSA_CAPTURE_LIB", "librpl_hsa_capture.so");
     if (!tool) fail(Errc::missing_tool, "rocm-perf's AMD capture tool (librpl_hsa_capture.so) is not built: it needs the HSA headers");
     env.emplace_back("HSA_TOOLS_LIB", tool->string());
     env.emplace_back("HSA_TOOLS_REPORT_LOAD_FAILURE", "1");
@@ -65,7 +39,7 @@ CaptureRun capture_dispatch(const std::string& vendor, const CaptureRequest& req
 }
 
 std::optional<fs::path> find_replayer(const std::string& vendor) {
-  return vendor == "amd" ? find_ours("RPL_HSA_REPLAY", "rpl-hsa-replay") : find_ours("RPL_CUDA_REPLAY", "rpl-cuda-replay");
+  return vendor == "amd" ? find_installed_file("RPL_HSA_REPLAY", "rpl-hsa-replay") : find_installed_file("RPL_CUDA_REPLAY", "rpl-cuda-replay");
 }
 
 ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& request) {

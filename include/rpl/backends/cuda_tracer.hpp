@@ -18,7 +18,7 @@ std::optional<std::string> nvidia_gpu_unavailable();
 /// none when there is no such device or no driver.
 std::optional<std::string> nvidia_device_name(int ordinal);
 
-/// The tracer library: $RPL_CUPTI_TRACE_LIB, else lib/librpl_cupti_trace.so beside our bin/.
+/// The tracer library: $RPL_CUPTI_TRACE_LIB, else librpl_cupti_trace.so where find_installed_file looks.
 std::optional<std::filesystem::path> find_cupti_tracer();
 
 /// Like trace_with_rocprofv3, with the CUPTI tracer. Errors: missing_tool (no GPU, old driver, no
