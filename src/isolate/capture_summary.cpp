@@ -8,6 +8,27 @@
 
 namespace rpl::isolate {
 
+std::string format_capture_status(const CaptureStatus& s) {
+  nlohmann::ordered_json j = {{"captured", s.captured}};
+  if (!s.captured) {
+    if (!s.error.empty()) {
+      j["error"] = s.error;
+    } else {
+      j["launches"] = s.launches;
+    }
+    return j.dump(2) + "\n";
+  }
+  j["kernel"] = s.kernel;
+  j["dispatch_index"] = s.dispatch_index;
+  if (s.correlation_id) j["correlation_id"] = *s.correlation_id;
+  j["regions"] = s.regions;
+  j["bytes"] = s.bytes;
+  j["capture_ms"] = s.capture_ms;
+  j["after_ms"] = s.after_ms ? nlohmann::ordered_json(*s.after_ms) : nlohmann::ordered_json(nullptr);
+  j["warnings"] = s.warnings;
+  return j.dump(2) + "\n";
+}
+
 CaptureStatus parse_capture_status(const std::string& text, const std::filesystem::path& file) {
   CaptureStatus s;
   try {
@@ -18,6 +39,7 @@ CaptureStatus parse_capture_status(const std::string& text, const std::filesyste
     if (!s.captured) return s;
     s.kernel = j.at("kernel").get<std::string>();
     s.dispatch_index = j.at("dispatch_index").get<uint64_t>();
+    if (j.contains("correlation_id")) s.correlation_id = j["correlation_id"].get<uint64_t>();
     s.regions = j.at("regions").get<uint64_t>();
     s.bytes = j.at("bytes").get<uint64_t>();
     s.capture_ms = j.at("capture_ms").get<double>();

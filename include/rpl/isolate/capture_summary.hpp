@@ -18,6 +18,7 @@ struct CaptureStatus {
   std::map<std::string, uint64_t> launches;  // nothing captured: every kernel launched, with its count
   std::string kernel;                        // mangled
   uint64_t dispatch_index = 0;
+  std::optional<uint64_t> correlation_id;    // the launch's CUPTI correlation id (NVIDIA)
   uint64_t regions = 0;
   uint64_t bytes = 0;
   double capture_ms = 0;                     // the program stopped this long before the launch
@@ -25,7 +26,11 @@ struct CaptureStatus {
   std::vector<std::string> warnings;
 };
 
-/// Error(internal) naming the file when it is not what the capture library writes.
+/// The text of capture_status.json, as the capture libraries write it: when nothing was captured,
+/// the error or else the launches.
+std::string format_capture_status(const CaptureStatus& status);
+
+/// Reads what format_capture_status wrote; Error(internal) naming the file when it is not that.
 CaptureStatus parse_capture_status(const std::string& text, const std::filesystem::path& file);
 
 struct ProgramKernelTime {

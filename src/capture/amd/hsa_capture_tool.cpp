@@ -31,11 +31,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include <rpl/core/demangle.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/isolate/capture_plan.hpp>
+#include <rpl/isolate/capture_summary.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 namespace {
@@ -62,7 +61,7 @@ struct Tool {
   std::map<uint64_t, std::vector<std::string>> executable_images;  // executable handle -> its code objects
   std::map<uint64_t, KernelSymbol> kernels;                     // kernel_object -> symbol
   bool done = false;
-  nlohmann::ordered_json status;
+  rpl::isolate::CaptureStatus status;
 };
 
 Tool& tool() {
@@ -72,7 +71,7 @@ Tool& tool() {
 
 void write_status() {
   try {
-    rpl::write_file_atomic(tool().dir / "capture_status.json", tool().status.dump(2) + "\n");
+    rpl::write_file_atomic(tool().dir / "capture_status.json", rpl::isolate::format_capture_status(tool().status));
   } catch (...) {
   }
 }
@@ -80,7 +79,8 @@ void write_status() {
 void fail_capture(const std::string& why) {
   Tool& t = tool();
   t.done = true;
-  t.status = {{"captured", false}, {"error", why}};
+  t.status = {};
+  t.status.error = why;
   std::fprintf(stderr, "rpl-hsa-capture: the capture failed: %s\n", why.c_str());
   write_status();
 }
@@ -283,9 +283,12 @@ void write_snapshot(const hsa_kernel_dispatch_packet_t& p, const KernelSymbol& k
   regions = t.allocations.regions();
   dump_regions(t.dir, regions);
   rpl::isolate::write_dispatch_record(t.dir, d);
-  t.status = {{"captured", true},         {"kernel", k.name},   {"dispatch_index", index},
-              {"correlation_id", 0},      {"regions", regions.size()}, {"bytes", t.allocations.total_bytes()},
-              {"capture_ms", 0.0},        {"after_ms", nullptr}, {"warnings", nlohmann::ordered_json::array()}};
+  t.status = {};
+  t.status.captured = true;
+  t.status.kernel = k.name;
+  t.status.dispatch_index = index;
+  t.status.regions = regions.size();
+  t.status.bytes = t.allocations.total_bytes();
 }
 
 double ms_since(std::chrono::steady_clock::time_point start) {
@@ -311,13 +314,13 @@ void on_packets(const void* packets, uint64_t count, uint64_t, void* data, hsa_a
       drain(static_cast<hsa_queue_t*>(data), writer);
       std::vector<MemoryRegion> regions;
       write_snapshot(p[i], k->second, *index, regions);
-      t.status["capture_ms"] = ms_since(start);
+      t.status.capture_ms = ms_since(start);
       writer(p + i, 1);
       forwarded = i + 1;
       const auto after = std::chrono::steady_clock::now();
       drain(static_cast<hsa_queue_t*>(data), writer);
       dump_regions(t.dir / "after", regions);
-      t.status["after_ms"] = ms_since(after);
+      t.status.after_ms = ms_since(after);
       write_status();
     } catch (const std::exception& e) {
       fail_capture(e.what());
@@ -340,9 +343,8 @@ void finish() {
   std::lock_guard lock(t.mutex);
   if (t.done) return;
   t.done = true;
-  auto launches = nlohmann::ordered_json::object();
-  for (const auto& [name, n] : t.selector->launches()) launches[name] = n;
-  t.status = {{"captured", false}, {"launches", launches}};
+  t.status = {};
+  t.status.launches = t.selector->launches();
   write_status();
 }
 

@@ -19,12 +19,11 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/demangle.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/isolate/capture_plan.hpp>
+#include <rpl/isolate/capture_summary.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 namespace rpl::capture {
@@ -58,7 +57,7 @@ struct Capture {
   std::vector<Module> modules;  // only those defining a kernel the selector matches
   bool done = false;            // captured, or failed: nothing more to do
   bool writing = false;         // writing the snapshot, which may load the kernel's module
-  nlohmann::ordered_json status;
+  isolate::CaptureStatus status;
   std::vector<MemoryRegion> captured_regions;
 };
 
@@ -82,7 +81,7 @@ void check(CUresult r, const char* what) {
 
 void write_status() {
   Capture& c = capture();
-  write_file_atomic(c.dir / "capture_status.json", c.status.dump(2) + "\n");
+  write_file_atomic(c.dir / "capture_status.json", isolate::format_capture_status(c.status));
 }
 
 // A CUkernel passed as a CUfunction (cuLibraryGetKernel) becomes this context's CUfunction.
@@ -196,7 +195,7 @@ void write_snapshot(Capture& c, const Launch& l, const std::string& mangled, uin
   write_file_atomic(c.dir / d.code_object, module->image);
   // Module-scope variables, by name: their addresses are chosen again when the cubin is loaded.
   CUmodule handle = nullptr;
-  auto warnings = nlohmann::ordered_json::array();
+  std::vector<std::string> warnings;
   if (cuFuncGetModule(&handle, f) == CUDA_SUCCESS) {
     for (const auto& var : module->symbols.variables) {
       CUdeviceptr address = 0;
@@ -214,20 +213,21 @@ void write_snapshot(Capture& c, const Launch& l, const std::string& mangled, uin
   dump_regions(c.dir, c.captured_regions);
   isolate::write_dispatch_record(c.dir, d);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  c.status = {{"captured", true},
-              {"kernel", mangled},
-              {"dispatch_index", index},
-              {"correlation_id", correlation},
-              {"regions", c.captured_regions.size()},
-              {"bytes", c.allocations.total_bytes()},
-              {"capture_ms", ms},
-              {"after_ms", nullptr},
-              {"warnings", warnings}};
+  c.status = {};
+  c.status.captured = true;
+  c.status.kernel = mangled;
+  c.status.dispatch_index = index;
+  c.status.correlation_id = correlation;
+  c.status.regions = c.captured_regions.size();
+  c.status.bytes = c.allocations.total_bytes();
+  c.status.capture_ms = ms;
+  c.status.warnings = std::move(warnings);
 }
 
 void fail_capture(Capture& c, const std::string& why) {
   c.done = true;
-  c.status = {{"captured", false}, {"error", why}};
+  c.status = {};
+  c.status.error = why;
   std::fprintf(stderr, "rpl-cupti-trace: the capture failed: %s\n", why.c_str());
   try {
     write_status();
@@ -266,7 +266,7 @@ void after_launch(const CUpti_CallbackData* data) {
     const auto start = std::chrono::steady_clock::now();
     check(cuCtxSynchronize(), "cuCtxSynchronize after the captured launch");
     dump_regions(c.dir / "after", c.captured_regions);
-    c.status["after_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    c.status.after_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     write_status();
   } catch (const std::exception& e) {
     fail_capture(c, e.what());
@@ -450,9 +450,8 @@ void finish_capture() {
   std::lock_guard lock(c.mutex);
   if (c.done) return;
   c.done = true;
-  auto launches = nlohmann::ordered_json::object();
-  for (const auto& [name, count] : c.selector->launches()) launches[name] = count;
-  c.status = {{"captured", false}, {"launches", launches}};
+  c.status = {};
+  c.status.launches = c.selector->launches();
   try {
     write_status();
   } catch (...) {

@@ -1,6 +1,7 @@
 #include <cstring>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <rpl/core/error.hpp>
 #include <rpl/isolate/capture_plan.hpp>
@@ -102,6 +103,35 @@ TEST(CaptureStatus, ReadsWhatTheLibraryWrites) {
   const auto none = parse_capture_status(R"({"captured": false, "launches": {"_Z1kv": 4}})", "capture_status.json");
   EXPECT_EQ(none.launches.at("_Z1kv"), 4u);
   EXPECT_THROW(parse_capture_status("{}", "capture_status.json"), Error);
+}
+
+TEST(CaptureStatus, WhatIsWrittenReadsBackTheSame) {
+  CaptureStatus captured;
+  captured.captured = true;
+  captured.kernel = "_Z1kPf";
+  captured.dispatch_index = 2;
+  captured.correlation_id = 77;
+  captured.regions = 3;
+  captured.bytes = 1 << 20;
+  captured.capture_ms = 4.25;
+  captured.after_ms = 0.5;
+  captured.warnings = {"globals not captured"};
+  CaptureStatus failed;
+  failed.error = "cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS";
+  CaptureStatus nothing;
+  nothing.launches = {{"_Z1av", 3}, {"_Z1bv", 1}};
+  for (const auto& s : {captured, failed, nothing}) {
+    const auto text = format_capture_status(s);
+    const auto back = parse_capture_status(text, "capture_status.json");
+    EXPECT_EQ(format_capture_status(back), text);
+    EXPECT_EQ(back.captured, s.captured);
+    EXPECT_EQ(back.error, s.error);
+    EXPECT_EQ(back.launches, s.launches);
+    EXPECT_EQ(back.correlation_id, s.correlation_id);
+    EXPECT_EQ(back.after_ms, s.after_ms);
+    EXPECT_EQ(back.warnings, s.warnings);
+  }
+  EXPECT_EQ(nlohmann::json::parse(format_capture_status(failed)).contains("launches"), false);
 }
 
 TEST(KernelTimeInTrace, TheCapturedDispatchAndTheMedian) {
