@@ -31,6 +31,7 @@
 #include <rpl/isolate/snapshot.hpp>
 
 #include "../replayer_main.hpp"
+#include "cu_check.hpp"
 #include "kernel_timer.hpp"
 #include "l2_flush.hpp"
 
@@ -39,14 +40,8 @@ namespace fs = std::filesystem;
 using namespace rpl;
 using namespace rpl::isolate;
 using ordered_json = nlohmann::ordered_json;
+using replay::check;
 using replay::Options;
-
-void check(CUresult r, const std::string& what, Errc code = Errc::run_failed) {
-  if (r == CUDA_SUCCESS) return;
-  const char* name = nullptr;
-  cuGetErrorName(r, &name);
-  fail(code, "{}: {}", what, name ? name : std::to_string(static_cast<int>(r)));
-}
 
 std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20)); }
 

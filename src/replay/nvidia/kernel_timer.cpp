@@ -10,6 +10,8 @@
 
 #include <rpl/core/error.hpp>
 
+#include "cu_check.hpp"
+
 namespace rpl::replay {
 namespace {
 
@@ -33,10 +35,6 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     }
   }
   std::free(buffer);
-}
-
-void check(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) fail(Errc::run_failed, "{} failed (CUresult {})", what, static_cast<int>(r));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <rpl/core/error.hpp>
 
+#include "cu_check.hpp"
+
 namespace rpl::replay {
 namespace {
 
@@ -33,10 +35,6 @@ constexpr const char* kTouchPtx = R"(
 )";
 
 constexpr unsigned kThreads = 256;
-
-void check(CUresult r, const char* what) {
-  if (r != CUDA_SUCCESS) fail(Errc::run_failed, "{} failed (CUresult {})", what, static_cast<int>(r));
-}
 
 }  // namespace
 
