@@ -1,7 +1,6 @@
 // rocm-perf isolate and replay where no GPU is needed or none is there: replay compare on memory
 // dumps, and every bad snapshot and bad option refused with one line and the documented exit code
 // before any GPU work (the GPU half is tests/gpu/test_nvidia_isolate.cpp).
-#include <cstring>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -11,6 +10,7 @@
 #include <rpl/core/files.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
+#include "test_snapshot_files.hpp"
 #include "test_support.hpp"
 
 namespace rpl::test {
@@ -18,38 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace rpl::isolate;
 
-std::string floats(std::initializer_list<float> values) {
-  std::string bytes(values.size() * sizeof(float), '\0');
-  std::memcpy(bytes.data(), std::data(values), bytes.size());
-  return bytes;
-}
-
-// A complete NVIDIA snapshot with two regions, the second holding four floats.
-fs::path make_snapshot(const std::string& name, std::initializer_list<float> second = {1, 2, 3, 4}) {
-  const fs::path dir = fresh_dir(name) / "snap";
-  fs::create_directories(dir / "memory");
-  const std::vector<MemoryRegion> regions{{0x7f0000000000, 8, "device", region_file_name(0x7f0000000000)},
-                                          {0x7f0000200000, 16, "pool", region_file_name(0x7f0000200000)}};
-  write_file_atomic(dir / regions[0].file, std::string(8, 'a'));
-  write_file_atomic(dir / regions[1].file, floats(second));
-  write_memory_regions(dir, regions);
-  DispatchRecord d;
-  d.vendor = "nvidia";
-  d.device_name = "NVIDIA H100 80GB HBM3";
-  d.architecture = "sm_90";
-  d.kernel_name = "k(float*)";
-  d.mangled_name = "_Z1kPf";
-  d.code_object = "kernel.cubin";
-  d.kernarg_size = 8;
-  d.arguments = {{0, 8}};
-  write_dispatch_record(dir, d);
-  write_file_atomic(dir / "kernarg.bin", std::string(8, '\0'));
-  std::string cubin(64, '\0');
-  cubin.replace(0, 4, "\x7f" "ELF");
-  cubin[18] = static_cast<char>(190);  // EM_CUDA
-  write_file_atomic(dir / "kernel.cubin", cubin);
-  return dir;
-}
+fs::path make_snapshot(const std::string& name) { return write_test_snapshot(fresh_dir(name) / "snap"); }
 
 void expect_error(const CliResult& r, int code, const std::string& message) {
   EXPECT_EQ(r.exit_code, code) << r.err;
@@ -59,7 +28,8 @@ void expect_error(const CliResult& r, int code, const std::string& message) {
 }
 
 TEST(ReplayCompare, EqualDifferentAndWithinTolerance) {
-  const auto a = make_snapshot("cmp-a"), b = make_snapshot("cmp-b"), c = make_snapshot("cmp-c", {1, 2, 3.0001f, 4});
+  const auto a = make_snapshot("cmp-a"), b = make_snapshot("cmp-b"), c = make_snapshot("cmp-c");
+  write_file_atomic(c / region_file_name(0x7f0000200000), float_bytes({1, 2, 3.0001f, 4}));
   EXPECT_EQ(run_cli({"replay", "compare", a.string(), b.string()}).exit_code, 0);
   const auto differs = run_cli({"replay", "compare", a.string(), c.string()});
   EXPECT_EQ(differs.exit_code, 1) << differs.err;
@@ -81,7 +51,7 @@ TEST(ReplayBadInput, TheSnapshotIsCheckedBeforeAnyGpuWork) {
     {
       const auto dir = make_snapshot(std::string("short-") + mode);
       std::ofstream(dir / region_file_name(0x7f0000200000), std::ios::trunc) << "abc";
-      expect_error(run_cli({"replay", mode, "--capture-dir", dir.string()}), 2, "3 bytes, but region 2");
+      expect_error(run_cli({"replay", mode, "--capture-dir", dir.string()}), 2, "3 bytes, but region 1 at 0x00007f0000200000");
     }
     {
       const auto dir = make_snapshot(std::string("corrupt-") + mode);
@@ -116,10 +86,7 @@ TEST(ReplayBadInput, AnAmdSnapshotGoesToTheAmdReplayer) {
   auto text = read_text(dir / "dispatch.json");
   text.replace(text.find("\"nvidia\""), 8, "\"amd\"");
   write_file_atomic(dir / "dispatch.json", text);
-  std::string hsaco(64, '\0');
-  hsaco.replace(0, 4, "\x7f" "ELF");
-  hsaco[18] = static_cast<char>(224);  // EM_AMDGPU
-  write_file_atomic(dir / "kernel.cubin", hsaco);
+  write_file_atomic(dir / "kernel.cubin", elf_header(224));  // EM_AMDGPU
   expect_error(run_cli({"replay", "full-vm", "--capture-dir", dir.string()}), 2, "dispatch_packet.bin: missing");
   write_file_atomic(dir / "dispatch_packet.bin", std::string(64, '\0'));
   const auto r = run_cli({"replay", "reserve-check", "--capture-dir", dir.string()});

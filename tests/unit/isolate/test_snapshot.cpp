@@ -1,4 +1,3 @@
-#include <cstring>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -8,6 +7,7 @@
 #include <rpl/isolate/memory_compare.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
+#include "test_snapshot_files.hpp"
 #include "test_support.hpp"
 
 namespace rpl::isolate {
@@ -19,47 +19,7 @@ void write_region(const fs::path& dir, const MemoryRegion& r, const std::string&
   write_file_atomic(dir / r.file, bytes);
 }
 
-std::string floats(const std::vector<float>& v) {
-  std::string s(v.size() * 4, '\0');
-  std::memcpy(s.data(), v.data(), s.size());
-  return s;
-}
-
-// A complete snapshot: two regions, a kernarg buffer of two pointers and an int, one global.
-// The start of an ELF file for machine: what read_snapshot checks of a code object.
-std::string elf_header(uint16_t machine) {
-  std::string h(64, '\0');
-  h.replace(0, 4, "\x7f" "ELF");
-  std::memcpy(h.data() + 18, &machine, 2);
-  return h;
-}
-
-fs::path make_snapshot(const std::string& name) {
-  const auto dir = test::fresh_dir(name);
-  std::vector<MemoryRegion> regions{{0x7f0000200000, 16, "device", region_file_name(0x7f0000200000)},
-                                    {0x7f0000000000, 8, "pool", region_file_name(0x7f0000000000)}};
-  write_region(dir, regions[0], floats({1, 2, 3, 4}));
-  write_region(dir, regions[1], std::string(8, '\x7'));
-  write_memory_regions(dir, regions);
-  DispatchRecord d;
-  d.vendor = "nvidia";
-  d.device_name = "NVIDIA H100 80GB HBM3";
-  d.architecture = "sm_90";
-  d.kernel_name = "scale(float*, float const*, int)";
-  d.mangled_name = "_Z5scalePfPKfi";
-  d.code_object = "kernel.cubin";
-  d.grid = {4, 1, 1};
-  d.block = {256, 1, 1};
-  d.kernarg_size = 20;
-  d.arguments = {{0, 8}, {8, 8}, {16, 4}};
-  d.globals = {{"counter", 0x7f0000400000, 4, "globals/counter.bin"}};
-  write_dispatch_record(dir, d);
-  write_file_atomic(dir / "kernarg.bin", std::string(20, '\0'));
-  write_file_atomic(dir / "kernel.cubin", elf_header(190));  // EM_CUDA
-  fs::create_directories(dir / "globals");
-  write_file_atomic(dir / "globals/counter.bin", std::string(4, '\0'));
-  return dir;
-}
+fs::path make_snapshot(const std::string& name) { return test::write_test_snapshot(test::fresh_dir(name)); }
 
 void expect_bad(const fs::path& dir, const std::string& message) {
   try {
@@ -104,7 +64,7 @@ TEST(SnapshotBadInput, EachFileChecked) {
     const auto dir = make_snapshot("snap-corrupt-code");
     write_file_atomic(dir / "kernel.cubin", "PK\x03\x04 not an ELF file at all");
     expect_bad(dir, "kernel.cubin: not a code object for NVIDIA GPUs");
-    write_file_atomic(dir / "kernel.cubin", elf_header(224));  // an AMD code object in an NVIDIA snapshot
+    write_file_atomic(dir / "kernel.cubin", test::elf_header(224));  // an AMD code object in an NVIDIA snapshot
     expect_bad(dir, "kernel.cubin: not a code object for NVIDIA GPUs");
   }
   {
@@ -140,7 +100,7 @@ TEST(MemoryCompare, BitwiseAndWithinTolerance) {
   const auto a = make_snapshot("cmp-a"), b = make_snapshot("cmp-b");
   const auto ia = read_memory_image(a);
   EXPECT_TRUE(compare_memory(ia, read_memory_image(b), {}).equal());
-  write_file_atomic(b / region_file_name(0x7f0000200000), floats({1, 2, 3.0001f, 5}));
+  write_file_atomic(b / region_file_name(0x7f0000200000), test::float_bytes({1, 2, 3.0001f, 5}));
   const auto ib = read_memory_image(b);
   auto bitwise = compare_memory(ia, ib, {});
   EXPECT_FALSE(bitwise.equal());
@@ -159,8 +119,8 @@ TEST(MemoryCompare, BitwiseAndWithinTolerance) {
 
 TEST(MemoryCompare, NanEqualsOnlyNanAndHalfPrecision) {
   const auto a = make_snapshot("nan-a"), b = make_snapshot("nan-b");
-  write_file_atomic(a / region_file_name(0x7f0000200000), floats({NAN, 0.0f, 1, 1}));
-  write_file_atomic(b / region_file_name(0x7f0000200000), floats({NAN, -0.0f, NAN, 1}));
+  write_file_atomic(a / region_file_name(0x7f0000200000), test::float_bytes({NAN, 0.0f, 1, 1}));
+  write_file_atomic(b / region_file_name(0x7f0000200000), test::float_bytes({NAN, -0.0f, NAN, 1}));
   auto r = compare_memory(read_memory_image(a), read_memory_image(b), {ElementType::f32, 0, 0});
   EXPECT_EQ(r.regions[1].differing, 1u);  // NaN = NaN and 0 = -0; 1 vs NaN differs
   // f16 1.0 (0x3c00) against 1.0009765625 (0x3c01): within an rtol of 1e-3.
@@ -189,7 +149,7 @@ TEST(CliReplayCompare, ExitCodesAndJson) {
   auto same = test::run_cli({"replay", "compare", a.string(), b.string()});
   EXPECT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(same.out.rfind("equal: 2 regions, 24 bytes (bitwise)", 0), 0u) << same.out;
-  write_file_atomic(b / region_file_name(0x7f0000200000), floats({1, 2, 3, 5}));
+  write_file_atomic(b / region_file_name(0x7f0000200000), test::float_bytes({1, 2, 3, 5}));
   auto diff = test::run_cli({"replay", "compare", "--json", "--dtype", "f32", a.string(), b.string()});
   EXPECT_EQ(diff.exit_code, 1) << diff.err;
   EXPECT_EQ(test::schema_errors(diff.out, "replay-compare"), "");

@@ -1,0 +1,52 @@
+#include "test_snapshot_files.hpp"
+
+#include <cstring>
+
+#include <rpl/core/files.hpp>
+#include <rpl/isolate/snapshot.hpp>
+
+namespace rpl::test {
+namespace fs = std::filesystem;
+using namespace rpl::isolate;
+
+std::string float_bytes(const std::vector<float>& values) {
+  std::string bytes(values.size() * sizeof(float), '\0');
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+std::string elf_header(uint16_t machine) {
+  std::string h(64, '\0');
+  h.replace(0, 4, "\x7f" "ELF");
+  std::memcpy(h.data() + 18, &machine, 2);
+  return h;
+}
+
+fs::path write_test_snapshot(const fs::path& dir) {
+  fs::create_directories(dir / "memory");
+  const std::vector<MemoryRegion> regions{{0x7f0000200000, 16, "device", region_file_name(0x7f0000200000)},
+                                          {0x7f0000000000, 8, "pool", region_file_name(0x7f0000000000)}};
+  write_file_atomic(dir / regions[0].file, float_bytes({1, 2, 3, 4}));
+  write_file_atomic(dir / regions[1].file, std::string(8, '\x7'));
+  write_memory_regions(dir, regions);
+  DispatchRecord d;
+  d.vendor = "nvidia";
+  d.device_name = "NVIDIA H100 80GB HBM3";
+  d.architecture = "sm_90";
+  d.kernel_name = "scale(float*, float const*, int)";
+  d.mangled_name = "_Z5scalePfPKfi";
+  d.code_object = "kernel.cubin";
+  d.grid = {4, 1, 1};
+  d.block = {256, 1, 1};
+  d.kernarg_size = 20;
+  d.arguments = {{0, 8}, {8, 8}, {16, 4}};
+  d.globals = {{"counter", 0x7f0000400000, 4, "globals/counter.bin"}};
+  write_dispatch_record(dir, d);
+  write_file_atomic(dir / "kernarg.bin", std::string(20, '\0'));
+  write_file_atomic(dir / "kernel.cubin", elf_header(190));  // EM_CUDA
+  fs::create_directories(dir / "globals");
+  write_file_atomic(dir / "globals/counter.bin", std::string(4, '\0'));
+  return dir;
+}
+
+}  // namespace rpl::test
