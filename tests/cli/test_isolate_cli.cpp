@@ -113,5 +113,29 @@ TEST(IsolateBadInput, OptionsAndTheOutputFolder) {
   EXPECT_FALSE(fs::exists(mine / "snap"));
 }
 
+// The capture library reports in $RPL_CAPTURE_DIR/capture_status.json. Here a stand-in driver finds
+// one GPU and the "program" is a shell script that writes that report itself (or dies first): a
+// failed capture and a program that dies before reporting are each exit 1 with one line, and the
+// earlier snapshot in --out is left as it was.
+TEST(IsolateBadInput, AFailedCaptureKeepsTheEarlierSnapshot) {
+  const std::vector<std::pair<std::string, std::string>> fake_gpu = {
+      {"LD_LIBRARY_PATH", (build_dir() / "fake-driver").string()},
+      {"RPL_CUPTI_TRACE_LIB", (build_dir() / "fake-driver" / "libcuda.so.1").string()}};
+  const auto out = make_snapshot("isolate-failed");
+  const auto before = read_text(out / "dispatch.json");
+  const auto isolate = [&](const std::string& script) {
+    return run_cli({"isolate", "--kernel", "k", "--backend", "cuda", "--out", out.string(), "--", "/bin/sh", "-c", script}, fake_gpu);
+  };
+  expect_error(isolate(R"(printf '{"captured": false, "error": "cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS"}' )"
+                       R"(> "$RPL_CAPTURE_DIR/capture_status.json")"),
+               1, "the capture failed: cuCtxSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS");
+  expect_error(isolate("kill -9 $$"), 1, "before the capture reported anything");
+  expect_error(isolate(R"(printf '{"captured": true}' > "$RPL_CAPTURE_DIR/capture_status.json")"), 4,
+               "capture_status.json: not what the capture library writes");
+  EXPECT_EQ(read_text(out / "dispatch.json"), before);
+  EXPECT_EQ(read_snapshot(out).memory.regions.size(), 2u);
+  for (const auto& e : fs::directory_iterator(out.parent_path())) EXPECT_EQ(e.path(), out) << "left behind";
+}
+
 }  // namespace
 }  // namespace rpl::test

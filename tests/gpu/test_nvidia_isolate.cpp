@@ -168,6 +168,29 @@ TEST(NvidiaIsolate, ARegexThatMatchesNothingSaysSoAfterTheProgramRan) {
   EXPECT_FALSE(fs::exists(c.dir));
 }
 
+// A code object of the right type that the driver refuses, and one without the snapshot's kernel:
+// bad input (exit 2), each one line naming the file or the kernel.
+TEST(NvidiaIsolate, ACodeObjectTheDriverRefusesIsBadInput) {
+  SKIP_WITHOUT_REPLAY();
+  const auto c = isolate("pool_fill", 0, {(examples_dir() / "isolate_targets").string(), "1"});
+  ASSERT_EQ(c.cli.exit_code, 0) << c.cli.err;
+  const auto good = read_text(c.dir / "kernel.cubin");
+  ASSERT_GT(good.size(), 64u);
+  std::string damaged = good.substr(0, 64) + std::string(good.size() - 64, '\xab');  // the ELF header kept
+  std::ofstream(c.dir / "kernel.cubin", std::ios::binary | std::ios::trunc) << damaged;
+  auto r = run_cli({"replay", "full-vm", "--capture-dir", c.dir.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("kernel.cubin: the driver cannot load it"), std::string::npos) << r.err;
+  std::ofstream(c.dir / "kernel.cubin", std::ios::binary | std::ios::trunc) << good;
+  auto dispatch = json::parse(read_text(c.dir / "dispatch.json"));
+  dispatch["kernel"]["mangled_name"] = "_Z9not_theirv";
+  std::ofstream(c.dir / "dispatch.json", std::ios::trunc) << dispatch.dump();
+  r = run_cli({"replay", "full-vm", "--capture-dir", c.dir.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("the code object has no kernel _Z9not_theirv"), std::string::npos) << r.err;
+}
+
 // A snapshot whose memory cannot fit in the GPU: one clear line, before anything is mapped.
 TEST(NvidiaIsolate, ASnapshotLargerThanTheFreeMemoryIsRefused) {
   SKIP_WITHOUT_REPLAY();
