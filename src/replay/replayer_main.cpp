@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <rpl/codeobj/amd_code_object.hpp>
+#include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 
@@ -35,6 +37,22 @@ Options parse(int argc, char** argv, const char* name) {
 }
 
 }  // namespace
+
+isolate::Snapshot read_checked_snapshot(const std::filesystem::path& dir) {
+  isolate::Snapshot snap = isolate::read_snapshot(dir);
+  const auto file = snap.dir / snap.dispatch.code_object;
+  const std::string image = read_file(file);
+  std::vector<std::string> kernels;
+  if (snap.dispatch.vendor == "nvidia") {
+    kernels = codeobj::read_cubin_symbols(image, file.string()).kernels;
+  } else {
+    for (const auto& k : codeobj::parse_hsaco(image, file.string()).kernels) kernels.push_back(k.name);
+  }
+  if (std::find(kernels.begin(), kernels.end(), snap.dispatch.mangled_name) == kernels.end()) {
+    fail(Errc::bad_input, "{}: the code object has no kernel {}", file.string(), snap.dispatch.mangled_name);
+  }
+  return snap;
+}
 
 ordered_json document_start(const Options& o, const std::string& kernel_name, const std::string& mangled_name) {
   ordered_json doc;

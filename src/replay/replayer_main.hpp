@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <rpl/isolate/snapshot.hpp>
+
 namespace rpl::replay {
 
 struct Options {
@@ -16,6 +18,11 @@ struct Options {
   uint64_t iterations = 1;
   bool recopy = true;
 };
+
+/// read_snapshot, and then the code object read by rocm-perf's own (fuzzed) reader: Error(bad_input)
+/// when it is malformed or lacks the kernel. The drivers may crash on a damaged one rather than
+/// refuse it (CUDA 13's cuModuleLoadData did, on an H100), so none reaches them unread.
+isolate::Snapshot read_checked_snapshot(const std::filesystem::path& dir);
 
 /// The document's header part that both modes share.
 nlohmann::ordered_json document_start(const Options& options, const std::string& kernel_name, const std::string& mangled_name);

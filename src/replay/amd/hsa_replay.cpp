@@ -173,7 +173,7 @@ struct Mapped {
 };
 
 ordered_json run_replay(const Options& o) {
-  const Snapshot snap = read_snapshot(o.capture_dir);
+  const Snapshot snap = replay::read_checked_snapshot(o.capture_dir);
   if (snap.dispatch.vendor != "amd") fail(Errc::bad_input, "{}: a snapshot of an {} GPU; this replayer runs AMD ones", o.capture_dir.string(), snap.dispatch.vendor);
   const std::string packet_bytes = read_file(snap.dir / "dispatch_packet.bin");
   if (packet_bytes.size() != sizeof(hsa_kernel_dispatch_packet_t)) {

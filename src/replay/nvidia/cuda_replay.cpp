@@ -142,7 +142,7 @@ void dump_outputs(const MemoryImage& image, const fs::path& dir) {
 }
 
 ordered_json run_replay(const Options& o) {
-  const Snapshot snap = read_snapshot(o.capture_dir);
+  const Snapshot snap = replay::read_checked_snapshot(o.capture_dir);
   if (snap.dispatch.vendor != "nvidia") fail(Errc::bad_input, "{}: a snapshot of an {} GPU; this replayer runs NVIDIA ones", o.capture_dir.string(), snap.dispatch.vendor);
   check(cuInit(0), "cuInit (no usable NVIDIA GPU)", Errc::missing_tool);
   CUdevice dev = 0;
