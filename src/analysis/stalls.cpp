@@ -12,7 +12,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace rpl::analysis {
 namespace {
@@ -58,6 +61,17 @@ constexpr const char* kIpc = "sm__inst_executed.avg.per_cycle_active";
 constexpr const char* kBranchUniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
 constexpr const char* kTensorInstructions = "sm__inst_executed_pipe_tensor.sum";
 constexpr const char* kTensorMoves = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+
+std::string common_stall(const std::string& nvidia_reason) {
+  for (const auto& [reason, common] : kNvidiaStalls) {
+    if (nvidia_reason == reason) return common;
+  }
+  return nvidia_reason.empty() ? "" : "other";
+}
+
+// "softmax_naive(const float *, float *, int, int)" -> "softmax_naive": ncu and the trace space
+// parameter lists differently.
+std::string function_base(const std::string& name) { return name.substr(0, name.find('(')); }
 
 }  // namespace
 
@@ -148,6 +162,46 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
     for (const auto& [category, count] : mix) s.instruction_mix[category] = count / instructions;
   }
   return s;
+}
+
+bool add_source_hot_spots(StallAnalysis& s, const std::vector<trace::SourceView>& views) {
+  const trace::SourceView* view = views.size() == 1 ? &views[0] : nullptr;
+  for (const auto& v : views) {
+    if (!view && function_base(v.function) == function_base(s.kernel)) view = &v;
+  }
+  if (!view || view->instructions.empty()) return false;
+  uint64_t first = UINT64_MAX;
+  int64_t total = 0;
+  for (const auto& ins : view->instructions) {
+    first = std::min(first, ins.address);
+    total += ins.samples;
+  }
+  std::vector<const trace::SampledInstruction*> order;
+  for (const auto& ins : view->instructions) {
+    if (ins.samples > 0) order.push_back(&ins);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return a->samples != b->samples ? a->samples > b->samples : a->address < b->address;
+  });
+  s.hot.clear();
+  for (size_t i = 0; i < order.size() && i < 10; ++i) {
+    const auto& ins = *order[i];
+    const std::string source = ins.line && !view->file.empty() ? fmt::format("{}:{}", view->file, *ins.line) : "";
+    s.hot.push_back({ins.sass, ins.address - first, source, ins.samples, ins.executed, common_stall(ins.top_reason)});
+  }
+  std::vector<const trace::SampledLine*> lines;
+  for (const auto& l : view->lines) {
+    if (l.samples > 0) lines.push_back(&l);
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const auto* a, const auto* b) {
+    return a->samples != b->samples ? a->samples > b->samples : a->line < b->line;
+  });
+  s.hot_lines.clear();
+  for (size_t i = 0; i < lines.size() && i < 10; ++i) {
+    const auto& l = *lines[i];
+    s.hot_lines.push_back({view->file, l.line, l.text, l.samples, total > 0 ? static_cast<double>(l.samples) / static_cast<double>(total) : 0});
+  }
+  return true;
 }
 
 }  // namespace rpl::analysis

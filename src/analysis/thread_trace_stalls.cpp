@@ -92,7 +92,7 @@ StallAnalysis analyze_thread_trace(const trace::ThreadTrace& att, const std::str
   for (size_t i = 0; i < order.size() && i < 10; ++i) {
     const auto& ins = *order[i];
     s.hot.push_back({ins.isa, ins.vaddr, ins.source, sampled ? ins.pc_stalled : ins.stall,
-                     sampled ? ins.pc_issued + ins.pc_stalled : ins.hits});
+                     sampled ? ins.pc_issued + ins.pc_stalled : ins.hits, ""});
   }
   return s;
 }

@@ -9,50 +9,12 @@
 #include <rpl/core/log.hpp>
 #include <rpl/core/subprocess.hpp>
 
+#include "ncu_csv.hpp"
+
 namespace rpl::backends {
 namespace fs = std::filesystem;
-
-namespace {
-
-// Fields of one CSV line, quotes removed ("" inside quotes is a quote).
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"') {
-      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else {
-        quoted = !quoted;
-      }
-    } else if (c == ',' && !quoted) {
-      out.push_back(std::move(field));
-      field.clear();
-    } else if (c != '\r') {
-      field += c;
-    }
-  }
-  out.push_back(std::move(field));
-  return out;
-}
-
-// "1,234.5" -> 1234.5; nothing for "n/a" and the like.
-std::optional<double> number(std::string s) {
-  s.erase(std::remove(s.begin(), s.end(), ','), s.end());
-  if (s.empty()) return std::nullopt;
-  try {
-    size_t used = 0;
-    const double v = std::stod(s, &used);
-    return used == s.size() ? std::optional<double>(v) : std::nullopt;
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-}  // namespace
+using detail::csv_fields;
+using detail::csv_number;
 
 std::vector<std::string> default_ncu_metrics() {
   return {"gpu__time_duration.sum",
@@ -135,7 +97,7 @@ std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const
     const auto kernel_col = column("Kernel Name");
     const auto id_col = column("ID");
     if (!kernel_col || !id_col) continue;
-    if (!number(fields[*id_col])) {  // the units row after the header
+    if (!csv_number(fields[*id_col])) {  // the units row after the header
       units = fields;
       continue;
     }
@@ -143,7 +105,7 @@ std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const
     const size_t launch = launches[kernel]++;
     for (size_t i = 0; i < header.size(); ++i) {
       if (std::find(metrics.begin(), metrics.end(), header[i]) == metrics.end()) continue;
-      if (auto v = number(fields[i])) {
+      if (auto v = csv_number(fields[i])) {
         samples.push_back({kernel, launch, header[i], i < units.size() ? units[i] : "", *v});
       }
     }

@@ -5,6 +5,7 @@
 #include <rpl/analysis/bottleneck.hpp>
 #include <rpl/analysis/dag.hpp>
 #include <rpl/backends/att_output.hpp>
+#include <rpl/backends/ncu_source.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
 #include <rpl/report/bottleneck_json.hpp>
@@ -48,10 +49,22 @@ std::string write_analysis_outputs(const trace::Trace& trace, const analysis::Pr
   const auto dag = analysis::analyze_dag(trace, dag_options);
   std::optional<analysis::Bottleneck> bottleneck;
   if (summary.kernel) {
-    const auto stalls =
+    auto stalls =
         options.thread_trace_dir.empty()
             ? analysis::analyze_stalls(trace, summary.kernel->name)
             : analysis::analyze_thread_trace(backends::read_att_output(options.thread_trace_dir), summary.kernel->name);
+    if (!options.ncu_source_file.empty()) {
+      const auto views = backends::read_ncu_source(options.ncu_source_file);
+      if (!stalls) {  // no stall counters: only what the source view's one profiled launch gives
+        stalls.emplace();
+        stalls->kernel = summary.kernel->name;
+        stalls->measured_dispatches = 1;
+      }
+      if (!analysis::add_source_hot_spots(*stalls, views)) {
+        log::warning(fmt::format("{}: holds no source view of {} (it has {}); no hot instructions", options.ncu_source_file,
+                                 summary.kernel->name, views.front().function));
+      }
+    }
     bottleneck = analysis::classify_bottleneck(
         analysis::bottleneck_inputs(trace, summary, &roofline.result, &dag, stalls ? &*stalls : nullptr));
     bottleneck->stalls = stalls;

@@ -19,6 +19,7 @@ struct AnalysisOutputOptions {
   double infer_threshold_us = 10;
   std::string ceilings_file;
   std::string thread_trace_dir;  // analyze --att: the dominant kernel's stalls from an AMD thread trace
+  std::string ncu_source_file;   // analyze --ncu-source: its hot instructions and lines from ncu's source view
 };
 void add_analysis_output_options(CLI::App& cmd, AnalysisOutputOptions& options);
 

@@ -34,6 +34,10 @@ Action add_analyze_command(CLI::App& app) {
                   "a decoded AMD thread trace (or PC-sampling) folder of the analyzed kernel (its code.json): its stalls "
                   "and instruction mix go into analysis.json")
       ->needs(out);
+  cmd->add_option("--ncu-source", o->analyses.ncu_source_file,
+                  "ncu's source view of the analyzed kernel (ncu --import R --page source --csv --print-source cuda,sass): "
+                  "its hottest instructions and source lines go into analysis.json")
+      ->needs(out);
   return [o]() -> int {
     log::set_debug(o->output.debug);
     std::vector<std::filesystem::path> files(o->databases.begin(), o->databases.end());

@@ -4,6 +4,7 @@
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/hal/ceilings.hpp>
 #include <rpl/backends/cuda_tracer.hpp>
+#include <rpl/backends/ncu_source.hpp>
 #include <rpl/backends/rocprofv3.hpp>
 #include <rpl/backends/wallclock.hpp>
 #include <rpl/core/error.hpp>
@@ -132,10 +133,17 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       summary = analysis::summarize_trace(trace, options);
       roofline = roofline_for(trace, summary, o->analyses);
       AnalysisOutputOptions analyses = o->analyses;
-      if (o->deep && backend == "rocm" && summary.kernel) {
+      if (o->deep && summary.kernel) {
+        // The dominant kernel once more: AMD's thread trace, or ncu's per-instruction stall samples.
         const std::string regex = o->kernel.empty() ? regex_matching(summary.kernel->name) : o->kernel;
-        analyses.thread_trace_dir =
-            backends::collect_thread_trace(run, regex, o->att_target_cu, trace_dir / "att").string();
+        if (backend == "rocm") {
+          analyses.thread_trace_dir = backends::collect_thread_trace(run, regex, o->att_target_cu, trace_dir / "att").string();
+        } else {
+          // ncu matches the user's --kernel against function names, and ours against the mangled one.
+          const backends::NcuKernelFilter filter{o->kernel.empty() ? regex_matching(summary.kernel->mangled_name) : o->kernel,
+                                                 o->kernel.empty()};
+          analyses.ncu_source_file = backends::collect_ncu_source(run, filter, trace_dir / "ncu_source").string();
+        }
       }
       closing_text = roofline.text + write_analysis_outputs(trace, summary, roofline, out_dir, analyses);
     }

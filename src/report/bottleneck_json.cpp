@@ -1,6 +1,7 @@
 #include <rpl/report/bottleneck_json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <utility>
 #include <vector>
@@ -25,7 +26,20 @@ Json fractions(const std::map<std::string, double>& f) {
 Json hot_json(const std::vector<analysis::HotInstruction>& hot) {
   Json j = Json::array();
   for (const auto& h : hot) {
-    j.push_back({{"isa", h.isa}, {"vaddr", h.vaddr}, {"source", h.source}, {"stall", h.stall}, {"hits", h.hits}});
+    j.push_back({{"isa", h.isa},
+                 {"vaddr", h.vaddr},
+                 {"source", h.source},
+                 {"stall", h.stall},
+                 {"hits", h.hits},
+                 {"reason", h.reason.empty() ? Json(nullptr) : Json(h.reason)}});
+  }
+  return j;
+}
+
+Json hot_lines_json(const std::vector<analysis::HotLine>& lines) {
+  Json j = Json::array();
+  for (const auto& l : lines) {
+    j.push_back({{"file", l.file}, {"line", l.line}, {"text", l.text}, {"samples", l.samples}, {"share", round6(l.share)}});
   }
   return j;
 }
@@ -41,7 +55,8 @@ Json stalls_json(const analysis::StallAnalysis& s) {
           {"stall_fraction", maybe_rounded(s.stall_fraction)},
           {"idle_fraction", maybe_rounded(s.idle_fraction)},
           {"vmem_latency_cycles", maybe_rounded(s.vmem_latency_cycles)},
-          {"hot_instructions", hot_json(s.hot)}};
+          {"hot_instructions", hot_json(s.hot)},
+          {"hot_lines", hot_lines_json(s.hot_lines)}};
 }
 
 // Largest first, then by name.
@@ -113,6 +128,18 @@ std::string stalls_text(const analysis::StallAnalysis& s) {
     text += "            mix";
     for (const auto& [category, f] : ranked(s.instruction_mix)) text += fmt::format(" {} {:.0f} %", category, 100 * f);
     text += "\n";
+  }
+  if (!s.hot_lines.empty()) {
+    text += "            hot lines";
+    for (size_t i = 0; i < s.hot_lines.size() && i < 3; ++i) {
+      const auto& l = s.hot_lines[i];
+      text += fmt::format("{} {}:{} {:.0f} %", i ? "," : "", std::filesystem::path(l.file).filename().string(), l.line, 100 * l.share);
+    }
+    text += " of stall samples\n";
+  }
+  if (!s.hot.empty() && !s.hot.front().reason.empty()) {
+    const auto& h = s.hot.front();
+    text += fmt::format("            hottest instruction +0x{:x} {} ({} samples, mostly {})\n", h.vaddr, h.isa, h.stall, h.reason);
   }
   return text;
 }

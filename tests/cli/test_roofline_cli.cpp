@@ -198,5 +198,32 @@ TEST(CliRoofline, AnalyzeTakesAnAmdThreadTraceFolder) {
   EXPECT_FALSE(fs::exists(dir / "o2" / "dag.json")) << "nothing half written";
 }
 
+// ncu's source view (recorded on an H100, tests/fixtures/ncu_source_triton_add_cuda_sass.csv): the
+// hottest lines and instructions go into analysis.json and the summary; a file that is not one is
+// refused before anything is written.
+TEST(CliRoofline, AnalyzeTakesAnNcuSourceView) {
+  const auto dir = fresh_dir("cli_ncu_source");
+  const auto db = scenario("h100-roofline", 1, dir);
+  const auto view = source_dir() / "tests/fixtures/ncu_source_triton_add_cuda_sass.csv";
+  auto r = run_cli({"analyze", "--out", (dir / "out").string(), "--ncu-source", view.string(), db.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("hot lines triton_add.py:11 90 %, triton_add.py:9 10 %"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hottest instruction +0x"), std::string::npos) << r.out;
+  const auto analysis = nlohmann::json::parse(read_text(dir / "out" / "analysis.json"));
+  EXPECT_EQ(schema_errors(analysis.dump(), "analysis"), "");
+  EXPECT_EQ(analysis["stalls"]["hot_lines"][0]["line"], 11);
+  EXPECT_EQ(analysis["stalls"]["hot_instructions"].size(), 10u);
+  EXPECT_TRUE(analysis["stalls"]["hot_instructions"][0]["reason"].is_string());
+
+  for (const auto& [bad, message] : std::vector<std::pair<fs::path, std::string>>{
+           {dir / "nothing.csv", "not a file"}, {source_dir() / "tests/fixtures/ncu_raw_softmax.csv", "not an ncu source view"}}) {
+    auto refused = run_cli({"analyze", "--out", (dir / "o2").string(), "--ncu-source", bad.string(), db.string()});
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    EXPECT_EQ(count_lines(refused.err), 1) << refused.err;
+    EXPECT_NE(refused.err.find(message), std::string::npos) << refused.err;
+    EXPECT_FALSE(fs::exists(dir / "o2" / "dag.json")) << "nothing half written";
+  }
+}
+
 }  // namespace
 }  // namespace rpl::test

@@ -575,10 +575,37 @@ TEST(NvidiaGpu, DeepPassGivesStallsAndInstructionMix) {
   EXPECT_GT(s["issue_slot_utilization"].get<double>(), 0);
   EXPECT_GT(s["branch_efficiency"].get<double>(), 0);
   EXPECT_GT(s["instruction_mix"]["load_store"].get<double>(), 0);  // softmax reads and writes rows
+  // ncu's source view of its first launch: the samples fall in the three loops over a row (lines 18, 20, 21).
+  EXPECT_TRUE(fs::exists(p.out / ".rocpd_profile/ncu_source/ncu_source.csv"));
+  ASSERT_FALSE(s["hot_lines"].empty()) << text;
+  const int top_line = s["hot_lines"][0]["line"];
+  EXPECT_TRUE(top_line == 18 || top_line == 20 || top_line == 21) << s["hot_lines"].dump();
+  EXPECT_TRUE(s["hot_lines"][0]["file"].get<std::string>().ends_with("softmax_testbed.cu"));
+  ASSERT_FALSE(s["hot_instructions"].empty());
+  EXPECT_GT(s["hot_instructions"][0]["stall"].get<int64_t>(), 0);
+  EXPECT_NE(p.cli.out.find("softmax"), std::string::npos);
+  std::cout << "softmax hot lines " << s["hot_lines"].dump() << "\nhottest instruction " << s["hot_instructions"][0].dump() << "\n";
   std::cout << "softmax stalls " << s["stalls"].dump() << "\nmix " << s["instruction_mix"].dump() << "\nipc " << s["ipc"]
             << ", issue " << s["issue_slot_utilization"] << ", branch efficiency " << s["branch_efficiency"]
             << "\nbottleneck " << analysis["classification"]["bottleneck"] << " " << analysis["classification"]["reasons"]
             << "\n";
+}
+
+// A Triton kernel under --deep: its hottest source line is the load/add/store line of the Python file.
+TEST(NvidiaGpu, DeepPassFindsTheHotLineOfATritonKernel) {
+  SKIP_WITHOUT_GPU();
+  if (!backends::find_ncu()) GTEST_SKIP() << "ncu not found";
+  if (!find_executable("python3")) GTEST_SKIP() << "no python3";
+  auto p = profile({"python3", (source_dir() / "tests/gpu/programs/triton_add.py").string()}, 1, {"--deep", "--quiet-app"});
+  if (p.cli.exit_code != 0 && p.cli.err.find("triton") != std::string::npos) GTEST_SKIP() << "no Triton: " << p.cli.err;
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const auto analysis = json::parse(read_text(p.out / "analysis.json"));
+  EXPECT_EQ(schema_errors(analysis.dump(), "analysis"), "");
+  const auto& lines = analysis["stalls"]["hot_lines"];
+  ASSERT_FALSE(lines.empty()) << analysis.dump();
+  EXPECT_TRUE(lines[0]["file"].get<std::string>().ends_with("triton_add.py"));
+  EXPECT_EQ(lines[0]["line"], 11) << lines.dump();
+  std::cout << "triton hot lines " << lines.dump() << "\n";
 }
 
 }  // namespace

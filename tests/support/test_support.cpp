@@ -16,6 +16,16 @@
 #include "trace_scenarios.hpp"
 
 namespace rpl::test {
+
+std::optional<Errc> error_code_of(const std::function<void()>& f, std::string* message) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (message) *message = e.what();
+    return e.code();
+  }
+  return std::nullopt;
+}
 namespace fs = std::filesystem;
 
 namespace {

@@ -2,11 +2,18 @@
 // Helpers shared by the tests: where things are, running the real rocm-perf binary, building
 // scenario traces, and validating JSON against schemas/.
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <rpl/core/error.hpp>
+
 namespace rpl::test {
+
+/// The code of the rpl::Error that f throws (its message into *message), or none when it throws none.
+std::optional<Errc> error_code_of(const std::function<void()>& f, std::string* message = nullptr);
 
 std::filesystem::path source_dir();
 std::filesystem::path build_dir();

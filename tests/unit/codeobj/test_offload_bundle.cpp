@@ -12,6 +12,7 @@
 
 namespace rpl::codeobj {
 namespace {
+using test::error_code_of;
 
 void put_u64(std::string& s, uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
 
@@ -31,16 +32,6 @@ std::string make_bundle(const std::string& image, const std::string& device_id =
   put_u64(header, device_id.size());
   header += device_id;
   return header + image;
-}
-
-Errc error_code_of(const std::function<void()>& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (message) *message = e.what();
-    return e.code();
-  }
-  return Errc::internal;
 }
 
 TEST(OffloadBundle, EntriesAreParsedAndHostSkipped) {
