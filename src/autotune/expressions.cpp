@@ -1,7 +1,6 @@
 #include "expressions.hpp"
 
 #include <cmath>
-#include <regex>
 
 #include <muParser.h>
 
@@ -9,6 +8,16 @@
 
 namespace rpl::autotune {
 namespace {
+
+// An "=" that is not part of "==", "<=", ">=" or "!=" (by hand: std::regex recurses per character
+// and overflows the stack on long text).
+bool has_lone_equals(const std::string& text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char before = i > 0 ? text[i - 1] : '\0', after = i + 1 < text.size() ? text[i + 1] : '\0';
+    if (text[i] == '=' && after != '=' && before != '=' && before != '<' && before != '>' && before != '!') return true;
+  }
+  return false;
+}
 
 double modulo(double a, double b) { return std::fmod(a, b); }
 
@@ -26,8 +35,7 @@ Expression::Expression(const std::string& text, const std::vector<std::pair<std:
   impl_->text = text;
   impl_->what = what;
   // muParser's "=" assigns; in a constraint it would be a silent mistake for "==".
-  static const std::regex lone_equals(R"((^|[^=<>!])=($|[^=]))");
-  if (std::regex_search(text, lone_equals)) fail(Errc::bad_input, "{} '{}': '=' assigns; compare with '=='", what, text);
+  if (has_lone_equals(text)) fail(Errc::bad_input, "{} '{}': '=' assigns; compare with '=='", what, text);
   try {
     impl_->parser.DefineOprt("%", modulo, mu::prMUL_DIV, mu::oaLEFT);
     for (const auto& [name, address] : variables) impl_->parser.DefineVar(name, address);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -20,9 +19,12 @@ using ordered_json = nlohmann::ordered_json;
 
 constexpr size_t kMaxRangeValues = 100'000;
 
+// [A-Za-z_][A-Za-z0-9_]*, by hand: std::regex recurses per character and overflows the stack on
+// long names (found by fuzzing).
 bool valid_name(const std::string& name) {
-  static const std::regex pattern("[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(name, pattern);
+  auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (name.empty() || !letter(name[0])) return false;
+  return std::all_of(name.begin(), name.end(), [&](char c) { return letter(c) || (c >= '0' && c <= '9'); });
 }
 
 std::string number_text(double v) {

@@ -101,6 +101,12 @@ TEST(SearchSpaceBadInput, EachSaysWhat) {
   expect_bad(R"({"parameters": {"A": {"min": 1, "max": 10000}, "B": {"min": 1, "max": 10000}}})", "more than 10000000 combinations");
   // A count past any integer type (found by the fuzzer: the conversion was undefined).
   expect_bad(R"({"parameters": {"T": {"min": 0, "max": 1e38}}})", "more than 100000 values");
+  // Very long names and constraints (found by the fuzzer: a regular expression overflowed the stack).
+  const std::string long_name(200'000, 'x');
+  expect_bad(R"({"parameters": {")" + long_name + R"(-": [1]}})", "not a name");
+  expect_bad(R"({"parameters": {"A": [1]}, "constraints": [")" + long_name + R"( = 1"]})", "'=' assigns");
+  expect_bad(R"({"parameters": {")" + long_name + R"(": [1, 2]}, "constraints": [")" + long_name + R"( >= 2"]})",
+             "Identifier too long");  // muParser's limit
 }
 
 TEST(CommandTemplate, SplitsLikeAShellAndSubstitutesInsideWords) {
