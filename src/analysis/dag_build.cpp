@@ -1,9 +1,10 @@
 // Builds the dependency DAG of a trace (docs/dependencies.md).
 //
-// A process that recorded event operations orders its work by correlation id (the order it
-// enqueued it); others by start time. Either order is topological: stream edges join consecutive
-// work of a stream, an event edge joins the work before a record to the work after a wait that
-// came later, a host synchronization sits between the work enqueued before it and after it, and an
+// A process that recorded event operations or stream kinds orders its work by correlation id (the
+// order it enqueued it); others by start time. Either order is topological: stream edges join
+// consecutive work of a stream, an event edge joins the work before a record to the work after a
+// wait that came later, a host synchronization sits between the work enqueued before it and after
+// it, the legacy default stream between the blocking streams' work before and after it, and an
 // inferred edge joins work that ended to work that started after it.
 #include <algorithm>
 #include <map>
@@ -32,6 +33,7 @@ struct ProcessInfo {
   int32_t source = 0;
   std::string guid;
   bool has_event_operations = false;
+  bool has_stream_kinds = false;
   bool all_correlated = true;
   bool by_correlation = false;
   std::vector<uint32_t> streams;  // dense stream indices
@@ -48,6 +50,7 @@ class Builder {
     add_stream_edges();
     add_event_edges();
     add_host_sync_edges();
+    add_legacy_stream_edges();
     if (options_.infer_threshold_ns > 0) infer_edges();
     finish_graph();
     return std::move(g_);
@@ -84,6 +87,11 @@ class Builder {
       p.has_event_operations = true;
       if (op.correlation_id == 0) p.all_correlated = false;
     }
+    for (const auto& s : trace_.streams) {
+      const uint32_t p = process_of(s.source, s.guid);
+      info_[p].has_stream_kinds = true;
+      stream_kinds_[{p, s.stream_id}] = &s;
+    }
   }
 
   uint32_t process_of(const trace::Dispatch& d) {
@@ -104,9 +112,10 @@ class Builder {
       if (c.correlation_id == 0) info_[copy_proc[i]].all_correlated = false;
     }
     for (auto& p : info_) {
-      p.by_correlation = p.has_event_operations && p.all_correlated;
-      if (p.has_event_operations && !p.all_correlated) {
-        g_.warnings.push_back(fmt::format("{}: event operations recorded but not every operation has a correlation id;"
+      const bool recorded = p.has_event_operations || p.has_stream_kinds;
+      p.by_correlation = recorded && p.all_correlated;
+      if (recorded && !p.all_correlated) {
+        g_.warnings.push_back(fmt::format("{}: dependencies recorded but not every operation has a correlation id;"
                                           " cross-stream dependencies are inferred from timestamps instead",
                                           where(p)));
       }
@@ -283,12 +292,36 @@ class Builder {
     }
   }
 
+  // CUDA's legacy default stream: an operation on it waits for all work enqueued before it on the
+  // blocking streams of its context, and their work enqueued after it waits for it.
+  void add_legacy_stream_edges() {
+    for (uint32_t p = 0; p < info_.size(); ++p) {
+      if (!info_[p].has_stream_kinds || !info_[p].by_correlation) continue;
+      std::vector<std::pair<uint32_t, const trace::StreamInfo*>> legacy, blocking;
+      for (uint32_t s : info_[p].streams) {
+        auto it = stream_kinds_.find({p, stream_ids_[s]});
+        if (it == stream_kinds_.end()) continue;
+        if (it->second->sync == trace::StreamSync::legacy_default) legacy.emplace_back(s, it->second);
+        if (it->second->sync == trace::StreamSync::blocking) blocking.emplace_back(s, it->second);
+      }
+      for (const auto& [l, legacy_info] : legacy) {
+        for (const uint32_t v : stream_nodes_[l]) {
+          for (const auto& [b, blocking_info] : blocking) {
+            if (blocking_info->context != legacy_info->context) continue;
+            add_edge(last_before(b, protos_[v].key), v, EdgeKind::legacy_stream);
+            add_edge(v, first_after(b, protos_[v].key), EdgeKind::legacy_stream);
+          }
+        }
+      }
+    }
+  }
+
   void infer_edges() {
     const int64_t t = options_.infer_threshold_ns;
     constexpr int kMaxLookBack = 64;  // ops ending within the threshold; bounds the cost on dense traces
     std::vector<std::vector<uint32_t>> by_end(info_.size());
     for (uint32_t v = 0; v < protos_.size(); ++v) {
-      if (!info_[protos_[v].process].has_event_operations) by_end[protos_[v].process].push_back(v);
+      if (!info_[protos_[v].process].by_correlation) by_end[protos_[v].process].push_back(v);
     }
     for (auto& list : by_end) {
       if (list.empty()) continue;
@@ -369,6 +402,7 @@ class Builder {
   std::vector<uint32_t> stream_prev_;
   std::vector<uint32_t> host_sync_position_;
   std::unordered_map<std::pair<uint32_t, int64_t>, Recording, PairHash> recordings_;
+  std::unordered_map<std::pair<uint32_t, int64_t>, const trace::StreamInfo*, PairHash> stream_kinds_;
   std::vector<Edge> edges_;
   std::vector<Edge> cross_;  // the edges that are not stream order
   size_t backward_edges_ = 0;

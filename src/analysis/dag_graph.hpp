@@ -19,7 +19,7 @@ struct DagGraph {
   std::vector<uint32_t> preds;
   std::vector<EdgeKind> pred_kinds;
   std::vector<DagProcess> processes;
-  std::array<size_t, 4> edge_counts{};
+  std::array<size_t, kEdgeKindNames.size()> edge_counts{};
   std::vector<DagEdge> cross_edges;
   std::vector<std::string> warnings;
 

@@ -25,6 +25,12 @@ constexpr std::array<std::pair<EventOperationKind, const char*>, 5> kEventOperat
     {EventOperationKind::stream_synchronize, "STREAM_SYNCHRONIZE"},
     {EventOperationKind::device_synchronize, "CONTEXT_SYNCHRONIZE"},
 }};
+constexpr std::array<std::pair<StreamSync, const char*>, 4> kStreamSyncNames = {{
+    {StreamSync::unknown, "unknown"},
+    {StreamSync::legacy_default, "legacy_default"},
+    {StreamSync::blocking, "blocking"},
+    {StreamSync::non_blocking, "non_blocking"},
+}};
 }  // namespace
 
 const char* event_operation_name(EventOperationKind kind) {
@@ -36,6 +42,20 @@ const char* event_operation_name(EventOperationKind kind) {
 
 std::optional<EventOperationKind> event_operation_kind(std::string_view name) {
   for (const auto& [k, known] : kEventOperationNames) {
+    if (name == known) return k;
+  }
+  return std::nullopt;
+}
+
+const char* stream_sync_name(StreamSync sync) {
+  for (const auto& [k, name] : kStreamSyncNames) {
+    if (k == sync) return name;
+  }
+  return "unknown";
+}
+
+std::optional<StreamSync> stream_sync_kind(std::string_view name) {
+  for (const auto& [k, known] : kStreamSyncNames) {
     if (name == known) return k;
   }
   return std::nullopt;

@@ -180,8 +180,11 @@ class FileReader {
       fail(Errc::bad_input, "{}: rocpd_info_kernel_symbol{} is missing; cannot name the kernels", file_.string(), set.suffix);
     }
     read_symbols(set);
-    // Correlation ids order work only against event operations: read only where there are some.
-    const bool ordered = set.has("event_operation") && read_event_operations(set) > 0;
+    // Correlation ids order work only against event operations and stream kinds: read only where
+    // there are some.
+    const bool events = set.has("event_operation") && read_event_operations(set) > 0;
+    const bool streams = set.has("info_stream") && read_stream_kinds(set) > 0;
+    const bool ordered = events || streams;
     const size_t first_dispatch = trace_.dispatches.size();
     read_dispatches(set, ordered);
     if (set.has("memory_copy")) read_memory_copies(set, ordered);
@@ -357,6 +360,30 @@ class FileReader {
               [](const CounterValue& a, const CounterValue& b) {
                 return a.dispatch != b.dispatch ? a.dispatch < b.dispatch : a.counter < b.counter;
               });
+  }
+
+  // The sync kinds the CUPTI tracer records in rocpd_info_stream.extdata; other rows are skipped.
+  size_t read_stream_kinds(const TableSet& set) {
+    const std::string table = set.name("info_stream");
+    auto cols = columns_of(db_, table);
+    if (!cols.count("extdata") || !cols.count("id")) return 0;
+    SQLite::Statement st(db_, "SELECT " + column_or(cols, "guid", "''") + ", id, extdata FROM " + table + " ORDER BY id");
+    size_t read = 0;
+    while (st.executeStep()) {
+      const auto extdata = nlohmann::json::parse(text_or_empty(st.getColumn(2)), nullptr, false);
+      if (!extdata.is_object() || !extdata.contains("sync") || !extdata["sync"].is_string()) continue;
+      const auto sync = stream_sync_kind(extdata["sync"].get<std::string>());
+      if (!sync || *sync == StreamSync::unknown) continue;
+      StreamInfo info;
+      info.source = source_;
+      info.guid = text_or_empty(st.getColumn(0));
+      info.stream_id = st.getColumn(1).getInt64();
+      info.context = extdata.contains("context") && extdata["context"].is_number_integer() ? extdata["context"].get<int64_t>() : 0;
+      info.sync = *sync;
+      trace_.streams.push_back(std::move(info));
+      ++read;
+    }
+    return read;
   }
 
   size_t read_event_operations(const TableSet& set) {

@@ -221,6 +221,17 @@ void RocpdWriter::add_event_operation(const EventOperation& op) {
                 op.start_ns, op.end_ns, signal ? "SIGNAL" : "WAIT");
 }
 
+void RocpdWriter::add_stream_info(const StreamInfo& stream) {
+  const nlohmann::json extdata = {{"sync", stream_sync_name(stream.sync)}, {"context", stream.context}};
+  impl_->streams.insert(stream.stream_id);
+  SQLite::Statement st(impl_->db, "INSERT INTO " + impl_->table("info_stream") +
+                                      " (id, nid, pid, name, extdata) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+                                      " extdata = excluded.extdata");
+  SQLite::bind(st, stream.stream_id, impl_->node_id, impl_->process.pid, "Stream " + std::to_string(stream.stream_id),
+               extdata.dump());
+  st.exec();
+}
+
 void RocpdWriter::add_region(const std::string& name, int64_t start_ns, int64_t end_ns, const nlohmann::json& extdata) {
   impl_->insert("region", "nid, pid, tid, start, end, name_id, extdata", impl_->node_id, impl_->process.pid,
                 impl_->process.pid, start_ns, end_ns, impl_->string_id(name), extdata.dump());

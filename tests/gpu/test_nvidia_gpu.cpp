@@ -464,6 +464,34 @@ TEST(NvidiaGpu, MultistreamDagCriticalPathIsTheDesignedOne) {
   std::cout << "critical path " << critical_ms << " ms, the program measured " << measured_ms << " ms\n";
 }
 
+// Work on the legacy default stream between work on a blocking stream (tests/gpu/programs/legacy_stream.cu):
+// the DAG joins them by the legacy stream's implicit synchronization, and the critical path of each
+// round is A, B, C; the non-blocking stream's kernel runs alongside, joined to nothing.
+TEST(NvidiaGpu, TheLegacyDefaultStreamOrdersTheBlockingStreams) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("legacy_stream"), "500", "3"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const std::string text = read_text(p.out / "dag.json");
+  EXPECT_EQ(schema_errors(text, "dag"), "");
+  const auto dag = json::parse(text);
+  EXPECT_EQ(dag["processes"][0]["dependencies"], "recorded");
+  EXPECT_EQ(dag["edges"]["legacy_stream"], 6) << dag["edges"].dump();  // A->B and B->C, each round; none to D
+  std::vector<std::string> kernels, via;
+  for (const auto& step : dag["critical_path"]["items"]) {
+    if (step["kind"] != "dispatch") continue;
+    kernels.push_back(step["name"].get<std::string>().substr(0, 8));
+    via.push_back(step["via"].is_null() ? "-" : step["via"].get<std::string>());
+  }
+  // The last round's A, B, C at least (earlier rounds join it through the device synchronizations).
+  ASSERT_GE(kernels.size(), 3u) << dag["critical_path"].dump();
+  const std::vector<std::string> last(kernels.end() - 3, kernels.end());
+  EXPECT_EQ(last, (std::vector<std::string>{"legacy_a", "legacy_b", "legacy_c"})) << dag["critical_path"].dump();
+  EXPECT_EQ(via[via.size() - 2], "legacy_stream");
+  EXPECT_EQ(via.back(), "legacy_stream");
+  for (const auto& k : kernels) EXPECT_NE(k, "non_bloc") << "the non-blocking stream's kernel is joined to nothing";
+  std::cout << "legacy stream: " << dag["edges"].dump() << ", critical path " << dag["critical_path_ns"] << " ns\n";
+}
+
 // roofline_calibration prints each kernel's exact FLOPs and DRAM bytes; the roofline from the ncu
 // pass must agree (FLOPs within 2 %, DRAM bytes of the streaming kernels within 3 %) and place each
 // kernel in the regime it was built for.

@@ -13,8 +13,8 @@
 
 namespace rpl::analysis {
 
-enum class EdgeKind : uint8_t { stream, event, host_sync, inferred };
-inline constexpr std::array<const char*, 4> kEdgeKindNames = {"stream", "event", "host_sync", "inferred"};
+enum class EdgeKind : uint8_t { stream, event, host_sync, legacy_stream, inferred };
+inline constexpr std::array<const char*, 5> kEdgeKindNames = {"stream", "event", "host_sync", "legacy_stream", "inferred"};
 
 struct DagOptions {
   /// An op that starts within this long after an op of another stream ended, and more than this
@@ -70,7 +70,7 @@ struct DagProcess {
 
 struct DagResult {
   size_t nodes = 0;
-  std::array<size_t, 4> edge_counts{};  // by EdgeKind
+  std::array<size_t, kEdgeKindNames.size()> edge_counts{};  // by EdgeKind
   std::vector<DagEdge> cross_edges;     // every edge that is not stream order, in node order
   std::vector<DagProcess> processes;
   size_t critical_process = 0;          // the process holding the longest path

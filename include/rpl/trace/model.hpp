@@ -155,6 +155,27 @@ struct EventOperation {
   int64_t start_ns = 0, end_ns = 0;  // the host call
 };
 
+/// How a CUDA stream orders itself against the legacy default stream (CUPTI's stream creation
+/// flag; docs/dependencies.md). AMD streams are `unknown`: HIP's null stream is not modelled.
+enum class StreamSync : uint8_t {
+  unknown,
+  legacy_default,  // the legacy default (NULL) stream: waits for, and holds back, every blocking stream
+  blocking,        // created without cudaStreamNonBlocking (the per-thread default stream is one)
+  non_blocking,
+};
+
+/// The stream's sync kind's name in rocpd_info_stream.extdata ("legacy_default", ...).
+const char* stream_sync_name(StreamSync sync);
+std::optional<StreamSync> stream_sync_kind(std::string_view name);
+
+struct StreamInfo {
+  int32_t source = 0;
+  std::string guid;
+  int64_t stream_id = 0;
+  int64_t context = 0;  // streams of different contexts never synchronize implicitly
+  StreamSync sync = StreamSync::unknown;
+};
+
 /// Hardware counter values of dispatches (rocpd_pmc_event, summed over instances as rocpd's
 /// counters_collection view does).
 struct CounterValue {
@@ -171,6 +192,7 @@ struct Trace {
   std::vector<DispatchGeometry> geometries;
   std::vector<MemoryCopy> memory_copies;
   std::vector<EventOperation> event_operations;
+  std::vector<StreamInfo> streams;  // only the streams whose sync kind a database recorded
   std::vector<std::string> counter_names;
   std::vector<CounterValue> counter_values;  // by dispatch, then counter
   std::vector<std::string> warnings;  // non-fatal oddities found while reading

@@ -53,6 +53,9 @@ class RocpdWriter {
   /// An event record, stream wait or host synchronization (rocpd_event_operation, as
   /// docs/dependencies.md maps it).
   void add_event_operation(const EventOperation& op);
+  /// Records a stream's sync kind and context in its rocpd_info_stream row's extdata
+  /// ({"sync": "legacy_default", "context": 1}; docs/dependencies.md).
+  void add_stream_info(const StreamInfo& stream);
   /// A host-side interval (rocpd_region), e.g. a synchronization.
   void add_region(const std::string& name, int64_t start_ns, int64_t end_ns,
                   const nlohmann::json& extdata = nlohmann::json::object());

@@ -68,6 +68,12 @@ struct CudaEventRecord {
   uint64_t event_sync_id = 0;    // this recording; the synchronizations that wait for it carry it too
 };
 
+/// A stream's creation: CUPTI's STREAM record.
+struct CudaStreamRecord {
+  uint32_t context = 0, stream = 0;
+  uint8_t flag = 0;              // CUpti_ActivityStreamFlag: 1 blocking, 2 non-blocking, 3 the legacy default (NULL) stream
+};
+
 struct CudaTraceData {
   int64_t pid = 0, ppid = 0;
   std::string hostname, command;
@@ -79,6 +85,7 @@ struct CudaTraceData {
   std::vector<CudaMemsetRecord> memsets;
   std::vector<CudaSyncRecord> syncs;
   std::vector<CudaEventRecord> events;
+  std::vector<CudaStreamRecord> streams;
   uint64_t dropped_records = 0;
 };
 
@@ -94,7 +101,7 @@ class CudaTraceWriter {
   CudaTraceWriter& operator=(const CudaTraceWriter&) = delete;
 
   /// Adds the records of batch: devices not yet written, then kernels, copies, memsets,
-  /// synchronizations and event records (docs/dependencies.md). batch.names are the kernel names first seen in this batch; a kernel's name
+  /// synchronizations, event records and stream kinds (docs/dependencies.md). batch.names are the kernel names first seen in this batch; a kernel's name
   /// indexes every name added so far, in order.
   void add(const CudaTraceData& batch);
   /// Commits, with the count of records CUPTI dropped and the process's end time (CUPTI's clock),

@@ -247,6 +247,16 @@ void CudaTraceWriter::add(const CudaTraceData& batch) {
     op.correlation_id = e.correlation;
     impl_->writer->add_event_operation(op);
   }
+  for (const auto& st : batch.streams) {
+    trace::StreamInfo info;
+    info.stream_id = st.stream;
+    info.context = st.context;
+    info.sync = st.flag == 1 ? trace::StreamSync::blocking
+                : st.flag == 2 ? trace::StreamSync::non_blocking
+                : st.flag == 3 ? trace::StreamSync::legacy_default
+                               : trace::StreamSync::unknown;
+    impl_->writer->add_stream_info(info);
+  }
 }
 
 void CudaTraceWriter::finish(uint64_t dropped_records, uint64_t end_ns) {

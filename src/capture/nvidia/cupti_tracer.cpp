@@ -197,6 +197,11 @@ void add_record(Tracer& t, CudaTraceData& batch, const CUpti_Activity* record) {
       batch.events.push_back({e->streamId, e->correlationId, e->cudaEventSyncId});
       break;
     }
+    case CUPTI_ACTIVITY_KIND_STREAM: {
+      const auto* st = reinterpret_cast<const CUpti_ActivityStream*>(record);
+      batch.streams.push_back({st->contextId, st->streamId, static_cast<uint8_t>(st->flag)});
+      break;
+    }
     default:
       break;
   }
@@ -356,7 +361,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity buffers: ") + cupti_error(r));
     for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                     CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                                    CUPTI_ACTIVITY_KIND_CUDA_EVENT}) {
+                                    CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_STREAM}) {
       r = cuptiActivityEnable(kind);
       if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity kind ") + std::to_string(kind) + ": " + cupti_error(r));
     }

@@ -218,5 +218,55 @@ TEST(CudaTraceWriter, EventRecordsAndWaitsBecomeDependencies) {
   EXPECT_EQ(dag.path[1].via, analysis::EdgeKind::event);
 }
 
+// CUDA's legacy default stream (CUPTI stream flag 3) waits for the blocking streams (flag 1) of its
+// context and holds back their later work; a non-blocking stream (flag 2) and another context's
+// streams run past it. The kinds survive the database, and the DAG joins the work accordingly.
+TEST(CudaTraceWriter, TheLegacyDefaultStreamSynchronizesWithBlockingStreams) {
+  CudaTraceData d = h100_trace();
+  d.kernels.clear();
+  d.memcpys.clear();
+  d.memsets.clear();
+  d.syncs.clear();
+  auto kernel = [&](uint32_t context, uint32_t stream, uint32_t correlation, uint64_t start, uint64_t end) {
+    CudaKernelRecord k;
+    k.start = start;
+    k.end = end;
+    k.context = context;
+    k.stream = stream;
+    k.correlation = correlation;
+    k.registers_per_thread = 32;
+    d.kernels.push_back(k);
+  };
+  d.streams = {{1, 7, 3}, {1, 13, 1}, {1, 14, 2}, {2, 20, 1}, {1, 99, 1}};  // 99: a blocking stream with no work
+  kernel(1, 13, 1, 1'000'000, 2'000'000);  // A, blocking
+  kernel(1, 7, 2, 2'000'100, 3'000'000);   // B, legacy: after A
+  kernel(1, 13, 3, 3'000'100, 4'000'000);  // C, blocking: after B
+  kernel(1, 14, 4, 1'000'000, 1'500'000);  // D, non-blocking: free
+  kernel(2, 20, 5, 1'000'000, 1'500'000);  // F, another context: free
+  kernel(1, 7, 6, 4'000'100, 4'500'000);   // E, legacy: after C
+  const auto path = test::fresh_dir("cuda_legacy_stream") / "4242_results.db";
+  write_cuda_trace(path, d);
+  auto t = trace::read_rocpd({path});
+  ASSERT_EQ(t.streams.size(), 5u);
+  std::map<int64_t, trace::StreamSync> kinds;
+  for (const auto& s : t.streams) kinds[s.stream_id] = s.sync;
+  EXPECT_EQ(kinds[7], trace::StreamSync::legacy_default);
+  EXPECT_EQ(kinds[13], trace::StreamSync::blocking);
+  EXPECT_EQ(kinds[14], trace::StreamSync::non_blocking);
+
+  auto dag = analysis::analyze_dag(t);
+  EXPECT_TRUE(dag.processes.at(0).dependencies_recorded) << "stream kinds are recorded dependencies";
+  std::set<std::pair<int64_t, int64_t>> legacy;  // (from, to) by correlation id
+  for (const auto& e : dag.cross_edges) {
+    ASSERT_EQ(e.kind, analysis::EdgeKind::legacy_stream);
+    legacy.emplace(t.dispatches[e.from.index].correlation_id, t.dispatches[e.to.index].correlation_id);
+  }
+  EXPECT_EQ(legacy, (std::set<std::pair<int64_t, int64_t>>{{1, 2}, {2, 3}, {3, 6}}));
+  std::vector<int64_t> critical;
+  for (const auto& step : dag.path) critical.push_back(t.dispatches[step.node.index].correlation_id);
+  EXPECT_EQ(critical, (std::vector<int64_t>{1, 2, 3, 6}));  // A, B, C, E
+  EXPECT_EQ(dag.critical_path_ns, 1'000'000 + 999'900 + 999'900 + 499'900);
+}
+
 }  // namespace
 }  // namespace rpl::capture
