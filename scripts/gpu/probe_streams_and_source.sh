@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the NVIDIA machine with a carried build (scripts/gpu/prepare_carry.sh): what CUPTI reports
-# of each kind of stream (tests/gpu/programs/stream_kinds_probe.cu), and what ncu's source page
+# of each kind of stream (tests/gpu/programs/stream_kinds_probe.cu) and of CUDA Graphs
+# (tests/gpu/programs/graph_probe.cu), and what ncu's source page
 # gives per SASS instruction and per source line for a kernel built with -lineinfo (softmax) and
 # one without (a Triton kernel). Outputs in $OUT.
 set -uo pipefail
@@ -11,6 +12,8 @@ export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 "$carry/examples/stream_kinds_probe" > "$out/stream_kinds.log" 2>&1
 cat "$out/stream_kinds.log"
+"$carry/examples/graph_probe" > "$out/graph_probe.log" 2>&1
+cat "$out/graph_probe.log"
 "$ncu" --version | tail -1
 work=$(mktemp -d)
 "$ncu" --section SourceCounters --section WarpStateStats --kernel-name regex:softmax --launch-count 1 -f -o "$work/softmax" \

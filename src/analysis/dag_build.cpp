@@ -8,6 +8,7 @@
 // inferred edge joins work that ended to work that started after it.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -34,6 +35,7 @@ struct ProcessInfo {
   std::string guid;
   bool has_event_operations = false;
   bool has_stream_kinds = false;
+  bool has_graph_dependencies = false;
   bool all_correlated = true;
   bool by_correlation = false;
   std::vector<uint32_t> streams;  // dense stream indices
@@ -51,6 +53,7 @@ class Builder {
     add_event_edges();
     add_host_sync_edges();
     add_legacy_stream_edges();
+    add_graph_edges();
     if (options_.infer_threshold_ns > 0) infer_edges();
     finish_graph();
     return std::move(g_);
@@ -101,9 +104,12 @@ class Builder {
   void collect_nodes() {
     const auto& ds = trace_.dispatches;
     std::vector<uint32_t> proc(ds.size());
+    std::set<int32_t> graph_sources;
+    for (const auto& d : trace_.graph_dependencies) graph_sources.insert(d.source);
     for (size_t i = 0; i < ds.size(); ++i) {
       proc[i] = process_of(ds[i]);
       if (ds[i].correlation_id == 0) info_[proc[i]].all_correlated = false;
+      if (graph_sources.count(ds[i].source)) info_[proc[i]].has_graph_dependencies = true;
     }
     std::vector<uint32_t> copy_proc(trace_.memory_copies.size());
     for (size_t i = 0; i < trace_.memory_copies.size(); ++i) {
@@ -112,7 +118,7 @@ class Builder {
       if (c.correlation_id == 0) info_[copy_proc[i]].all_correlated = false;
     }
     for (auto& p : info_) {
-      const bool recorded = p.has_event_operations || p.has_stream_kinds;
+      const bool recorded = p.has_event_operations || p.has_stream_kinds || p.has_graph_dependencies;
       p.by_correlation = recorded && p.all_correlated;
       if (recorded && !p.all_correlated) {
         g_.warnings.push_back(fmt::format("{}: dependencies recorded but not every operation has a correlation id;"
@@ -160,6 +166,7 @@ class Builder {
       if (a.process != b.process) return a.process < b.process;
       if (a.key != b.key) return a.key < b.key;
       if (a.rank != b.rank) return a.rank < b.rank;
+      if (a.start != b.start) return a.start < b.start;  // the nodes of one graph launch share its correlation id
       if (a.node.kind != b.node.kind) return a.node.kind < b.node.kind;
       return a.node.index < b.node.index;
     });
@@ -312,6 +319,38 @@ class Builder {
             add_edge(v, first_after(b, protos_[v].key), EdgeKind::legacy_stream);
           }
         }
+      }
+    }
+  }
+
+  // The edges of each CUDA Graph launch: its dispatches share the launch's correlation id, and the
+  // graph's dependencies name their nodes.
+  void add_graph_edges() {
+    if (trace_.graph_dependencies.empty() || trace_.graph_nodes.empty()) return;
+    std::map<std::pair<int32_t, uint32_t>, std::vector<std::pair<uint64_t, uint64_t>>> dependencies;
+    for (const auto& d : trace_.graph_dependencies) dependencies[{d.source, d.graph}].emplace_back(d.from, d.to);
+    for (auto& [graph, edges] : dependencies) {  // CUPTI reports some edges of an instantiated graph twice
+      std::sort(edges.begin(), edges.end());
+      edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    }
+    std::vector<uint32_t> position(trace_.dispatches.size(), kNone);
+    for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
+      if (g_.nodes[v].kind == DagNode::Kind::dispatch) position[g_.nodes[v].index] = v;
+    }
+    // (process, correlation id, graph) -> node -> position
+    std::map<std::tuple<uint32_t, int64_t, uint32_t>, std::unordered_map<uint64_t, uint32_t>> launches;
+    for (const auto& n : trace_.graph_nodes) {
+      const uint32_t v = position[n.dispatch];
+      if (v == kNone || !info_[protos_[v].process].by_correlation) continue;
+      launches[{protos_[v].process, trace_.dispatches[n.dispatch].correlation_id, n.graph}][n.node] = v;
+    }
+    for (const auto& [launch, nodes] : launches) {
+      const auto& first = trace_.dispatches[g_.nodes[nodes.begin()->second].index];
+      auto deps = dependencies.find({first.source, std::get<2>(launch)});
+      if (deps == dependencies.end()) continue;
+      for (const auto& [from, to] : deps->second) {
+        auto a = nodes.find(from), b = nodes.find(to);
+        if (a != nodes.end() && b != nodes.end()) add_edge(a->second, b->second, EdgeKind::graph);
       }
     }
   }

@@ -184,9 +184,11 @@ class FileReader {
     // there are some.
     const bool events = set.has("event_operation") && read_event_operations(set) > 0;
     const bool streams = set.has("info_stream") && read_stream_kinds(set) > 0;
-    const bool ordered = events || streams;
+    const bool graphs = set.has("metadata") && read_graph_dependencies(set) > 0;
+    const bool ordered = events || streams || graphs;
     const size_t first_dispatch = trace_.dispatches.size();
     read_dispatches(set, ordered);
+    if (graphs) read_graph_nodes(set, first_dispatch);
     if (set.has("memory_copy")) read_memory_copies(set, ordered);
     if (set.has("pmc_event") && set.has("info_pmc")) read_counters(set, first_dispatch);
   }
@@ -360,6 +362,41 @@ class FileReader {
               [](const CounterValue& a, const CounterValue& b) {
                 return a.dispatch != b.dispatch ? a.dispatch < b.dispatch : a.counter < b.counter;
               });
+  }
+
+  // The CUDA Graph edges the CUPTI tracer records as metadata rows.
+  size_t read_graph_dependencies(const TableSet& set) {
+    auto cols = columns_of(db_, set.name("metadata"));
+    if (!cols.count("tag") || !cols.count("value")) return 0;
+    SQLite::Statement st(db_, "SELECT value FROM " + set.name("metadata") + " WHERE tag = 'rpl_graph_dependency'");
+    size_t read = 0;
+    while (st.executeStep()) {
+      const auto j = nlohmann::json::parse(text_or_empty(st.getColumn(0)), nullptr, false);
+      auto unsigned_at = [&](const char* key) -> std::optional<uint64_t> {
+        if (!j.is_object() || !j.contains(key) || !j[key].is_number_unsigned()) return std::nullopt;
+        return j[key].get<uint64_t>();
+      };
+      const auto graph = unsigned_at("graph"), from = unsigned_at("from"), to = unsigned_at("to");
+      if (!graph || !from || !to || *graph > UINT32_MAX) continue;
+      trace_.graph_dependencies.push_back({source_, static_cast<uint32_t>(*graph), *from, *to});
+      ++read;
+    }
+    return read;
+  }
+
+  // The graph and node of each dispatch that ran in a graph launch (extdata), in the order the
+  // dispatches were read.
+  void read_graph_nodes(const TableSet& set, size_t first_dispatch) {
+    const std::string table = set.name("kernel_dispatch");
+    if (!columns_of(db_, table).count("extdata")) return;
+    SQLite::Statement st(db_, "SELECT json_extract(extdata, '$.graph_id'), json_extract(extdata, '$.graph_node_id') FROM " +
+                                  table);
+    for (size_t i = first_dispatch; st.executeStep() && i < trace_.dispatches.size(); ++i) {
+      if (st.getColumn(0).isNull() || st.getColumn(1).isNull()) continue;
+      const int64_t graph = st.getColumn(0).getInt64(), node = st.getColumn(1).getInt64();
+      if (graph <= 0 || graph > UINT32_MAX || node < 0) continue;
+      trace_.graph_nodes.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(graph), static_cast<uint64_t>(node)});
+    }
   }
 
   // The sync kinds the CUPTI tracer records in rocpd_info_stream.extdata; other rows are skipped.

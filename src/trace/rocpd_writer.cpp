@@ -232,6 +232,10 @@ void RocpdWriter::add_stream_info(const StreamInfo& stream) {
   st.exec();
 }
 
+void RocpdWriter::add_graph_dependency(const GraphDependency& d) {
+  add_metadata("rpl_graph_dependency", nlohmann::json{{"graph", d.graph}, {"from", d.from}, {"to", d.to}}.dump());
+}
+
 void RocpdWriter::add_region(const std::string& name, int64_t start_ns, int64_t end_ns, const nlohmann::json& extdata) {
   impl_->insert("region", "nid, pid, tid, start, end, name_id, extdata", impl_->node_id, impl_->process.pid,
                 impl_->process.pid, start_ns, end_ns, impl_->string_id(name), extdata.dump());

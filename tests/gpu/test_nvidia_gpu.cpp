@@ -492,6 +492,38 @@ TEST(NvidiaGpu, TheLegacyDefaultStreamOrdersTheBlockingStreams) {
   std::cout << "legacy stream: " << dag["edges"].dump() << ", critical path " << dag["critical_path_ns"] << " ns\n";
 }
 
+// A CUDA Graph A -> {B, C} -> D launched three times (tests/gpu/programs/graph_diamond.cu): the
+// graph's own edges join each launch, and the critical path takes the long branch C.
+TEST(NvidiaGpu, GraphEdgesGiveTheCriticalPathThroughTheLongBranch) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("graph_diamond"), "500", "3"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const std::string text = read_text(p.out / "dag.json");
+  EXPECT_EQ(schema_errors(text, "dag"), "");
+  const auto dag = json::parse(text);
+  EXPECT_EQ(dag["edges"]["graph"], 12) << dag["edges"].dump();  // four per launch
+  std::string names;
+  for (const auto& step : dag["critical_path"]["items"]) {
+    if (step["kind"] == "dispatch") names += step["name"].get<std::string>().substr(6, 1);
+  }
+  EXPECT_EQ(names, "acdacdacd") << dag["critical_path"].dump();
+  const double critical_ms = dag["critical_path_ns"].get<double>() / 1e6;
+  EXPECT_NEAR(critical_ms, 3 * 5 * 0.5, 0.75);  // three launches of A, C, D; launch gaps on top
+  std::cout << "graph diamond: " << dag["edges"].dump() << ", critical path " << critical_ms << " ms\n";
+}
+
+// A PyTorch CUDA graph replayed ten times: its kernels are joined by the graph's edges.
+TEST(NvidiaGpu, APytorchCudaGraphKeepsItsEdges) {
+  SKIP_WITHOUT_GPU();
+  if (!find_executable("python3")) GTEST_SKIP() << "no python3";
+  auto p = profile({"python3", (source_dir() / "tests/gpu/programs/torch_cuda_graph.py").string()}, 1, {"--quiet-app"});
+  if (p.cli.exit_code != 0 && p.cli.err.find("torch") != std::string::npos) GTEST_SKIP() << "no PyTorch: " << p.cli.err;
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const auto dag = json::parse(read_text(p.out / "dag.json"));
+  EXPECT_GE(dag["edges"]["graph"].get<int>(), 10) << dag["edges"].dump();  // at least one per replay
+  std::cout << "torch CUDA graph: " << dag["edges"].dump() << "\n";
+}
+
 // roofline_calibration prints each kernel's exact FLOPs and DRAM bytes; the roofline from the ncu
 // pass must agree (FLOPs within 2 %, DRAM bytes of the streaming kernels within 3 %) and place each
 // kernel in the regime it was built for.

@@ -13,8 +13,9 @@
 
 namespace rpl::analysis {
 
-enum class EdgeKind : uint8_t { stream, event, host_sync, legacy_stream, inferred };
-inline constexpr std::array<const char*, 5> kEdgeKindNames = {"stream", "event", "host_sync", "legacy_stream", "inferred"};
+enum class EdgeKind : uint8_t { stream, event, host_sync, legacy_stream, graph, inferred };
+inline constexpr std::array<const char*, 6> kEdgeKindNames = {"stream", "event", "host_sync", "legacy_stream", "graph",
+                                                              "inferred"};
 
 struct DagOptions {
   /// An op that starts within this long after an op of another stream ended, and more than this

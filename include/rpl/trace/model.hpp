@@ -176,6 +176,21 @@ struct StreamInfo {
   StreamSync sync = StreamSync::unknown;
 };
 
+/// A dispatch that ran as a node of a CUDA Graph launch: its graph (the instantiated one) and node,
+/// as CUPTI numbers them. The dispatches of one launch share its correlation id.
+struct GraphNodeDispatch {
+  uint32_t dispatch = 0;  // index into Trace::dispatches
+  uint32_t graph = 0;
+  uint64_t node = 0;
+};
+
+/// An edge of a CUDA Graph: `to` runs after `from` in every launch of the graph.
+struct GraphDependency {
+  int32_t source = 0;  // graphs are numbered per process, and the CUPTI tracer writes one process per file
+  uint32_t graph = 0;
+  uint64_t from = 0, to = 0;
+};
+
 /// Hardware counter values of dispatches (rocpd_pmc_event, summed over instances as rocpd's
 /// counters_collection view does).
 struct CounterValue {
@@ -193,6 +208,8 @@ struct Trace {
   std::vector<MemoryCopy> memory_copies;
   std::vector<EventOperation> event_operations;
   std::vector<StreamInfo> streams;  // only the streams whose sync kind a database recorded
+  std::vector<GraphNodeDispatch> graph_nodes;           // read only where graph dependencies were recorded
+  std::vector<GraphDependency> graph_dependencies;
   std::vector<std::string> counter_names;
   std::vector<CounterValue> counter_values;  // by dispatch, then counter
   std::vector<std::string> warnings;  // non-fatal oddities found while reading

@@ -56,6 +56,9 @@ class RocpdWriter {
   /// Records a stream's sync kind and context in its rocpd_info_stream row's extdata
   /// ({"sync": "legacy_default", "context": 1}; docs/dependencies.md).
   void add_stream_info(const StreamInfo& stream);
+  /// Records an edge of a CUDA Graph as a rocpd_metadata row, tag "rpl_graph_dependency", value
+  /// {"graph": G, "from": NODE, "to": NODE} (docs/dependencies.md).
+  void add_graph_dependency(const GraphDependency& dependency);
   /// A host-side interval (rocpd_region), e.g. a synchronization.
   void add_region(const std::string& name, int64_t start_ns, int64_t end_ns,
                   const nlohmann::json& extdata = nlohmann::json::object());

@@ -74,6 +74,12 @@ struct CudaStreamRecord {
   uint8_t flag = 0;              // CUpti_ActivityStreamFlag: 1 blocking, 2 non-blocking, 3 the legacy default (NULL) stream
 };
 
+/// An edge of a CUDA Graph (CUPTI's GRAPHNODE_DEPENDENCY_CREATED callback, ids as CUPTI gives them).
+struct CudaGraphDependency {
+  uint32_t graph = 0;
+  uint64_t from = 0, to = 0;
+};
+
 struct CudaTraceData {
   int64_t pid = 0, ppid = 0;
   std::string hostname, command;
@@ -86,6 +92,7 @@ struct CudaTraceData {
   std::vector<CudaSyncRecord> syncs;
   std::vector<CudaEventRecord> events;
   std::vector<CudaStreamRecord> streams;
+  std::vector<CudaGraphDependency> graph_dependencies;
   uint64_t dropped_records = 0;
 };
 
@@ -101,7 +108,7 @@ class CudaTraceWriter {
   CudaTraceWriter& operator=(const CudaTraceWriter&) = delete;
 
   /// Adds the records of batch: devices not yet written, then kernels, copies, memsets,
-  /// synchronizations, event records and stream kinds (docs/dependencies.md). batch.names are the kernel names first seen in this batch; a kernel's name
+  /// synchronizations, event records, stream kinds and graph edges (docs/dependencies.md). batch.names are the kernel names first seen in this batch; a kernel's name
   /// indexes every name added so far, in order.
   void add(const CudaTraceData& batch);
   /// Commits, with the count of records CUPTI dropped and the process's end time (CUPTI's clock),

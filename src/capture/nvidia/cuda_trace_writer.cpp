@@ -257,6 +257,7 @@ void CudaTraceWriter::add(const CudaTraceData& batch) {
                                : trace::StreamSync::unknown;
     impl_->writer->add_stream_info(info);
   }
+  for (const auto& g : batch.graph_dependencies) impl_->writer->add_graph_dependency({0, g.graph, g.from, g.to});
 }
 
 void CudaTraceWriter::finish(uint64_t dropped_records, uint64_t end_ns) {

@@ -48,6 +48,7 @@ struct Tracer {
   // C string, so a known name costs no allocation.
   std::unordered_map<std::string, uint32_t, NameHash, std::equal_to<>> name_index;
   std::vector<rpl::capture::CudaDeviceInfo> new_devices;
+  std::vector<rpl::capture::CudaGraphDependency> new_graph_dependencies;  // since the last batch
   std::deque<CudaTraceData> batches;
   bool stopping = false;
   uint64_t dropped = 0;
@@ -222,6 +223,8 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     t.new_names.clear();
     batch.devices = std::move(t.new_devices);
     t.new_devices.clear();
+    batch.graph_dependencies = std::move(t.new_graph_dependencies);
+    t.new_graph_dependencies.clear();
     t.batches.push_back(std::move(batch));
   }
   t.wake.notify_one();
@@ -267,9 +270,10 @@ void write_trace() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
     std::lock_guard lock(t.mutex);
-    if (!t.new_devices.empty()) {  // a device whose context ran nothing yet
+    if (!t.new_devices.empty() || !t.new_graph_dependencies.empty()) {  // a device that ran nothing yet, a graph built late
       CudaTraceData batch;
       batch.devices = std::move(t.new_devices);
+      batch.graph_dependencies = std::move(t.new_graph_dependencies);
       t.batches.push_back(std::move(batch));
     }
     t.stopping = true;
@@ -297,6 +301,20 @@ void write_trace() {
 
 bool capturing = false;  // rocm-perf isolate: RPL_CAPTURE_DIR is set
 
+// An edge of a graph, as created (by the graph API, by stream capture, or by instantiation, whose
+// copy of the graph is the one its launches' kernel records name).
+void record_graph_dependency(const CUpti_ResourceData* r) {
+  const auto* g = r ? static_cast<const CUpti_GraphData*>(r->resourceDescriptor) : nullptr;
+  if (!g || !g->graph || !g->node || !g->dependency) return;
+  rpl::capture::CudaGraphDependency d;
+  if (cuptiGetGraphId(g->graph, &d.graph) != CUPTI_SUCCESS || cuptiGetGraphNodeId(g->dependency, &d.from) != CUPTI_SUCCESS ||
+      cuptiGetGraphNodeId(g->node, &d.to) != CUPTI_SUCCESS) {
+    return;
+  }
+  std::lock_guard lock(tracer().mutex);
+  tracer().new_graph_dependencies.push_back(d);
+}
+
 // Records reach us only when flushed: before a device reset or context teardown drops them.
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
   if (capturing) rpl::capture::on_capture_callback(domain, cbid, cbdata);
@@ -306,6 +324,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     const auto* r = static_cast<const CUpti_ResourceData*>(cbdata);
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) record_device(r->context);
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED) record_graph_dependency(r);
   }
 }
 
@@ -348,6 +367,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED);
     if (rpl::capture::capture_requested()) {
       const std::string why = rpl::capture::start_capture(t.subscriber);
       if (!why.empty()) refuse("cannot capture: " + why);

@@ -268,5 +268,55 @@ TEST(CudaTraceWriter, TheLegacyDefaultStreamSynchronizesWithBlockingStreams) {
   EXPECT_EQ(dag.critical_path_ns, 1'000'000 + 999'900 + 999'900 + 499'900);
 }
 
+// A CUDA Graph (a diamond A -> B, A -> C, B -> D, C -> D) launched twice, as CUPTI reports it on an
+// H100 (tests/gpu/programs/graph_probe.cu): the kernels of a launch share its correlation id and
+// name their node of the instantiated graph; C runs on another stream. The graph's edges join each
+// launch's kernels, and the long branch C is on the critical path.
+TEST(CudaTraceWriter, GraphEdgesJoinEachLaunch) {
+  CudaTraceData d = h100_trace();
+  d.kernels.clear();
+  d.memcpys.clear();
+  d.memsets.clear();
+  d.syncs.clear();
+  const uint64_t a = 8589934592, b = a + 1, c = a + 2, dd = a + 3;  // graph 2's nodes
+  // Graph 1 is the one instantiated; CUPTI reported A -> C of graph 2 twice on the H100.
+  d.graph_dependencies = {{1, 11, 12}, {2, a, b}, {2, a, c}, {2, b, dd}, {2, c, dd}, {2, a, c}};
+  auto node = [&](uint32_t stream, uint32_t launch, uint64_t id, uint64_t start, uint64_t end) {
+    CudaKernelRecord k;
+    k.start = start;
+    k.end = end;
+    k.stream = stream;
+    k.correlation = launch;
+    k.graph_id = 2;
+    k.graph_node_id = id;
+    k.registers_per_thread = 32;
+    d.kernels.push_back(k);
+  };
+  for (uint32_t launch = 1; launch <= 2; ++launch) {
+    const uint64_t t0 = launch * 10'000'000;
+    node(13, launch, a, t0, t0 + 1'000'000);
+    node(13, launch, b, t0 + 1'000'100, t0 + 1'500'000);
+    node(16, launch, c, t0 + 1'000'200, t0 + 4'000'000);
+    node(13, launch, dd, t0 + 4'000'100, t0 + 5'000'000);
+  }
+  const auto path = test::fresh_dir("cuda_graph") / "4242_results.db";
+  write_cuda_trace(path, d);
+  auto t = trace::read_rocpd({path});
+  EXPECT_EQ(t.graph_dependencies.size(), 6u);
+  EXPECT_EQ(t.graph_nodes.size(), 8u);
+
+  auto dag = analysis::analyze_dag(t);
+  EXPECT_TRUE(dag.processes.at(0).dependencies_recorded);
+  EXPECT_EQ(dag.edge_counts[static_cast<size_t>(analysis::EdgeKind::graph)], 8u);  // four per launch
+  std::vector<uint64_t> critical;
+  for (const auto& step : dag.path) {
+    for (const auto& n : t.graph_nodes) {
+      if (n.dispatch == step.node.index) critical.push_back(n.node);
+    }
+  }
+  // Each launch's A, C, D; the second launch follows the first on stream 13.
+  EXPECT_EQ(critical, (std::vector<uint64_t>{a, c, dd, a, c, dd}));
+}
+
 }  // namespace
 }  // namespace rpl::capture

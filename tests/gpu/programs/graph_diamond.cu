@@ -1,0 +1,53 @@
+// graph_diamond: a CUDA Graph A -> {B, C} -> D built with the graph API, launched ROUNDS times.
+// A, B and D spin one unit each, C three: the critical path of a launch is A, C, D (5 units of the
+// 6 the kernels take in all). Usage: graph_diamond [UNIT_US] [ROUNDS]
+#include <cstdio>
+#include <cstdlib>
+
+#include "../../../examples/common/gpu_compat.hpp"
+
+__device__ void spin(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+__global__ void graph_a(long long cycles) { spin(cycles); }
+__global__ void graph_b(long long cycles) { spin(cycles); }
+__global__ void graph_c(long long cycles) { spin(cycles); }
+__global__ void graph_d(long long cycles) { spin(cycles); }
+
+namespace {
+cudaGraphNode_t add(cudaGraph_t graph, void (*kernel)(long long), long long* cycles, const cudaGraphNode_t* deps, size_t n) {
+  void* args[] = {cycles};
+  cudaKernelNodeParams p{};
+  p.func = reinterpret_cast<void*>(kernel);
+  p.gridDim = dim3(1);
+  p.blockDim = dim3(1);
+  p.kernelParams = args;
+  cudaGraphNode_t node;
+  GPU_CHECK(cudaGraphAddKernelNode(&node, graph, deps, n, &p));
+  return node;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double unit_us = argc > 1 ? std::atof(argv[1]) : 500;
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
+  int clock_khz = 0;
+  GPU_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  long long one = static_cast<long long>(unit_us * clock_khz / 1000.0), three = 3 * one;
+  cudaGraph_t graph;
+  GPU_CHECK(cudaGraphCreate(&graph, 0));
+  const cudaGraphNode_t a = add(graph, graph_a, &one, nullptr, 0);
+  const cudaGraphNode_t bc[] = {add(graph, graph_b, &one, &a, 1), add(graph, graph_c, &three, &a, 1)};
+  add(graph, graph_d, &one, bc, 2);
+  cudaGraphExec_t exec;
+  GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaStream_t stream;
+  GPU_CHECK(cudaStreamCreate(&stream));
+  for (int r = 0; r < rounds; ++r) GPU_CHECK(cudaGraphLaunch(exec, stream));
+  GPU_CHECK(cudaStreamSynchronize(stream));
+  std::printf("graph_diamond: %d launches of %.0f us units\n", rounds, unit_us);
+  return 0;
+}
