@@ -1,11 +1,12 @@
 // Builds the dependency DAG of a trace (docs/dependencies.md).
 //
-// A process that recorded event operations or stream kinds orders its work by correlation id (the
-// order it enqueued it); others by start time. Either order is topological: stream edges join
-// consecutive work of a stream, an event edge joins the work before a record to the work after a
-// wait that came later, a host synchronization sits between the work enqueued before it and after
-// it, the legacy default stream between the blocking streams' work before and after it, and an
-// inferred edge joins work that ended to work that started after it.
+// A process that recorded event operations, stream kinds or graph edges orders its work by
+// correlation id (the order it enqueued it; a graph launch's nodes, which share one, by start
+// time); others by start time. Either order is topological: stream edges join consecutive work of
+// a stream, an event edge joins the work before a record to the work after a wait that came later,
+// a host synchronization sits between the work enqueued before it and after it, the legacy default
+// stream between the blocking streams' work before and after it, a graph edge joins two nodes of
+// one launch, and an inferred edge joins work that ended to work that started after it.
 #include <algorithm>
 #include <map>
 #include <set>

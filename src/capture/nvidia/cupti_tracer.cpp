@@ -270,7 +270,8 @@ void write_trace() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
     std::lock_guard lock(t.mutex);
-    if (!t.new_devices.empty() || !t.new_graph_dependencies.empty()) {  // a device that ran nothing yet, a graph built late
+    // A device whose context ran nothing yet, a graph built after the last buffer.
+    if (!t.new_devices.empty() || !t.new_graph_dependencies.empty()) {
       CudaTraceData batch;
       batch.devices = std::move(t.new_devices);
       batch.graph_dependencies = std::move(t.new_graph_dependencies);
