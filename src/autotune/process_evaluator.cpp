@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -180,17 +181,23 @@ struct ProcessEvaluator::Impl {
     }
   }
 
+  // Line by line, and only lines of at most kMaxMetricLine bytes: std::regex recurses per matched
+  // character, and a greedy pattern over a long line of output would overflow the stack.
   void metric_samples(const fs::path& log, std::vector<double>& samples, Measurement& m) {
-    const std::string output = read_file(log);
+    constexpr size_t kMaxMetricLine = 16 * 1024;
+    std::istringstream lines(read_file(log));
     size_t found = 0;
-    for (auto it = std::sregex_iterator(output.begin(), output.end(), *metric); it != std::sregex_iterator(); ++it) {
-      const auto& match = *it;
-      const std::string text = match.size() > 1 ? match[1].str() : match[0].str();
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str(), &end);
-      if (end == text.c_str() || !std::isfinite(v) || v <= 0) continue;
-      samples.push_back(v);
-      ++found;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.size() > kMaxMetricLine) continue;
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), *metric); it != std::sregex_iterator(); ++it) {
+        const auto& match = *it;
+        const std::string text = match.size() > 1 ? match[1].str() : match[0].str();
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || !std::isfinite(v) || v <= 0) continue;
+        samples.push_back(v);
+        ++found;
+      }
     }
     if (found == 0) {
       m.failure = Failure::no_metric;

@@ -334,5 +334,18 @@ TEST(CliAutotuneBadInput, CacheOfAnotherDeviceOrProgramIsNotResumed) {
   EXPECT_NE(doc["warnings"].dump().find("cache_other_scope"), std::string::npos);
 }
 
+// A program that prints a very long line: the metric is still read from the lines after it, and
+// rocm-perf does not crash (a greedy pattern over a 2 MB line overflowed std::regex's stack).
+TEST(CliAutotune, AVeryLongLineOfOutputIsSkipped) {
+  const auto dir = fresh_dir("tune-long-line");
+  std::ofstream(dir / "space.json") << R"({"parameters": {"A": [1]}})";
+  const std::string script = "head -c 2000000 /dev/zero | tr '\\0' 7; echo; echo time_ms: 3.{A}";
+  auto r = run_cli({"autotune", "--space", (dir / "space.json").string(), "--cmd-template", "/bin/sh -c \"" + script + "\"",
+                    "--metric-regex", "time_ms: (.*)|(7+)", "--min-samples", "1", "--timeout", "20", "--device-name", "test",
+                    "--json", "--out", (dir / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out)["best"]["value"].get<double>(), 3.1);
+}
+
 }  // namespace
 }  // namespace rpl::test
