@@ -1,12 +1,12 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <regex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -67,16 +67,28 @@ void check_sqlite_header(const fs::path& file) {
   }
 }
 
+// The suffix of a dispatch table's name ("" or "_<uuid>"), matching rocpd_kernel_dispatch(_[0-9A-Za-z_]+)?
+// by hand: std::regex recurses per character, and a table name may be as long as the file.
+std::optional<std::string> dispatch_table_suffix(const std::string& name) {
+  constexpr std::string_view base = "rocpd_kernel_dispatch";
+  if (name.compare(0, base.size(), base) != 0) return std::nullopt;
+  const std::string suffix = name.substr(base.size());
+  if (suffix.empty()) return suffix;
+  const bool word = std::all_of(suffix.begin() + 1, suffix.end(),
+                                [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (suffix[0] != '_' || suffix.size() < 2 || !word) return std::nullopt;
+  return suffix;
+}
+
 std::vector<TableSet> find_table_sets(SQLite::Database& db, const fs::path& file) {
-  static const std::regex dispatch_table("^rocpd_kernel_dispatch(_[0-9A-Za-z_]+)?$");
   std::vector<std::pair<std::string, std::string>> objects;  // name, type
   SQLite::Statement st(db, "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name");
   while (st.executeStep()) objects.emplace_back(st.getColumn(0).getString(), st.getColumn(1).getString());
 
   std::vector<TableSet> sets;
   for (const auto& [name, type] : objects) {
-    std::smatch m;
-    if (type == "table" && std::regex_match(name, m, dispatch_table)) sets.push_back({m[1].str(), {}});
+    if (type != "table") continue;
+    if (auto suffix = dispatch_table_suffix(name)) sets.push_back({*suffix, {}});
   }
   if (sets.empty()) {
     // No suffixed tables: a database of views only (e.g. merged by a tool) still reads through them.

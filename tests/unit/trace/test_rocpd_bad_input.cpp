@@ -75,6 +75,21 @@ TEST(RocpdBadInput, MissingKernelSymbolTable) {
   EXPECT_NE(read_error(path).find("rocpd_info_kernel_symbol_x is missing"), std::string::npos);
 }
 
+// A table name as long as the file (the reader matched names with std::regex, which recurses per
+// character), and names that only look like a dispatch table.
+TEST(RocpdBadInput, VeryLongAndOddTableNames) {
+  const auto path = test::fresh_dir("longname") / "longname.db";
+  const std::string suffix = "_" + std::string(1'000'000, 'a');
+  SQLite::Database(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE)
+      .exec("CREATE TABLE \"rocpd_kernel_dispatch" + suffix + "\" (id INTEGER PRIMARY KEY, kernel_id INTEGER, start INTEGER, end INTEGER);");
+  EXPECT_NE(read_error(path).find("is missing"), std::string::npos);  // found as a dispatch table; its symbols are not there
+  const auto odd = test::fresh_dir("oddname") / "oddname.db";
+  SQLite::Database(odd.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE)
+      .exec("CREATE TABLE \"rocpd_kernel_dispatch_\" (x); CREATE TABLE \"rocpd_kernel_dispatch-x\" (x);"
+            "CREATE TABLE rocpd_kernel_dispatchx (x);");
+  EXPECT_NE(read_error(odd).find("no rocpd tables"), std::string::npos);
+}
+
 TEST(RocpdBadInput, NoDispatchesIsReadableButEmpty) {
   const auto dir = test::fresh_dir("nodispatch");
   Trace t = read_rocpd({test::scenario("no-dispatches", 1, dir)});
