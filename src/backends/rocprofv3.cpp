@@ -22,8 +22,10 @@ std::optional<fs::path> find_rocprofv3() {
 
 std::vector<std::string> rocprofv3_trace_argv(const fs::path& rocprofv3, const fs::path& output_dir,
                                               const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {rocprofv3.string(), "--kernel-trace", "--output-format", "rocpd",
-                                   "-d", output_dir.string(), "--"};
+  // Copies and the HIP API calls (event records and waits, with their arguments) give the DAG its
+  // nodes and explicit edges (docs/dependencies.md).
+  std::vector<std::string> argv = {rocprofv3.string(), "--kernel-trace", "--memory-copy-trace", "--hip-runtime-trace",
+                                   "--output-format", "rocpd", "-d", output_dir.string(), "--"};
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
 }

@@ -18,17 +18,13 @@
 
 #include <rpl/core/error.hpp>
 
+#include "rocpd_hip_api.hpp"
+#include "rocpd_tables.hpp"
+
 namespace rpl::trace {
 namespace fs = std::filesystem;
-namespace {
 
-// One set of rocpd tables sharing a suffix ("_<uuid>"), or the unsuffixed views when there are no tables.
-struct TableSet {
-  std::string suffix;
-  std::set<std::string> names;  // every table (or view) name of the set, suffix included
-  bool has(const std::string& base) const { return names.count("rocpd_" + base + suffix) != 0; }
-  std::string name(const std::string& base) const { return "\"rocpd_" + base + suffix + "\""; }
-};
+namespace detail {
 
 std::set<std::string> columns_of(SQLite::Database& db, const std::string& quoted_table) {
   std::set<std::string> cols;
@@ -37,10 +33,17 @@ std::set<std::string> columns_of(SQLite::Database& db, const std::string& quoted
   return cols;
 }
 
-// "col" when the table has it, else a literal default, so one SELECT serves every schema variant.
 std::string column_or(const std::set<std::string>& cols, const std::string& col, const std::string& fallback) {
   return cols.count(col) ? "\"" + col + "\"" : fallback;
 }
+
+}  // namespace detail
+
+namespace {
+using detail::column_or;
+using detail::columns_of;
+using detail::TableSet;
+using detail::text_or_empty;
 
 void require_columns(const std::set<std::string>& cols, std::initializer_list<const char*> needed,
                      const fs::path& file, const std::string& table) {
@@ -123,8 +126,6 @@ std::optional<double> json_double(const nlohmann::json& j, const char* key) {
   return it->get<double>();
 }
 
-std::string text_or_empty(const SQLite::Column& c) { return c.isNull() ? std::string() : c.getString(); }
-
 // Maps (guid, rocpd id) to an index in the model.
 class IdMap {
  public:
@@ -195,13 +196,25 @@ class FileReader {
     // Correlation ids order work only against event operations and stream kinds: read only where
     // there are some.
     const bool events = set.has("event_operation") && read_event_operations(set) > 0;
+    // rocprofv3's own databases leave rocpd_event_operation empty; its HIP API trace has the calls.
+    const bool hip_events = !events && detail::has_hip_event_calls(db_, set);
     const bool streams = set.has("info_stream") && read_stream_kinds(set) > 0;
     const bool graphs = set.has("metadata") && read_graph_dependencies(set) > 0;
-    const bool ordered = events || streams || graphs;
-    const size_t first_dispatch = trace_.dispatches.size();
+    const bool ordered = events || hip_events || streams || graphs;
+    const size_t first_dispatch = trace_.dispatches.size(), first_copy = trace_.memory_copies.size();
     read_dispatches(set, ordered);
     if (graphs) read_graph_nodes(set, first_dispatch);
     if (set.has("memory_copy")) read_memory_copies(set, ordered);
+    if (hip_events) {
+      std::vector<detail::EnqueuedWork> work;
+      for (size_t i = first_dispatch; i < trace_.dispatches.size(); ++i) {
+        work.push_back({trace_.dispatches[i].correlation_id, trace_.dispatches[i].stream_id});
+      }
+      for (size_t i = first_copy; i < trace_.memory_copies.size(); ++i) {
+        work.push_back({trace_.memory_copies[i].correlation_id, trace_.memory_copies[i].stream_id});
+      }
+      detail::read_hip_event_operations(db_, set, source_, work, trace_);
+    }
     if (set.has("pmc_event") && set.has("info_pmc")) read_counters(set, first_dispatch);
   }
 

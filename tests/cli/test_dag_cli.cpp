@@ -37,6 +37,24 @@ TEST(CliDag, AnalyzeOutWritesDagJsonWithTheDesignedCriticalPath) {
   EXPECT_EQ(read_text(dir / "again" / "dag.json"), text);
 }
 
+// An AMD trace with the HIP API calls (tests/fixtures/rocpd_v3_hip_api.sql): its dependencies are recorded.
+TEST(CliDag, AmdTraceTakesItsDependenciesFromTheHipCalls) {
+  const auto dir = fresh_dir("cli_dag_hip");
+  const auto db = database_from_sql("rocpd_v3_hip_api.sql", dir);
+  auto r = run_cli({"analyze", "--out", (dir / "out").string(), db.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_text(dir / "out" / "dag.json");
+  EXPECT_EQ(schema_errors(text, "dag"), "");
+  const auto dag = nlohmann::json::parse(text);
+  EXPECT_EQ(dag["processes"][0]["dependencies"], "recorded");
+  EXPECT_EQ(dag["edges"]["event"], 2);
+  EXPECT_EQ(dag["edges"]["inferred"], 0);
+  EXPECT_EQ(dag["critical_path_ns"], 140'000);
+  EXPECT_EQ(dag["critical_path"]["items"][1]["name"], "consume(float*)");
+  EXPECT_EQ(dag["critical_path"]["items"][1]["via"], "event");
+  EXPECT_NE(r.err.find("recording"), std::string::npos) << "the wait on an event never recorded is reported: " << r.err;
+}
+
 TEST(CliDag, InferenceThresholdOption) {
   const auto dir = fresh_dir("cli_dag_infer");
   const auto db = scenario("mi300x", 1, dir);  // no event operations: dependencies inferred

@@ -44,18 +44,20 @@ TEST(CliProfile, RunsRocprofv3WithExactlyTheDocumentedArguments) {
   ASSERT_EQ(calls.size(), 3u);
   std::set<std::string> dirs;
   for (const auto& argv : calls) {
-    ASSERT_EQ(argv.size(), 10u) << argv.dump();
+    ASSERT_EQ(argv.size(), 12u) << argv.dump();
     EXPECT_EQ(argv[0], (fake_rocprof_dir() / "rocprofv3").string());
     EXPECT_EQ(argv[1], "--kernel-trace");
-    EXPECT_EQ(argv[2], "--output-format");
-    EXPECT_EQ(argv[3], "rocpd");
-    EXPECT_EQ(argv[4], "-d");
-    EXPECT_EQ(argv[6], "--");
-    EXPECT_EQ(argv[7], "/bin/echo");
-    EXPECT_EQ(argv[8], "hello world");  // one argument, untouched by any shell
-    EXPECT_EQ(argv[9], "--flag");
-    dirs.insert(argv[5].get<std::string>());
-    EXPECT_FALSE(fs::exists(argv[5].get<std::string>())) << "temporary folders are removed without --debug";
+    EXPECT_EQ(argv[2], "--memory-copy-trace");
+    EXPECT_EQ(argv[3], "--hip-runtime-trace");
+    EXPECT_EQ(argv[4], "--output-format");
+    EXPECT_EQ(argv[5], "rocpd");
+    EXPECT_EQ(argv[6], "-d");
+    EXPECT_EQ(argv[8], "--");
+    EXPECT_EQ(argv[9], "/bin/echo");
+    EXPECT_EQ(argv[10], "hello world");  // one argument, untouched by any shell
+    EXPECT_EQ(argv[11], "--flag");
+    dirs.insert(argv[7].get<std::string>());
+    EXPECT_FALSE(fs::exists(argv[7].get<std::string>())) << "temporary folders are removed without --debug";
   }
   EXPECT_EQ(dirs.size(), 3u) << "each run gets its own output folder";
 
@@ -124,10 +126,10 @@ TEST(CliProfile, DebugKeepsTemporaryFoldersAndPrintsCommands) {
   FakeProfiler fake;
   auto r = run_cli({"profile", "--debug", "--runs", "1", "--out", (fake.dir / "d").string(), "--", "/bin/true"}, fake.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("--kernel-trace --output-format rocpd -d"), std::string::npos);
+  EXPECT_NE(r.err.find("--kernel-trace --memory-copy-trace --hip-runtime-trace --output-format rocpd -d"), std::string::npos);
   auto calls = fake.invocations();
   ASSERT_EQ(calls.size(), 1u);
-  const fs::path kept = fs::path(calls[0][5].get<std::string>()).parent_path();
+  const fs::path kept = fs::path(calls[0][7].get<std::string>()).parent_path();
   EXPECT_TRUE(fs::is_directory(kept));
   fs::remove_all(kept);
 }
@@ -324,7 +326,7 @@ TEST(CliProfile, ProgramMayAlsoBeGivenWithoutDashes) {
   auto r = run_cli({"profile", "--runs", "1", "--out", (fake.dir / "p").string(), "/bin/true"}, fake.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(fake.invocations().size(), 1u);
-  EXPECT_EQ(fake.invocations()[0][7], "/bin/true");
+  EXPECT_EQ(fake.invocations()[0][9], "/bin/true");
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <rpl/core/files.hpp>
 #include <rpl/core/subprocess.hpp>
 
@@ -114,6 +116,13 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::p
 fs::path scenario(const std::string& name, int run, const fs::path& dir) {
   fs::path path = dir / (name + "_run" + std::to_string(run) + ".db");
   tools::write_scenario(name, run, path);
+  return path;
+}
+
+fs::path database_from_sql(const std::string& sql_fixture, const fs::path& dir) {
+  const auto path = dir / (fs::path(sql_fixture).stem().string() + "_results.db");
+  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db.exec(read_text(source_dir() / "tests/fixtures" / sql_fixture));
   return path;
 }
 

@@ -17,7 +17,8 @@ std::vector<std::string> rocprofv3_trace_argv(const std::filesystem::path& rocpr
                                               const std::filesystem::path& output_dir,
                                               const std::vector<std::string>& command);
 
-/// Runs the program options.runs times under rocprofv3 --kernel-trace and moves each run's
+/// Runs the program options.runs times under rocprofv3 --kernel-trace --memory-copy-trace
+/// --hip-runtime-trace and moves each run's
 /// *_results.db into trace_dir (replacing what a previous profile left there), named run<N>_*.db.
 /// Errors: missing_tool (no rocprofv3), run_failed (a run failed, hung or wrote no database).
 std::vector<std::filesystem::path> trace_with_rocprofv3(const RunOptions& options, const std::filesystem::path& trace_dir);

@@ -349,5 +349,34 @@ TEST(Dag, MultistreamScenarioFromTheDatabase) {
   EXPECT_EQ(DagTrace::kernel_of(r, "branch_short(float*)").min_slack_ns, 200'000);
 }
 
+// An AMD trace whose dependencies come from the HIP API calls (tests/fixtures/rocpd_v3_hip_api.sql):
+// produce -> consume through e1, consume -> tail through e1's second recording, finish after the
+// host waited for e2; the wait on e3, never recorded, adds nothing.
+TEST(Dag, HipApiEventsFromAnAmdTrace) {
+  DagTrace d;
+  d.trace = trace::read_rocpd({test::database_from_sql("rocpd_v3_hip_api.sql", test::fresh_dir("dag_hip_api"))});
+  const auto r = analyze_dag(d.trace);
+  ASSERT_EQ(r.processes.size(), 1u);
+  EXPECT_TRUE(r.processes[0].dependencies_recorded);
+  EXPECT_EQ(r.edge_counts[static_cast<size_t>(EdgeKind::inferred)], 0u);
+  std::vector<std::pair<std::string, std::string>> events;
+  for (const auto& e : r.cross_edges) {
+    if (e.kind != EdgeKind::event) continue;
+    auto name = [&](const DagNode& n) {
+      return d.trace.symbols[static_cast<size_t>(d.trace.dispatches[n.index].symbol)].name();
+    };
+    events.emplace_back(name(e.from), name(e.to));
+  }
+  EXPECT_EQ(events, (std::vector<std::pair<std::string, std::string>>{{"produce(float*)", "consume(float*)"},
+                                                                       {"consume(float*)", "tail(float*)"}}));
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("recording"), std::string::npos) << r.warnings[0];
+  EXPECT_EQ(r.critical_path_ns, 100'000 + 30'000 + 10'000);
+  const auto names = d.path_names(r);
+  ASSERT_GE(names.size(), 3u);
+  EXPECT_EQ(Names(names.begin(), names.begin() + 2), (Names{"produce(float*)", "consume(float*)"}));
+  EXPECT_EQ(d.slack_of(r, 1), 50'000) << "side could end 50 us later";
+}
+
 }  // namespace
 }  // namespace rpl::analysis

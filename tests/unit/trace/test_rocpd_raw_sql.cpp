@@ -1,8 +1,6 @@
 // The reader against a database made by raw SQL typed from the reference schema, not by our writer.
 #include <gtest/gtest.h>
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "test_support.hpp"
@@ -10,12 +8,7 @@
 namespace rpl::trace {
 namespace {
 
-std::filesystem::path raw_database() {
-  const auto path = test::fresh_dir("raw") / "raw_results.db";
-  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db.exec(test::read_text(test::source_dir() / "tests/fixtures/rocpd_v3_raw.sql"));
-  return path;
-}
+std::filesystem::path raw_database() { return test::database_from_sql("rocpd_v3_raw.sql", test::fresh_dir("raw")); }
 
 TEST(RocpdRawSql, ReadsTheReferenceSchema) {
   Trace t = read_rocpd({raw_database()});

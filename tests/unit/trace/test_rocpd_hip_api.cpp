@@ -1,0 +1,104 @@
+// Event records and waits read from rocprofv3's HIP API trace (tests/fixtures/rocpd_v3_hip_api.sql
+// describes the program).
+#include <gtest/gtest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::trace {
+namespace {
+
+constexpr const char* kSuffix = "_0000abcd_1111_7222_8333_444455556666";
+
+std::filesystem::path hip_database(const std::string& name, const std::string& change_sql = "") {
+  const auto path = test::database_from_sql("rocpd_v3_hip_api.sql", test::fresh_dir(name));
+  if (!change_sql.empty()) {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
+    db.exec(change_sql);
+  }
+  return path;
+}
+
+std::string table(const std::string& base) { return "rocpd_" + base + kSuffix; }
+
+TEST(RocpdHipApi, CallsBecomeEventOperationsOnTheStreamsTheirHandlesLaunchedOn) {
+  const Trace t = read_rocpd({hip_database("hip_api")});
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+  ASSERT_EQ(t.dispatches.size(), 5u);
+  for (const auto& d : t.dispatches) EXPECT_NE(d.correlation_id, 0) << "dispatches are ordered by correlation id";
+  ASSERT_EQ(t.event_operations.size(), 8u);  // hipStreamCreate and the launches are not among them
+  using K = EventOperationKind;
+  struct Expected {
+    K kind;
+    int64_t correlation_id, stream_id;
+  };
+  const std::vector<Expected> expected = {
+      {K::event_record, 3, 1},      {K::stream_wait_event, 5, 2}, {K::event_record, 8, 2},
+      {K::event_synchronize, 9, 0}, {K::event_record, 11, 2},     {K::stream_wait_event, 12, 1},
+      {K::stream_wait_event, 13, 1}, {K::device_synchronize, 15, 0}};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const auto& op = t.event_operations[i];
+    EXPECT_EQ(op.kind, expected[i].kind) << i;
+    EXPECT_EQ(op.correlation_id, expected[i].correlation_id) << i;
+    if (op.kind != K::event_synchronize && op.kind != K::device_synchronize) {
+      EXPECT_EQ(op.stream_id, expected[i].stream_id) << i;
+    }
+    EXPECT_EQ(op.guid, "0000abcd-1111-7222-8333-444455556666");
+  }
+  const auto& ops = t.event_operations;
+  EXPECT_EQ(ops[1].event, ops[0].event) << "the wait names e1's first recording";
+  EXPECT_EQ(ops[3].event, ops[2].event) << "the host waits for e2's recording";
+  EXPECT_EQ(ops[5].event, ops[4].event) << "after e1 was recorded again, a wait names the new recording";
+  EXPECT_NE(ops[4].event, ops[0].event);
+  for (size_t i : {0u, 2u, 4u}) EXPECT_NE(ops[6].event, ops[i].event) << "e3 was never recorded";
+  EXPECT_EQ(ops[3].start_ns, 1400);
+  EXPECT_EQ(ops[3].end_ns, 132000);
+}
+
+TEST(RocpdHipApi, NullStreamHandleIsStreamZero) {
+  // finish was launched with the null stream ("0"); a record on it with "(nil)" is the same stream.
+  const Trace t = read_rocpd({hip_database(
+      "hip_api_null", "UPDATE " + table("arg") + " SET value = '(nil)' WHERE id = 13")});
+  ASSERT_EQ(t.event_operations.size(), 8u);
+  EXPECT_EQ(t.event_operations[2].stream_id, 0);
+}
+
+TEST(RocpdHipApi, RecordOnAStreamThatRanNothingNamesNoTracedStream) {
+  const Trace t = read_rocpd({hip_database(
+      "hip_api_unused", "UPDATE " + table("arg") + " SET value = '0x55d0c0a09000' WHERE id = 5")});
+  ASSERT_EQ(t.event_operations.size(), 8u);
+  EXPECT_LT(t.event_operations[0].stream_id, 0);
+}
+
+TEST(RocpdHipApi, ArgumentExtdataStreamIdIsTakenAsGiven) {
+  const Trace t = read_rocpd({hip_database(
+      "hip_api_extdata", "UPDATE " + table("arg") + " SET extdata = '{\"stream_id\": 7}' WHERE id = 5")});
+  EXPECT_EQ(t.event_operations.at(0).stream_id, 7);
+}
+
+TEST(RocpdHipApi, CallsWithoutTheirArgumentsAddNothingAndDoNotFail) {
+  // An event record or wait whose event argument is missing is skipped; the synchronizations stay.
+  const Trace t = read_rocpd({hip_database("hip_api_no_args", "DELETE FROM " + table("arg"))});
+  ASSERT_EQ(t.event_operations.size(), 1u);
+  EXPECT_EQ(t.event_operations[0].kind, EventOperationKind::device_synchronize);
+  EXPECT_EQ(t.dispatches.size(), 5u);
+}
+
+TEST(RocpdHipApi, ArgumentTableOfAnotherShapeIsIgnored) {
+  const Trace t = read_rocpd({hip_database("hip_api_other_args", "DROP TABLE " + table("arg") + "; CREATE TABLE " +
+                                                                     table("arg") + " (id INTEGER PRIMARY KEY, note TEXT)")});
+  EXPECT_TRUE(t.event_operations.empty());
+  EXPECT_EQ(t.dispatches.size(), 5u);
+}
+
+TEST(RocpdHipApi, TraceWithoutHipCallsReadsAsBefore) {
+  const Trace t = read_rocpd({hip_database("hip_api_none", "DELETE FROM " + table("region"))});
+  EXPECT_TRUE(t.event_operations.empty());
+  for (const auto& d : t.dispatches) EXPECT_EQ(d.correlation_id, 0) << "unordered traces are not asked for correlation ids";
+}
+
+}  // namespace
+}  // namespace rpl::trace
