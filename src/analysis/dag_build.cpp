@@ -117,6 +117,7 @@ class Builder {
       const auto& c = trace_.memory_copies[i];
       copy_proc[i] = process_of(c.source, c.guid);
       if (c.correlation_id == 0) info_[copy_proc[i]].all_correlated = false;
+      if (graph_sources.count(c.source)) info_[copy_proc[i]].has_graph_dependencies = true;
     }
     for (auto& p : info_) {
       const bool recorded = p.has_event_operations || p.has_stream_kinds || p.has_graph_dependencies;
@@ -324,8 +325,8 @@ class Builder {
     }
   }
 
-  // The edges of each CUDA Graph launch: its dispatches share the launch's correlation id, and the
-  // graph's dependencies name their nodes.
+  // The edges of each CUDA Graph launch: its dispatches and copies share the launch's correlation
+  // id, and the graph's dependencies name their nodes.
   void add_graph_edges() {
     if (trace_.graph_dependencies.empty() || trace_.graph_nodes.empty()) return;
     std::map<std::pair<int32_t, uint32_t>, std::vector<std::pair<uint64_t, uint64_t>>> dependencies;
@@ -334,20 +335,24 @@ class Builder {
       std::sort(edges.begin(), edges.end());
       edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
     }
-    std::vector<uint32_t> position(trace_.dispatches.size(), kNone);
+    std::vector<uint32_t> dispatch_position(trace_.dispatches.size(), kNone);
+    std::vector<uint32_t> copy_position(trace_.memory_copies.size(), kNone);
     for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
-      if (g_.nodes[v].kind == DagNode::Kind::dispatch) position[g_.nodes[v].index] = v;
+      if (g_.nodes[v].kind == DagNode::Kind::dispatch) dispatch_position[g_.nodes[v].index] = v;
+      if (g_.nodes[v].kind == DagNode::Kind::copy) copy_position[g_.nodes[v].index] = v;
     }
-    // (process, correlation id, graph) -> node -> position
-    std::map<std::tuple<uint32_t, int64_t, uint32_t>, std::unordered_map<uint64_t, uint32_t>> launches;
+    // (process, source, correlation id, graph) -> node -> position
+    std::map<std::tuple<uint32_t, int32_t, int64_t, uint32_t>, std::unordered_map<uint64_t, uint32_t>> launches;
     for (const auto& n : trace_.graph_nodes) {
-      const uint32_t v = position[n.dispatch];
+      const uint32_t v = n.copy ? copy_position.at(n.index) : dispatch_position.at(n.index);
       if (v == kNone || !info_[protos_[v].process].by_correlation) continue;
-      launches[{protos_[v].process, trace_.dispatches[n.dispatch].correlation_id, n.graph}][n.node] = v;
+      const int32_t source = n.copy ? trace_.memory_copies[n.index].source : trace_.dispatches[n.index].source;
+      const int64_t correlation = n.copy ? trace_.memory_copies[n.index].correlation_id
+                                         : trace_.dispatches[n.index].correlation_id;
+      launches[{protos_[v].process, source, correlation, n.graph}][n.node] = v;
     }
     for (const auto& [launch, nodes] : launches) {
-      const auto& first = trace_.dispatches[g_.nodes[nodes.begin()->second].index];
-      auto deps = dependencies.find({first.source, std::get<2>(launch)});
+      auto deps = dependencies.find({std::get<1>(launch), std::get<3>(launch)});
       if (deps == dependencies.end()) continue;
       for (const auto& [from, to] : deps->second) {
         auto a = nodes.find(from), b = nodes.find(to);

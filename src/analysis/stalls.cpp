@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "heaviest.hpp"
+
 namespace rpl::analysis {
 namespace {
 
@@ -176,30 +178,15 @@ bool add_source_hot_spots(StallAnalysis& s, const std::vector<trace::SourceView>
     first = std::min(first, ins.address);
     total += ins.samples;
   }
-  std::vector<const trace::SampledInstruction*> order;
-  for (const auto& ins : view->instructions) {
-    if (ins.samples > 0) order.push_back(&ins);
-  }
-  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
-    return a->samples != b->samples ? a->samples > b->samples : a->address < b->address;
-  });
   s.hot.clear();
-  for (size_t i = 0; i < order.size() && i < 10; ++i) {
-    const auto& ins = *order[i];
-    const std::string source = ins.line && !view->file.empty() ? fmt::format("{}:{}", view->file, *ins.line) : "";
-    s.hot.push_back({ins.sass, ins.address - first, source, ins.samples, ins.executed, common_stall(ins.top_reason)});
+  for (const auto* ins : detail::heaviest(view->instructions, 10, [](const auto& i) { return i.samples; })) {
+    const std::string source = ins->line && !view->file.empty() ? fmt::format("{}:{}", view->file, *ins->line) : "";
+    s.hot.push_back({ins->sass, ins->address - first, source, ins->samples, ins->executed, common_stall(ins->top_reason)});
   }
-  std::vector<const trace::SampledLine*> lines;
-  for (const auto& l : view->lines) {
-    if (l.samples > 0) lines.push_back(&l);
-  }
-  std::stable_sort(lines.begin(), lines.end(), [](const auto* a, const auto* b) {
-    return a->samples != b->samples ? a->samples > b->samples : a->line < b->line;
-  });
   s.hot_lines.clear();
-  for (size_t i = 0; i < lines.size() && i < 10; ++i) {
-    const auto& l = *lines[i];
-    s.hot_lines.push_back({view->file, l.line, l.text, l.samples, total > 0 ? static_cast<double>(l.samples) / static_cast<double>(total) : 0});
+  for (const auto* l : detail::heaviest(view->lines, 10, [](const auto& line) { return line.samples; })) {
+    s.hot_lines.push_back({view->file, l->line, l->text, l->samples,
+                           total > 0 ? static_cast<double>(l->samples) / static_cast<double>(total) : 0});
   }
   return true;
 }

@@ -8,6 +8,8 @@
 #include <rpl/analysis/stalls.hpp>
 #include <rpl/core/error.hpp>
 
+#include "heaviest.hpp"
+
 namespace rpl::analysis {
 namespace {
 
@@ -82,17 +84,10 @@ StallAnalysis analyze_thread_trace(const trace::ThreadTrace& att, const std::str
   if (att.wave_cycles > 0 && att.wave_instructions > 0) {
     s.ipc = static_cast<double>(att.wave_instructions) / static_cast<double>(att.wave_cycles);
   }
-  std::vector<const trace::TracedInstruction*> order;
-  for (const auto& ins : att.code) {
-    if ((sampled ? ins.pc_stalled : ins.stall) > 0) order.push_back(&ins);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
-    return (sampled ? a->pc_stalled : a->stall) > (sampled ? b->pc_stalled : b->stall);
-  });
-  for (size_t i = 0; i < order.size() && i < 10; ++i) {
-    const auto& ins = *order[i];
-    s.hot.push_back({ins.isa, ins.vaddr, ins.source, sampled ? ins.pc_stalled : ins.stall,
-                     sampled ? ins.pc_issued + ins.pc_stalled : ins.hits, ""});
+  const auto stall_weight = [&](const trace::TracedInstruction& ins) { return sampled ? ins.pc_stalled : ins.stall; };
+  for (const auto* ins : detail::heaviest(att.code, 10, stall_weight)) {
+    s.hot.push_back({ins->isa, ins->vaddr, ins->source, stall_weight(*ins),
+                     sampled ? ins->pc_issued + ins->pc_stalled : ins->hits, ""});
   }
   return s;
 }

@@ -203,8 +203,11 @@ class FileReader {
     const bool ordered = events || hip_events || streams || graphs;
     const size_t first_dispatch = trace_.dispatches.size(), first_copy = trace_.memory_copies.size();
     read_dispatches(set, ordered);
-    if (graphs) read_graph_nodes(set, first_dispatch);
     if (set.has("memory_copy")) read_memory_copies(set, ordered);
+    if (graphs) {
+      read_graph_nodes(set, "kernel_dispatch", false, first_dispatch, trace_.dispatches.size());
+      if (set.has("memory_copy")) read_graph_nodes(set, "memory_copy", true, first_copy, trace_.memory_copies.size());
+    }
     if (hip_events) {
       std::vector<detail::EnqueuedWork> work;
       for (size_t i = first_dispatch; i < trace_.dispatches.size(); ++i) {
@@ -409,18 +412,18 @@ class FileReader {
     return read;
   }
 
-  // The graph and node of each dispatch that ran in a graph launch (extdata), in the order the
-  // dispatches were read.
-  void read_graph_nodes(const TableSet& set, size_t first_dispatch) {
-    const std::string table = set.name("kernel_dispatch");
+  // The graph and node of each dispatch or copy that ran in a graph launch (extdata), matched to the
+  // rows in the order they were read (rowid order, from `first`).
+  void read_graph_nodes(const TableSet& set, const std::string& base, bool copy, size_t first, size_t end) {
+    const std::string table = set.name(base);
     if (!columns_of(db_, table).count("extdata")) return;
-    SQLite::Statement st(db_, "SELECT json_extract(extdata, '$.graph_id'), json_extract(extdata, '$.graph_node_id') FROM " +
-                                  table);
-    for (size_t i = first_dispatch; st.executeStep() && i < trace_.dispatches.size(); ++i) {
+    SQLite::Statement st(db_, "SELECT CASE WHEN json_valid(extdata) THEN json_extract(extdata, '$.graph_id') END, "
+                              "CASE WHEN json_valid(extdata) THEN json_extract(extdata, '$.graph_node_id') END FROM " + table);
+    for (size_t i = first; st.executeStep() && i < end; ++i) {
       if (st.getColumn(0).isNull() || st.getColumn(1).isNull()) continue;
       const int64_t graph = st.getColumn(0).getInt64(), node = st.getColumn(1).getInt64();
       if (graph <= 0 || graph > UINT32_MAX || node < 0) continue;
-      trace_.graph_nodes.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(graph), static_cast<uint64_t>(node)});
+      trace_.graph_nodes.push_back({copy, static_cast<uint32_t>(i), static_cast<uint32_t>(graph), static_cast<uint64_t>(node)});
     }
   }
 

@@ -512,6 +512,26 @@ TEST(NvidiaGpu, GraphEdgesGiveTheCriticalPathThroughTheLongBranch) {
   std::cout << "graph diamond: " << dag["edges"].dump() << ", critical path " << critical_ms << " ms\n";
 }
 
+// A CUDA Graph with a memset and a memcpy node (tests/gpu/programs/graph_copies.cu: M -> {K, P} -> C)
+// launched three times: the copies carry their graph node too, so the graph's edges join them and
+// the critical path is M, K, C per launch.
+TEST(NvidiaGpu, GraphCopyAndMemsetNodesAreJoinedByTheGraphsEdges) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("graph_copies"), "500", "3"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const std::string text = read_text(p.out / "dag.json");
+  EXPECT_EQ(schema_errors(text, "dag"), "");
+  const auto dag = json::parse(text);
+  EXPECT_EQ(dag["edges"]["graph"], 12) << dag["edges"].dump();  // four per launch
+  std::string path;
+  for (const auto& step : dag["critical_path"]["items"]) {
+    path += step["kind"] == "dispatch" ? step["name"].get<std::string>().substr(6, 1) : std::string(step["name"] == "MEMORY_SET" ? "M" : "C");
+  }
+  EXPECT_EQ(path, "MkCMkCMkC") << dag["critical_path"].dump();
+  std::cout << "graph copies: " << dag["edges"].dump() << ", critical path " << path << " "
+            << dag["critical_path_ns"].get<double>() / 1e6 << " ms\n";
+}
+
 // A PyTorch CUDA graph replayed ten times: its kernels are joined by the graph's edges.
 TEST(NvidiaGpu, APytorchCudaGraphKeepsItsEdges) {
   SKIP_WITHOUT_GPU();

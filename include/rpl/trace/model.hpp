@@ -176,10 +176,11 @@ struct StreamInfo {
   StreamSync sync = StreamSync::unknown;
 };
 
-/// A dispatch that ran as a node of a CUDA Graph launch: its graph (the instantiated one) and node,
-/// as CUPTI numbers them. The dispatches of one launch share its correlation id.
-struct GraphNodeDispatch {
-  uint32_t dispatch = 0;  // index into Trace::dispatches
+/// A dispatch or copy (a memset is one) that ran as a node of a CUDA Graph launch: its graph (the
+/// instantiated one) and node, as CUPTI numbers them. The work of one launch shares its correlation id.
+struct GraphNodeWork {
+  bool copy = false;   // index is into Trace::memory_copies, else into Trace::dispatches
+  uint32_t index = 0;
   uint32_t graph = 0;
   uint64_t node = 0;
 };
@@ -208,7 +209,7 @@ struct Trace {
   std::vector<MemoryCopy> memory_copies;
   std::vector<EventOperation> event_operations;
   std::vector<StreamInfo> streams;  // only the streams whose sync kind a database recorded
-  std::vector<GraphNodeDispatch> graph_nodes;           // read only where graph dependencies were recorded
+  std::vector<GraphNodeWork> graph_nodes;               // read only where graph dependencies were recorded
   std::vector<GraphDependency> graph_dependencies;
   std::vector<std::string> counter_names;
   std::vector<CounterValue> counter_values;  // by dispatch, then counter

@@ -47,12 +47,14 @@ struct CudaMemcpyRecord {
   uint32_t device = 0, stream = 0, correlation = 0;
   uint8_t copy_kind = 0;         // CUpti_ActivityMemcpyKind
   uint32_t graph_id = 0;
+  uint64_t graph_node_id = 0;
 };
 
 struct CudaMemsetRecord {
   uint64_t start = 0, end = 0, bytes = 0;
   uint32_t device = 0, stream = 0, correlation = 0, value = 0;
   uint32_t graph_id = 0;
+  uint64_t graph_node_id = 0;
 };
 
 struct CudaSyncRecord {

@@ -156,6 +156,16 @@ struct CudaTraceWriter::Impl {
     writer->add_dispatch(d, g, gpu_agent_id(k.device), symbol, ext);
   }
 
+  // A copy or memset that ran as a node of a graph launch names its graph and node, as a kernel does.
+  static nlohmann::json graph_extdata(uint32_t graph_id, uint64_t graph_node_id) {
+    nlohmann::json ext = nlohmann::json::object();
+    if (graph_id != 0) {
+      ext["graph_id"] = graph_id;
+      ext["graph_node_id"] = graph_node_id;
+    }
+    return ext;
+  }
+
   void add_memcpy(const CudaMemcpyRecord& c) {
     trace::MemoryCopy m;
     m.id = ++copy_id;
@@ -169,9 +179,7 @@ struct CudaTraceWriter::Impl {
     m.dst_agent_id = to_host ? kHostAgentId : gpu_agent_id(c.device);
     m.queue_id = m.stream_id = c.stream;
     m.correlation_id = c.correlation;
-    nlohmann::json ext = nlohmann::json::object();
-    if (c.graph_id != 0) ext["graph_id"] = c.graph_id;
-    writer->add_memory_copy(m, ext);
+    writer->add_memory_copy(m, graph_extdata(c.graph_id, c.graph_node_id));
   }
 
   void add_memset(const CudaMemsetRecord& s) {
@@ -184,7 +192,9 @@ struct CudaTraceWriter::Impl {
     m.src_agent_id = m.dst_agent_id = gpu_agent_id(s.device);
     m.queue_id = m.stream_id = s.stream;
     m.correlation_id = s.correlation;
-    writer->add_memory_copy(m, {{"value", s.value}});
+    auto ext = graph_extdata(s.graph_id, s.graph_node_id);
+    ext["value"] = s.value;
+    writer->add_memory_copy(m, ext);
   }
 };
 

@@ -178,13 +178,13 @@ void add_record(Tracer& t, CudaTraceData& batch, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
       batch.memcpys.push_back({m->start, m->end, m->bytes, m->deviceId, m->streamId, m->correlationId, m->copyKind,
-                                m->graphId});
+                                m->graphId, m->graphNodeId});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       batch.memsets.push_back({m->start, m->end, m->bytes, m->deviceId, m->streamId, m->correlationId, m->value,
-                                m->graphId});
+                                m->graphId, m->graphNodeId});
       break;
     }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {

@@ -4,32 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "../../../examples/common/gpu_compat.hpp"
-
-__device__ void spin(long long cycles) {
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-}
+#include "spin_nodes.cuh"
 
 __global__ void graph_a(long long cycles) { spin(cycles); }
 __global__ void graph_b(long long cycles) { spin(cycles); }
 __global__ void graph_c(long long cycles) { spin(cycles); }
 __global__ void graph_d(long long cycles) { spin(cycles); }
-
-namespace {
-cudaGraphNode_t add(cudaGraph_t graph, void (*kernel)(long long), long long* cycles, const cudaGraphNode_t* deps, size_t n) {
-  void* args[] = {cycles};
-  cudaKernelNodeParams p{};
-  p.func = reinterpret_cast<void*>(kernel);
-  p.gridDim = dim3(1);
-  p.blockDim = dim3(1);
-  p.kernelParams = args;
-  cudaGraphNode_t node;
-  GPU_CHECK(cudaGraphAddKernelNode(&node, graph, deps, n, &p));
-  return node;
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   const double unit_us = argc > 1 ? std::atof(argv[1]) : 500;
@@ -39,9 +19,9 @@ int main(int argc, char** argv) {
   long long one = static_cast<long long>(unit_us * clock_khz / 1000.0), three = 3 * one;
   cudaGraph_t graph;
   GPU_CHECK(cudaGraphCreate(&graph, 0));
-  const cudaGraphNode_t a = add(graph, graph_a, &one, nullptr, 0);
-  const cudaGraphNode_t bc[] = {add(graph, graph_b, &one, &a, 1), add(graph, graph_c, &three, &a, 1)};
-  add(graph, graph_d, &one, bc, 2);
+  const cudaGraphNode_t a = add_spin_node(graph, graph_a, &one, nullptr, 0);
+  const cudaGraphNode_t bc[] = {add_spin_node(graph, graph_b, &one, &a, 1), add_spin_node(graph, graph_c, &three, &a, 1)};
+  add_spin_node(graph, graph_d, &one, bc, 2);
   cudaGraphExec_t exec;
   GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   cudaStream_t stream;

@@ -6,13 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "../../../examples/common/gpu_compat.hpp"
-
-__device__ void spin(long long cycles) {
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-}
+#include "spin_nodes.cuh"
 
 __global__ void legacy_a(long long cycles) { spin(cycles); }
 __global__ void legacy_b(long long cycles) { spin(cycles); }

@@ -311,11 +311,67 @@ TEST(CudaTraceWriter, GraphEdgesJoinEachLaunch) {
   std::vector<uint64_t> critical;
   for (const auto& step : dag.path) {
     for (const auto& n : t.graph_nodes) {
-      if (n.dispatch == step.node.index) critical.push_back(n.node);
+      if (!n.copy && n.index == step.node.index) critical.push_back(n.node);
     }
   }
   // Each launch's A, C, D; the second launch follows the first on stream 13.
   EXPECT_EQ(critical, (std::vector<uint64_t>{a, c, dd, a, c, dd}));
+}
+
+// A graph whose nodes are a memset, a kernel and a copy (M -> K -> C, M -> C), launched once: the
+// memset and copy name their graph node as the kernel does, and the graph's edges join all three.
+TEST(CudaTraceWriter, GraphCopyAndMemsetNodesJoinTheLaunch) {
+  CudaTraceData d = h100_trace();
+  d.kernels.clear();
+  d.memcpys.clear();
+  d.memsets.clear();
+  d.syncs.clear();
+  const uint64_t m = 42, k = 43, c = 44;
+  d.graph_dependencies = {{3, m, k}, {3, k, c}, {3, m, c}};
+  CudaMemsetRecord set;
+  set.start = 1'000'000;
+  set.end = 1'100'000;
+  set.bytes = 1 << 20;
+  set.stream = 13;
+  set.correlation = 7;
+  set.graph_id = 3;
+  set.graph_node_id = m;
+  d.memsets.push_back(set);
+  CudaKernelRecord kernel;
+  kernel.start = 1'200'000;
+  kernel.end = 2'200'000;
+  kernel.stream = 13;
+  kernel.correlation = 7;
+  kernel.graph_id = 3;
+  kernel.graph_node_id = k;
+  d.kernels.push_back(kernel);
+  CudaMemcpyRecord copy;
+  copy.start = 2'300'000;
+  copy.end = 2'500'000;
+  copy.bytes = 1 << 20;
+  copy.copy_kind = 8;  // device to device
+  copy.stream = 14;    // another stream: only the graph's edges order it
+  copy.correlation = 7;
+  copy.graph_id = 3;
+  copy.graph_node_id = c;
+  d.memcpys.push_back(copy);
+  const auto path = test::fresh_dir("cuda_graph_copies") / "4242_results.db";
+  write_cuda_trace(path, d);
+  auto t = trace::read_rocpd({path});
+  ASSERT_EQ(t.graph_nodes.size(), 3u);
+  size_t copies = 0;
+  for (const auto& n : t.graph_nodes) copies += n.copy;
+  EXPECT_EQ(copies, 2u);
+
+  auto dag = analysis::analyze_dag(t);
+  EXPECT_EQ(dag.edge_counts[static_cast<size_t>(analysis::EdgeKind::graph)], 3u);
+  EXPECT_EQ(dag.edge_counts[static_cast<size_t>(analysis::EdgeKind::inferred)], 0u);
+  ASSERT_EQ(dag.path.size(), 3u);
+  EXPECT_EQ(dag.path[0].node.kind, analysis::DagNode::Kind::copy);
+  EXPECT_EQ(dag.path[1].node.kind, analysis::DagNode::Kind::dispatch);
+  EXPECT_EQ(dag.path[2].node.kind, analysis::DagNode::Kind::copy);
+  EXPECT_EQ(dag.path[2].via, analysis::EdgeKind::graph);
+  EXPECT_EQ(dag.critical_path_ns, 100'000 + 1'000'000 + 200'000);
 }
 
 }  // namespace
