@@ -143,12 +143,8 @@ std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options
   if (options.debug) tmp.keep();
   ProcessResult r = run_process(p);
   const std::string output = read_file(tmp.path() / "ncu.csv");
-  if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) {
-    tmp.keep();
-    fail(Errc::missing_tool, "counter pass: ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM): run as "
-                             "root, or let users profile (NVreg_RestrictProfilingToAdminUsers=0); its output: {}",
-         (tmp.path() / "ncu.csv").string());
-  }
+  if (output.find("ERR_NVGPUCTRPERM") != std::string::npos) tmp.keep();
+  detail::fail_if_counters_forbidden("counter pass", output, tmp.path() / "ncu.csv");
   if (!r.ok()) {
     tmp.keep();
     fail(Errc::run_failed, "counter pass: {} {} (its output: {})", display_command(p.argv),

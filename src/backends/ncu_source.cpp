@@ -164,8 +164,16 @@ fs::path collect_ncu_source(const RunOptions& run, const NcuKernelFilter& kernel
   if (run.timeout_seconds) p.timeout = std::chrono::duration<double>(*run.timeout_seconds);
   log::debug(fmt::format("source pass: {}", display_command(p.argv)));
   const auto r = run_process(p);
-  if (!r.ok() || !fs::exists(report, ec)) {
+  // ncu's own lines are few; a program that printed more than this has not been refused by ncu.
+  if (const auto size = fs::file_size(log_file, ec); !ec && size <= (std::uintmax_t{16} << 20)) {
+    detail::fail_if_counters_forbidden("source pass", read_file(log_file), log_file);
+  }
+  if (!r.ok()) {
     fail(Errc::run_failed, "source pass: {} {} (its output: {})", display_command(p.argv), r.describe(run.timeout_seconds.value_or(0)),
+         log_file.string());
+  }
+  if (!fs::exists(report, ec)) {
+    fail(Errc::run_failed, "source pass: ncu profiled no launch of a kernel matching {} (its output: {})", kernel.regex,
          log_file.string());
   }
   ProcessOptions import;

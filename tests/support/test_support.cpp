@@ -119,6 +119,12 @@ fs::path scenario(const std::string& name, int run, const fs::path& dir) {
   return path;
 }
 
+PathPrepended::PathPrepended(const fs::path& dir) : saved_(std::getenv("PATH") ? std::getenv("PATH") : "") {
+  setenv("PATH", (dir.string() + ":" + saved_).c_str(), 1);
+}
+
+PathPrepended::~PathPrepended() { setenv("PATH", saved_.c_str(), 1); }
+
 fs::path database_from_sql(const std::string& sql_fixture, const fs::path& dir) {
   const auto path = dir / (fs::path(sql_fixture).stem().string() + "_results.db");
   SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);

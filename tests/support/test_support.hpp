@@ -32,6 +32,18 @@ struct CliResult {
 CliResult run_cli(const std::vector<std::string>& args,
                   const std::vector<std::pair<std::string, std::string>>& env = {}, double timeout_seconds = 120);
 
+/// Puts dir first in this process's PATH while it lives (stand-in tools found by PATH).
+class PathPrepended {
+ public:
+  explicit PathPrepended(const std::filesystem::path& dir);
+  ~PathPrepended();
+  PathPrepended(const PathPrepended&) = delete;
+  PathPrepended& operator=(const PathPrepended&) = delete;
+
+ private:
+  std::string saved_;
+};
+
 /// A fresh folder for one test, removed when the test binary exits.
 std::filesystem::path fresh_dir(const std::string& name);
 

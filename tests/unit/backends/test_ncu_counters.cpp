@@ -52,11 +52,9 @@ TEST(NcuCounters, MetricsTheGpuLacksAreDropped) {
 
 // ncu without permission to read the counters: a missing-tool error that says what to do.
 TEST(NcuCounters, NoPermissionIsAClearMissingToolError) {
-  const auto fake = test::source_dir() / "tests/fixtures/fake_ncu";
   RunOptions run;
   run.command = {"/bin/true"};
-  const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
-  setenv("PATH", (fake.string() + ":" + saved).c_str(), 1);
+  test::PathPrepended fake(test::source_dir() / "tests/fixtures/fake_ncu");
   try {
     collect_ncu_counters(run, {"gpu__time_duration.sum"}, {}, {"dram__bytes_read.sum", "lts__t_bytes.sum"});
     ADD_FAILURE() << "no error";
@@ -65,7 +63,6 @@ TEST(NcuCounters, NoPermissionIsAClearMissingToolError) {
     EXPECT_NE(std::string(e.what()).find("ERR_NVGPUCTRPERM"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << e.what();
   }
-  setenv("PATH", saved.c_str(), 1);
 }
 
 const std::vector<std::string> kMetrics = {"gpu__time_duration.sum", "launch__registers_per_thread",

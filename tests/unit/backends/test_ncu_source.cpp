@@ -94,5 +94,29 @@ TEST(NcuSource, NotASourceView) {
   EXPECT_NE(message.find("not a file"), std::string::npos) << message;
 }
 
+// The source pass of profile --deep, against stand-in ncu's: one that profiles nothing (no launch
+// matched) and one that the driver refuses the counters.
+TEST(NcuSource, PassThatProfiledNoKernelSaysSo) {
+  RunOptions run;
+  run.command = {"/bin/true"};
+  test::PathPrepended fake(test::source_dir() / "tests/fixtures/fake_ncu_no_kernel");
+  const auto dir = test::fresh_dir("source_pass_none");
+  std::string message;
+  EXPECT_EQ(test::error_code_of([&] { collect_ncu_source(run, {"^softmax$", false}, dir); }, &message), Errc::run_failed);
+  EXPECT_NE(message.find("ncu profiled no launch of a kernel matching ^softmax$"), std::string::npos) << message;
+  EXPECT_NE(message.find((dir / "ncu_source_run.log").string()), std::string::npos) << message;
+}
+
+TEST(NcuSource, PassWithoutCounterPermissionIsAMissingTool) {
+  RunOptions run;
+  run.command = {"/bin/true"};
+  test::PathPrepended fake(test::source_dir() / "tests/fixtures/fake_ncu");
+  std::string message;
+  EXPECT_EQ(test::error_code_of([&] { collect_ncu_source(run, {"^softmax$", false}, test::fresh_dir("source_pass_perm")); },
+                                &message),
+            Errc::missing_tool);
+  EXPECT_NE(message.find("source pass: ncu may not read this GPU's performance counters"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace rpl::backends
