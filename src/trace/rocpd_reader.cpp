@@ -179,8 +179,8 @@ class GeometryTable {
 
 class FileReader {
  public:
-  FileReader(Trace& trace, const fs::path& file, SQLite::Database& db)
-      : trace_(trace), file_(file), db_(db), source_(static_cast<int16_t>(trace.sources.size())) {
+  FileReader(Trace& trace, const fs::path& file, SQLite::Database& db, const ReadOptions& options)
+      : trace_(trace), file_(file), db_(db), options_(options), source_(static_cast<int16_t>(trace.sources.size())) {
     if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files (at most {})", file.string(), INT16_MAX);
     trace_.sources.push_back({file.string(), {}});
     for (uint32_t i = 0; i < trace_.geometries.size(); ++i) geometry_index_.emplace(trace_.geometries[i], i);
@@ -219,6 +219,7 @@ class FileReader {
       detail::read_hip_event_operations(db_, set, source_, work, trace_);
     }
     if (set.has("pmc_event") && set.has("info_pmc")) read_counters(set, first_dispatch);
+    if (options_.host_calls && set.has("region")) read_host_calls(set);
   }
 
  private:
@@ -390,6 +391,30 @@ class FileReader {
               [](const CounterValue& a, const CounterValue& b) {
                 return a.dispatch != b.dispatch ? a.dispatch < b.dispatch : a.counter < b.counter;
               });
+  }
+
+  void read_host_calls(const TableSet& set) {
+    const std::string table = set.name("region");
+    const auto cols = columns_of(db_, table);
+    if (!cols.count("start") || !cols.count("end") || !cols.count("name_id")) return;
+    const std::string name = set.has("string") ? "(SELECT s.string FROM " + set.name("string") + " s WHERE s.id = r.name_id)" : "''";
+    SQLite::Statement st(db_, "SELECT " + std::string(cols.count("guid") ? "r.guid" : "''") + ", " +
+                                  std::string(cols.count("tid") ? "r.tid" : "0") + ", r.start, r.\"end\", " + name + " FROM " +
+                                  table + " r ORDER BY r.rowid");
+    std::unordered_map<std::string, uint32_t> names;
+    for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) names.emplace(trace_.host_call_names[i], i);
+    while (st.executeStep()) {
+      HostCall call;
+      call.source = source_;
+      call.guid = text_or_empty(st.getColumn(0));
+      call.tid = st.getColumn(1).getInt64();
+      call.start_ns = st.getColumn(2).getInt64();
+      call.end_ns = st.getColumn(3).getInt64();
+      auto [it, added] = names.try_emplace(text_or_empty(st.getColumn(4)), static_cast<uint32_t>(names.size()));
+      if (added) trace_.host_call_names.push_back(it->first);
+      call.name = it->second;
+      trace_.host_calls.push_back(std::move(call));
+    }
   }
 
   // The CUDA Graph edges the CUPTI tracer records as metadata rows.
@@ -737,6 +762,7 @@ class FileReader {
   Trace& trace_;
   const fs::path& file_;
   SQLite::Database& db_;
+  const ReadOptions& options_;
   int16_t source_;
   IdMap agents_;
   IdMap symbols_;
@@ -745,22 +771,22 @@ class FileReader {
 
 }  // namespace
 
-void read_rocpd_into(Trace& trace, const fs::path& file) {
+void read_rocpd_into(Trace& trace, const fs::path& file, const ReadOptions& options) {
   check_sqlite_header(file);
   try {
     // One thread reads: no need for SQLite's per-call mutex.
     SQLite::Database db(file.string(), SQLite::OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
     auto sets = find_table_sets(db, file);
-    FileReader reader(trace, file, db);
+    FileReader reader(trace, file, db, options);
     for (const auto& set : sets) reader.read(set);
   } catch (const SQLite::Exception& e) {
     fail(Errc::bad_input, "{}: unreadable rocpd database (truncated or corrupt?): {}", file.string(), e.what());
   }
 }
 
-Trace read_rocpd(const std::vector<fs::path>& files) {
+Trace read_rocpd(const std::vector<fs::path>& files, const ReadOptions& options) {
   Trace trace;
-  for (const auto& file : files) read_rocpd_into(trace, file);
+  for (const auto& file : files) read_rocpd_into(trace, file, options);
   return trace;
 }
 

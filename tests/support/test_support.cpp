@@ -125,10 +125,11 @@ PathPrepended::PathPrepended(const fs::path& dir) : saved_(std::getenv("PATH") ?
 
 PathPrepended::~PathPrepended() { setenv("PATH", saved_.c_str(), 1); }
 
-fs::path database_from_sql(const std::string& sql_fixture, const fs::path& dir) {
+fs::path database_from_sql(const std::string& sql_fixture, const fs::path& dir, const std::string& extra_sql) {
   const auto path = dir / (fs::path(sql_fixture).stem().string() + "_results.db");
   SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   db.exec(read_text(source_dir() / "tests/fixtures" / sql_fixture));
+  if (!extra_sql.empty()) db.exec(extra_sql);
   return path;
 }
 

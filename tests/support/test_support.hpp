@@ -50,8 +50,10 @@ std::filesystem::path fresh_dir(const std::string& name);
 /// Writes a scenario trace (tools/trace_scenarios.hpp) and returns its path.
 std::filesystem::path scenario(const std::string& name, int run, const std::filesystem::path& dir);
 
-/// Runs tests/fixtures/<sql_fixture> through SQLite into a database in dir and returns its path.
-std::filesystem::path database_from_sql(const std::string& sql_fixture, const std::filesystem::path& dir);
+/// Runs tests/fixtures/<sql_fixture>, then extra_sql, through SQLite into a database in dir and
+/// returns its path.
+std::filesystem::path database_from_sql(const std::string& sql_fixture, const std::filesystem::path& dir,
+                                        const std::string& extra_sql = "");
 
 /// Empty when the document is valid against schemas/<schema>.schema.json, else the validator's errors.
 std::string schema_errors(const std::string& json_text, const std::string& schema);

@@ -192,6 +192,16 @@ struct GraphDependency {
   uint64_t from = 0, to = 0;
 };
 
+/// A host API call or marker range (rocpd_region: HIP, HSA or CUDA calls, ROCTx/NVTX ranges), read
+/// only when asked (ReadOptions::host_calls).
+struct HostCall {
+  int32_t source = 0;
+  std::string guid;
+  int64_t tid = 0;
+  int64_t start_ns = 0, end_ns = 0;
+  uint32_t name = 0;  // index into Trace::host_call_names
+};
+
 /// Hardware counter values of dispatches (rocpd_pmc_event, summed over instances as rocpd's
 /// counters_collection view does).
 struct CounterValue {
@@ -211,6 +221,8 @@ struct Trace {
   std::vector<StreamInfo> streams;  // only the streams whose sync kind a database recorded
   std::vector<GraphNodeWork> graph_nodes;               // read only where graph dependencies were recorded
   std::vector<GraphDependency> graph_dependencies;
+  std::vector<std::string> host_call_names;
+  std::vector<HostCall> host_calls;
   std::vector<std::string> counter_names;
   std::vector<CounterValue> counter_values;  // by dispatch, then counter
   std::vector<std::string> warnings;  // non-fatal oddities found while reading

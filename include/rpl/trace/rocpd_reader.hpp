@@ -10,9 +10,13 @@ namespace rpl::trace {
 
 /// Reads every file; Error(bad_input) naming the file for anything that is not a readable rocpd
 /// database (missing, empty, not SQLite, truncated, no rocpd tables, missing required columns).
-Trace read_rocpd(const std::vector<std::filesystem::path>& files);
+struct ReadOptions {
+  bool host_calls = false;  // also read the host API calls and markers (Trace::host_calls)
+};
+
+Trace read_rocpd(const std::vector<std::filesystem::path>& files, const ReadOptions& options = {});
 
 /// Adds one file's contents to trace as a new Source.
-void read_rocpd_into(Trace& trace, const std::filesystem::path& file);
+void read_rocpd_into(Trace& trace, const std::filesystem::path& file, const ReadOptions& options = {});
 
 }  // namespace rpl::trace

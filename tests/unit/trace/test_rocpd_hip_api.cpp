@@ -2,8 +2,6 @@
 // describes the program).
 #include <gtest/gtest.h>
 
-#include <SQLiteCpp/SQLiteCpp.h>
-
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "test_support.hpp"
@@ -14,12 +12,7 @@ namespace {
 constexpr const char* kSuffix = "_0000abcd_1111_7222_8333_444455556666";
 
 std::filesystem::path hip_database(const std::string& name, const std::string& change_sql = "") {
-  const auto path = test::database_from_sql("rocpd_v3_hip_api.sql", test::fresh_dir(name));
-  if (!change_sql.empty()) {
-    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
-    db.exec(change_sql);
-  }
-  return path;
+  return test::database_from_sql("rocpd_v3_hip_api.sql", test::fresh_dir(name), change_sql);
 }
 
 std::string table(const std::string& base) { return "rocpd_" + base + kSuffix; }
@@ -98,6 +91,22 @@ TEST(RocpdHipApi, TraceWithoutHipCallsReadsAsBefore) {
   const Trace t = read_rocpd({hip_database("hip_api_none", "DELETE FROM " + table("region"))});
   EXPECT_TRUE(t.event_operations.empty());
   for (const auto& d : t.dispatches) EXPECT_EQ(d.correlation_id, 0) << "unordered traces are not asked for correlation ids";
+}
+
+TEST(RocpdHipApi, HostCallsAreReadOnlyWhenAsked) {
+  const auto db = hip_database("hip_api_calls");
+  EXPECT_TRUE(read_rocpd({db}).host_calls.empty());
+  ReadOptions options;
+  options.host_calls = true;
+  const Trace t = read_rocpd({db}, options);
+  ASSERT_EQ(t.host_calls.size(), 15u);
+  const auto& sync = t.host_calls[8];
+  EXPECT_EQ(t.host_call_names.at(sync.name), "hipEventSynchronize");
+  EXPECT_EQ(sync.start_ns, 1400);
+  EXPECT_EQ(sync.end_ns, 132000);
+  EXPECT_EQ(sync.tid, 4242);
+  EXPECT_EQ(sync.guid, "0000abcd-1111-7222-8333-444455556666");
+  EXPECT_EQ(t.host_call_names.size(), 7u) << "names are kept once";
 }
 
 }  // namespace

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Benchmark: `rocm-perf export --format perfetto` of 1,000,000 dispatches over 16 streams with
+# 100,000 cross-stream event waits (the DAG benchmark's trace), timed side by side with
+# `rocm-perf analyze` of the same file in one run. Target (issue 11): the export under 10 s.
+#   usage: bench/export_benchmark.sh [BUILD_DIR] [REPEATS]
+set -euo pipefail
+build=${1:-build/release}
+repeats=${2:-3}
+bin="$build/bin"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+db="$work/export_results.db"
+"$bin/rpl-make-trace" dag-benchmark "$db" --dispatches 1000000 --queues 16 --cross-edges 100000
+measure() { /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2>&1; cat "$work/time"; }
+measure "$bin/rocm-perf" analyze "$db" > /dev/null  # warm the page cache
+exported=(); analyzed=(); peak_kib=0
+for ((i = 0; i < repeats; i++)); do
+  read -r s kib < <(measure "$bin/rocm-perf" export "$db" -o "$work/trace.json")
+  exported+=("$s"); (( kib > peak_kib )) && peak_kib=$kib
+  read -r s _ < <(measure "$bin/rocm-perf" analyze "$db")
+  analyzed+=("$s")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+a=$(median "${exported[@]}"); b=$(median "${analyzed[@]}")
+echo "trace.json: $(du -h "$work/trace.json" | cut -f1)"
+echo "export  : median ${a} s of ${exported[*]}; peak memory $((peak_kib / 1024)) MiB"
+echo "analyze : median ${b} s of ${analyzed[*]}"
+awk -v a="$a" -v b="$b" 'BEGIN { printf "export / analyze = %.2f; export %.2f s (target < 10 s)\n", a / b, a }'
