@@ -11,7 +11,8 @@ namespace rpl::tools {
 std::vector<std::string> scenario_names();
 
 /// Writes scenario `name` for run `run` (1-based; durations and GUIDs differ per run) to path.
-/// Scenarios: mi300x (helpers, several kernels and queues), mi250x (AGPRs, two processes in one
+/// Scenarios: mi300x (helpers, several kernels and queues), mi300x-after (the same with softmax 30 %
+/// slower and reduce_rows 20 % faster), mi250x (AGPRs, two processes in one
 /// file), rx6900xt (wave32), helpers-only, no-dispatches, example (a small softmax run),
 /// multistream (fork-join over three streams with events: a known critical path), h100-roofline
 /// (three kernels of known FLOPs and bytes with their ncu counter values).

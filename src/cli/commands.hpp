@@ -29,5 +29,6 @@ Action add_autotune_command(CLI::App& app);
 Action add_replay_command(CLI::App& app);
 Action add_isolate_command(CLI::App& app, const std::vector<std::string>& program);
 Action add_export_command(CLI::App& app);
+Action add_diff_command(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -1,0 +1,112 @@
+// rocm-perf diff: what changed per kernel, judged against both profiles' noise; the CI gate; bad input.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Two profiles made with the stand-in rocprofv3: the mi300x scenario, and the same program with
+// softmax 30 % slower and reduce_rows 20 % faster.
+struct TwoProfiles {
+  fs::path dir = fresh_dir("diff");
+  fs::path before = dir / "before", after = dir / "after";
+  TwoProfiles() {
+    for (const auto& [out, scenario] : {std::pair{before, "mi300x"}, std::pair{after, "mi300x-after"}}) {
+      auto r = run_cli({"profile", "--runs", "3", "--out", out.string(), "--", "/bin/true"},
+                       {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_SCENARIO", scenario}});
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+};
+
+const json& kernel(const json& doc, const std::string& prefix) {
+  for (const auto& k : doc["kernels"]) {
+    if (k["name"].get<std::string>().rfind(prefix, 0) == 0) return k;
+  }
+  throw std::runtime_error("no kernel " + prefix);
+}
+
+TEST(CliDiff, FindsTheKernelsThatChangedBeyondTheNoise) {
+  TwoProfiles p;
+  auto r = run_cli({"diff", "--json", p.before.string(), p.after.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  EXPECT_EQ(doc["before"]["runs"], 3);
+  const auto& softmax = kernel(doc, "softmax_kernel");
+  EXPECT_EQ(softmax["verdict"], "slower");
+  EXPECT_NEAR(softmax["change_pct"].get<double>(), 30.0, 2.0);
+  EXPECT_LT(softmax["noise_pct"].get<double>(), 10.0);
+  EXPECT_EQ(kernel(doc, "reduce_rows")["verdict"], "faster");
+  EXPECT_NEAR(kernel(doc, "reduce_rows")["change_pct"].get<double>(), -20.0, 2.0);
+  EXPECT_EQ(kernel(doc, "matmul_kernel")["verdict"], "unchanged");
+  EXPECT_EQ(kernel(doc, "matmul_kernel")["before"]["occupancy"], kernel(doc, "matmul_kernel")["after"]["occupancy"]);
+  EXPECT_TRUE(kernel(doc, "matmul_kernel")["before"]["occupancy"].is_number()) << "the dominant kernel's occupancy";
+  for (size_t i = 1; i < doc["kernels"].size(); ++i) {
+    EXPECT_GE(doc["kernels"][i - 1]["before"]["per_run_ms"], doc["kernels"][i]["before"]["per_run_ms"]) << "most time first";
+  }
+  EXPECT_TRUE(doc["regressions"].empty());
+
+  auto text = run_cli({"diff", p.before.string(), p.after.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("softmax_kernel(float*, int, int)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("slower"), std::string::npos);
+  EXPECT_NE(text.out.find("occupancy"), std::string::npos);
+}
+
+TEST(CliDiff, FailOnRegressionGatesOnlyBeyondItsThreshold) {
+  TwoProfiles p;
+  auto strict = run_cli({"diff", "--fail-on-regression", "10", p.before.string(), p.after.string()});
+  EXPECT_EQ(strict.exit_code, 1);
+  EXPECT_NE(strict.err.find("regression: softmax_kernel(float*, int, int) is 30"), std::string::npos) << strict.err;
+  auto loose = run_cli({"diff", "--fail-on-regression", "50", p.before.string(), p.after.string()});
+  EXPECT_EQ(loose.exit_code, 0) << loose.err;
+  auto same = run_cli({"diff", "--fail-on-regression", "0", p.before.string(), p.before.string()});
+  EXPECT_EQ(same.exit_code, 0) << "a profile against itself changes nothing: " << same.out;
+}
+
+TEST(CliDiff, ProfileJsonDocumentsCompareTheirDominantKernel) {
+  TwoProfiles p;
+  auto r = run_cli({"diff", "--json", (p.before / "profile.json").string(), (p.after / "profile.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  ASSERT_EQ(doc["kernels"].size(), 1u);
+  EXPECT_EQ(doc["kernels"][0]["verdict"], "unchanged") << doc["kernels"][0].dump();
+}
+
+TEST(CliDiff, DifferentGpusWarnButStillCompare) {
+  TwoProfiles p;
+  const auto other = p.dir / "other";
+  auto r = run_cli({"profile", "--runs", "1", "--out", other.string(), "--", "/bin/true"},
+                   {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_SCENARIO", "rx6900xt"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto d = run_cli({"diff", p.before.string(), other.string()});
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_NE(d.err.find("different GPUs"), std::string::npos) << d.err;
+  EXPECT_NE(d.out.find("added"), std::string::npos);
+  EXPECT_NE(d.out.find("removed"), std::string::npos);
+}
+
+TEST(CliDiff, BadInputIsOneLineAndExitTwo) {
+  const auto dir = fresh_dir("diff_bad");
+  fs::create_directories(dir / "empty");
+  std::ofstream(dir / "not.json") << "{ nope";
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"diff", (dir / "empty").string(), (dir / "empty").string()}, "no profile.json here"},
+           {{"diff", (dir / "missing").string(), (dir / "empty").string()}, "no such profile folder or file"},
+           {{"diff", (dir / "not.json").string(), (dir / "not.json").string()}, "not a JSON document"}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << args[1];
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace rpl::test
