@@ -9,6 +9,7 @@ install(TARGETS rocm-perf rocm-perf-lab RUNTIME DESTINATION bin COMPONENT main)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION share/rocm-perf/schemas COMPONENT main
         FILES_MATCHING PATTERN "*.json")
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/rocm-perf COMPONENT main)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/skills/rocm-perf DESTINATION share/rocm-perf/skills COMPONENT main)
 set(CPACK_COMPONENTS_ALL main)
 if(TARGET rpl_cupti_trace)
   install(TARGETS rpl_cupti_trace LIBRARY DESTINATION lib/rocm-perf COMPONENT nvidia)

@@ -14,6 +14,7 @@ installed=$work/prefix/bin/rocm-perf
 for schema in common profile occupancy inspect; do
   [ -f "$work/prefix/share/rocm-perf/schemas/$schema.schema.json" ] || { echo "FAIL: schema $schema not installed"; exit 1; }
 done
+[ -f "$work/prefix/share/rocm-perf/skills/rocm-perf/SKILL.md" ] || { echo "FAIL: the agent skill is not installed"; exit 1; }
 if [ -f "$build/lib/librpl_cupti_trace.so" ] && [ ! -f "$work/prefix/lib/rocm-perf/librpl_cupti_trace.so" ]; then
   echo "FAIL: the CUPTI tracer was built but not installed"; exit 1
 fi
