@@ -37,6 +37,7 @@ TEST(CliDiff, FindsTheKernelsThatChangedBeyondTheNoise) {
   TwoProfiles p;
   auto r = run_cli({"diff", "--json", p.before.string(), p.after.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "diff"), "");
   const auto doc = json::parse(r.out);
   EXPECT_EQ(doc["before"]["runs"], 3);
   const auto& softmax = kernel(doc, "softmax_kernel");
@@ -86,6 +87,8 @@ TEST(CliDiff, DifferentGpusWarnButStillCompare) {
   auto r = run_cli({"profile", "--runs", "1", "--out", other.string(), "--", "/bin/true"},
                    {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_SCENARIO", "rx6900xt"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = run_cli({"diff", "--json", p.before.string(), other.string()});
+  EXPECT_EQ(schema_errors(j.out, "diff"), "") << "added and removed kernels have null sides";
   auto d = run_cli({"diff", p.before.string(), other.string()});
   EXPECT_EQ(d.exit_code, 0) << d.err;
   EXPECT_NE(d.err.find("different GPUs"), std::string::npos) << d.err;

@@ -115,6 +115,16 @@ TEST(CliExport, BundledH100TraceAndSameBytesTwice) {
   EXPECT_EQ(read_text(dir / "a.json"), read_text(dir / "b.json"));
 }
 
+TEST(CliExport, JsonSaysWhatWasWritten) {
+  const auto dir = fresh_dir("export_json");
+  auto r = run_cli({"export", "--json", scenario("multistream", 1, dir).string(), "-o", (dir / "t.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "export"), "");
+  const auto doc = json::parse(r.out);
+  EXPECT_EQ(doc["flows"], 16);
+  EXPECT_EQ(doc["output"], (dir / "t.json").string());
+}
+
 TEST(CliExport, EventEdgesBecomeFlows) {
   const auto dir = fresh_dir("export_multistream");
   const auto doc = exported(scenario("multistream", 1, dir), dir / "trace.json");
