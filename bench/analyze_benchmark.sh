@@ -5,6 +5,7 @@
 # Target (issue 2): analyze within 3x of the scan, under 1 GiB peak memory.
 #   usage: bench/analyze_benchmark.sh [BUILD_DIR] [REPEATS]
 set -euo pipefail
+source "$(dirname "$0")/timing.sh"
 build=${1:-build/release}
 repeats=${2:-5}
 bin="$build/bin"
@@ -17,8 +18,6 @@ table=$(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type='table' AND nam
 query="SELECT count(*), sum(\"end\"-\"start\") FROM \"$table\""
 echo "database: $(du -h "$db" | cut -f1), $(sqlite3 "$db" "SELECT count(*) FROM \"$table\"") dispatches"
 
-# seconds and peak KiB of one command, from GNU time
-measure() { /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null; cat "$work/time"; }
 
 measure "$bin/rocm-perf" analyze --json "$db" > /dev/null  # warm the page cache for both
 analyze_s=(); scan_s=(); peak_kib=0
@@ -28,7 +27,6 @@ for ((i = 0; i < repeats; i++)); do
   read -r s _ < <(measure sqlite3 "$db" "$query")
   scan_s+=("$s")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 a=$(median "${analyze_s[@]}"); q=$(median "${scan_s[@]}")
 echo "rocm-perf analyze: median ${a} s of ${analyze_s[*]}; peak memory $((peak_kib / 1024)) MiB"
 echo "sqlite3 scan     : median ${q} s of ${scan_s[*]}"

@@ -6,6 +6,7 @@
 # peak memory under 1 GiB.
 #   usage: bench/dag_benchmark.sh [BUILD_DIR] [REPEATS]
 set -euo pipefail
+source "$(dirname "$0")/timing.sh"
 build=${1:-build/release}
 repeats=${2:-3}
 bin="$build/bin"
@@ -17,7 +18,6 @@ db="$work/dag_results.db"
 echo "database: $(du -h "$db" | cut -f1), $(sqlite3 "$db" 'SELECT count(*) FROM rocpd_kernel_dispatch') dispatches," \
   "$(sqlite3 "$db" "SELECT count(*) FROM rocpd_event_operation WHERE type = 'WAIT'") waits"
 
-measure() { /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2>&1; cat "$work/time"; }
 measure "$bin/rocm-perf" analyze "$db" > /dev/null  # warm the page cache
 with=(); without=(); peak_kib=0
 for ((i = 0; i < repeats; i++)); do
@@ -26,7 +26,6 @@ for ((i = 0; i < repeats; i++)); do
   read -r s _ < <(measure "$bin/rocm-perf" analyze "$db")
   without+=("$s")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 a=$(median "${with[@]}"); b=$(median "${without[@]}")
 python3 -c "import json,sys; d=json.load(open('$work/out/dag.json')); print('dag.json:', d['nodes'], 'nodes,', d['edges'], 'critical path', d['critical_path_ns'], 'ns')"
 echo "analyze --out (with the DAG): median ${a} s of ${with[*]}; peak memory $((peak_kib / 1024)) MiB"

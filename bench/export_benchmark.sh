@@ -4,6 +4,7 @@
 # `rocm-perf analyze` of the same file in one run. Target (issue 11): the export under 10 s.
 #   usage: bench/export_benchmark.sh [BUILD_DIR] [REPEATS]
 set -euo pipefail
+source "$(dirname "$0")/timing.sh"
 build=${1:-build/release}
 repeats=${2:-3}
 bin="$build/bin"
@@ -11,7 +12,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 db="$work/export_results.db"
 "$bin/rpl-make-trace" dag-benchmark "$db" --dispatches 1000000 --queues 16 --cross-edges 100000
-measure() { /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2>&1; cat "$work/time"; }
 measure "$bin/rocm-perf" analyze "$db" > /dev/null  # warm the page cache
 exported=(); analyzed=(); peak_kib=0
 for ((i = 0; i < repeats; i++)); do
@@ -20,7 +20,6 @@ for ((i = 0; i < repeats; i++)); do
   read -r s _ < <(measure "$bin/rocm-perf" analyze "$db")
   analyzed+=("$s")
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 a=$(median "${exported[@]}"); b=$(median "${analyzed[@]}")
 echo "trace.json: $(du -h "$work/trace.json" | cut -f1)"
 echo "export  : median ${a} s of ${exported[*]}; peak memory $((peak_kib / 1024)) MiB"

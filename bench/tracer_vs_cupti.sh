@@ -9,6 +9,7 @@
 #   usage: bench/tracer_vs_cupti.sh [BUILD_DIR] [REPEATS]   (TORCH_WIDTH=4096: a more compute-bound loop;
 #          ONLY_TORCH=1: the training loop alone)
 set -euo pipefail
+source "$(dirname "$0")/timing.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build/release}
 repeats=${2:-9}
@@ -39,7 +40,6 @@ for ((r = 0; r < repeats; r++)); do
   traced+=("$(loop env CUDA_INJECTION64_PATH="$lib/librpl_cupti_trace.so" RPL_TRACE_DIR="$work/trace")")
   rm -rf "$work/trace"
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 u=$(median "${untraced[@]}") c=$(median "${cupti[@]}") t=$(median "${traced[@]}")
 echo "  torch training loop (200 steps, width $width), seconds: untraced    ${untraced[*]}"
 echo "  torch training loop (200 steps, width $width), seconds: cupti-alone ${cupti[*]}"

@@ -12,9 +12,7 @@ __global__ void graph_p(long long cycles) { spin(cycles); }
 int main(int argc, char** argv) {
   const double unit_us = argc > 1 ? std::atof(argv[1]) : 500;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
-  int clock_khz = 0;
-  GPU_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
-  long long one = static_cast<long long>(unit_us * clock_khz / 1000.0), three = 3 * one;
+  long long one = spin_cycles(unit_us), three = 3 * one;
   const size_t bytes = size_t(64) << 20;
   char *src = nullptr, *dst = nullptr;
   GPU_CHECK(cudaMalloc(&src, bytes));
@@ -32,12 +30,7 @@ int main(int argc, char** argv) {
   const cudaGraphNode_t kp[] = {add_spin_node(graph, graph_k, &three, &m, 1), add_spin_node(graph, graph_p, &one, &m, 1)};
   cudaGraphNode_t c;
   GPU_CHECK(cudaGraphAddMemcpyNode1D(&c, graph, kp, 2, dst, src, bytes, cudaMemcpyDeviceToDevice));
-  cudaGraphExec_t exec;
-  GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaStream_t stream;
-  GPU_CHECK(cudaStreamCreate(&stream));
-  for (int r = 0; r < rounds; ++r) GPU_CHECK(cudaGraphLaunch(exec, stream));
-  GPU_CHECK(cudaStreamSynchronize(stream));
+  launch_graph(graph, rounds);
   std::printf("graph_copies: %d launches of %.0f us units\n", rounds, unit_us);
   return 0;
 }

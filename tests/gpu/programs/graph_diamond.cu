@@ -14,20 +14,13 @@ __global__ void graph_d(long long cycles) { spin(cycles); }
 int main(int argc, char** argv) {
   const double unit_us = argc > 1 ? std::atof(argv[1]) : 500;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
-  int clock_khz = 0;
-  GPU_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
-  long long one = static_cast<long long>(unit_us * clock_khz / 1000.0), three = 3 * one;
+  long long one = spin_cycles(unit_us), three = 3 * one;
   cudaGraph_t graph;
   GPU_CHECK(cudaGraphCreate(&graph, 0));
   const cudaGraphNode_t a = add_spin_node(graph, graph_a, &one, nullptr, 0);
   const cudaGraphNode_t bc[] = {add_spin_node(graph, graph_b, &one, &a, 1), add_spin_node(graph, graph_c, &three, &a, 1)};
   add_spin_node(graph, graph_d, &one, bc, 2);
-  cudaGraphExec_t exec;
-  GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaStream_t stream;
-  GPU_CHECK(cudaStreamCreate(&stream));
-  for (int r = 0; r < rounds; ++r) GPU_CHECK(cudaGraphLaunch(exec, stream));
-  GPU_CHECK(cudaStreamSynchronize(stream));
+  launch_graph(graph, rounds);
   std::printf("graph_diamond: %d launches of %.0f us units\n", rounds, unit_us);
   return 0;
 }

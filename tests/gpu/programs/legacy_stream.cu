@@ -16,9 +16,7 @@ __global__ void non_blocking_d(long long cycles) { spin(cycles); }
 int main(int argc, char** argv) {
   const double unit_us = argc > 1 ? std::atof(argv[1]) : 500;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
-  int clock_khz = 0;
-  GPU_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
-  const long long unit = static_cast<long long>(unit_us * clock_khz / 1000.0);
+  const long long unit = spin_cycles(unit_us);
   cudaStream_t blocking, non_blocking;
   GPU_CHECK(cudaStreamCreate(&blocking));
   GPU_CHECK(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking));

@@ -1,6 +1,7 @@
 #pragma once
 // What the stream and graph programs share: a kernel body that spins for a number of clock cycles,
-// and a graph node that runs such a kernel on one thread.
+// how many cycles a time takes, a graph node that runs such a kernel on one thread, and the
+// launches of a graph.
 #include <cstddef>
 
 #include "../../../examples/common/gpu_compat.hpp"
@@ -9,6 +10,23 @@ __device__ inline void spin(long long cycles) {
   const long long start = clock64();
   while (clock64() - start < cycles) {
   }
+}
+
+/// Clock cycles of device 0 that take `us` microseconds (at its base clock, as clock64 counts).
+inline long long spin_cycles(double us) {
+  int clock_khz = 0;
+  GPU_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  return static_cast<long long>(us * clock_khz / 1000.0);
+}
+
+/// Instantiates the graph and launches it `rounds` times on a stream of its own, then waits.
+inline void launch_graph(cudaGraph_t graph, int rounds) {
+  cudaGraphExec_t exec;
+  GPU_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaStream_t stream;
+  GPU_CHECK(cudaStreamCreate(&stream));
+  for (int r = 0; r < rounds; ++r) GPU_CHECK(cudaGraphLaunch(exec, stream));
+  GPU_CHECK(cudaStreamSynchronize(stream));
 }
 
 /// A kernel node running kernel(*cycles) on one thread, after deps.
