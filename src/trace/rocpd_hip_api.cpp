@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -87,19 +88,23 @@ struct Call {
   int64_t stream_id_given = -1;  // the arg's extdata.stream_id, where a writer put one there
 };
 
+// A handle within its process (GUID): processes merged into one file share the tables, and each
+// numbers its correlation ids and streams on its own.
+using ProcessKey = std::pair<std::string, std::string>;
+
 // hipStream_t value -> (correlation id, stream id) of the work enqueued with it, by correlation id: a
 // handle may be freed and reused for a stream that rocprofiler numbers anew.
-using StreamUses = std::map<std::string, std::vector<std::pair<int64_t, int64_t>>>;
+using StreamUses = std::map<ProcessKey, std::vector<std::pair<int64_t, int64_t>>>;
 
-int64_t stream_id_at(const StreamUses& uses, const std::string& handle, int64_t correlation_id,
-                     std::map<std::string, int64_t>& unused_handles) {
+int64_t stream_id_at(const StreamUses& uses, const ProcessKey& handle, int64_t correlation_id,
+                     std::map<ProcessKey, int64_t>& unused_handles) {
   auto it = uses.find(handle);
   if (it != uses.end()) {
     const auto& list = it->second;
     auto after = std::upper_bound(list.begin(), list.end(), std::make_pair(correlation_id, INT64_MAX));
     return after == list.begin() ? after->second : std::prev(after)->second;
   }
-  if (handle == "0") return 0;  // rocprofiler numbers the null stream 0
+  if (handle.second == "0") return 0;  // rocprofiler numbers the null stream 0
   // A stream that ran no traced work: a stream of its own, numbered below rocprofiler's ids.
   auto [u, added] = unused_handles.try_emplace(handle, -1 - static_cast<int64_t>(unused_handles.size()));
   return u->second;
@@ -138,17 +143,18 @@ size_t read_hip_event_operations(SQLite::Database& db, const TableSet& set, int3
     }
   }
 
-  std::unordered_map<int64_t, int64_t> stream_of_work;
+  std::map<std::pair<std::string, int64_t>, int64_t> stream_of_work;  // (GUID, correlation id) -> stream
   for (const auto& w : work) {
-    if (w.correlation_id != 0) stream_of_work.emplace(w.correlation_id, w.stream_id);
+    if (w.correlation_id != 0) stream_of_work.emplace(std::make_pair(w.guid, w.correlation_id), w.stream_id);
   }
   StreamUses uses;
-  const bool arg_extdata = columns_of(db, set.name("arg")).count("extdata") != 0;
+  const auto arg_cols = columns_of(db, set.name("arg"));
   SQLite::Statement args(db,
                          "SELECT a.event_id, e.stack_id, a.name, a.type, a.value, " +
-                             std::string(arg_extdata ? "CASE WHEN json_valid(a.extdata) THEN json_extract(a.extdata, '$.stream_id') END"
-                                                     : "NULL") +
-                             " FROM " +
+                             std::string(arg_cols.count("extdata")
+                                             ? "CASE WHEN json_valid(a.extdata) THEN json_extract(a.extdata, '$.stream_id') END"
+                                             : "NULL") +
+                             ", " + std::string(arg_cols.count("guid") ? "a.guid" : "''") + " FROM " +
                              set.name("arg") + " a JOIN " + set.name("event") +
                              " e ON e.id = a.event_id WHERE a.type LIKE '%ihipStream_t%' OR a.type LIKE "
                              "'%ihipEvent_t%' OR a.name IN ('stream', 'hStream', 'event') ORDER BY a.id");
@@ -161,9 +167,10 @@ size_t read_hip_event_operations(SQLite::Database& db, const TableSet& set, int3
       (role == ArgRole::stream ? call.stream : call.event) = handle;
       if (role == ArgRole::stream && args.getColumn(5).isInteger()) call.stream_id_given = args.getColumn(5).getInt64();
     } else if (role == ArgRole::stream) {
+      const std::string guid = text_or_empty(args.getColumn(6));
       const int64_t correlation_id = args.getColumn(1).getInt64();
-      if (auto w = stream_of_work.find(correlation_id); w != stream_of_work.end()) {
-        uses[handle].emplace_back(correlation_id, w->second);
+      if (auto w = stream_of_work.find({guid, correlation_id}); w != stream_of_work.end()) {
+        uses[{guid, handle}].emplace_back(correlation_id, w->second);
       }
     }
   }
@@ -171,9 +178,10 @@ size_t read_hip_event_operations(SQLite::Database& db, const TableSet& set, int3
 
   // Calls in the order the process made them; each record starts a new recording of its event,
   // and a wait names the latest recording of its event before it.
-  std::stable_sort(calls.begin(), calls.end(),
-                   [](const Call& a, const Call& b) { return a.op.correlation_id < b.op.correlation_id; });
-  std::map<std::string, int64_t> current_recording, unused_handles;
+  std::stable_sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
+    return std::tie(a.op.guid, a.op.correlation_id) < std::tie(b.op.guid, b.op.correlation_id);
+  });
+  std::map<ProcessKey, int64_t> current_recording, unused_handles;
   int64_t recordings = 0;
   size_t added = 0;
   for (auto& c : calls) {
@@ -187,12 +195,12 @@ size_t read_hip_event_operations(SQLite::Database& db, const TableSet& set, int3
     if (needs_stream && c.stream.empty()) c.stream = "0";               // HIP's default argument: the null stream
     if (needs_stream) {
       c.op.stream_id = c.stream_id_given >= 0 ? c.stream_id_given
-                                              : stream_id_at(uses, c.stream, c.op.correlation_id, unused_handles);
+                                              : stream_id_at(uses, {c.op.guid, c.stream}, c.op.correlation_id, unused_handles);
     }
     if (c.op.kind == EventOperationKind::event_record) {
-      c.op.event = current_recording[c.event] = ++recordings;
+      c.op.event = current_recording[{c.op.guid, c.event}] = ++recordings;
     } else if (needs_event) {
-      auto r = current_recording.find(c.event);
+      auto r = current_recording.find({c.op.guid, c.event});
       c.op.event = r != current_recording.end() ? r->second : ++recordings;  // never recorded: a recording of its own
     }
     trace.event_operations.push_back(std::move(c.op));

@@ -17,8 +17,9 @@ namespace rpl::trace::detail {
 /// Whether the table set holds a HIP call that records an event or waits.
 bool has_hip_event_calls(SQLite::Database& db, const TableSet& set);
 
-/// GPU work a process enqueued: the correlation id of the call that enqueued it, and its stream.
+/// GPU work a process (GUID) enqueued: the correlation id of the call that enqueued it, and its stream.
 struct EnqueuedWork {
+  std::string guid;
   int64_t correlation_id = 0;
   int64_t stream_id = 0;
 };

@@ -211,10 +211,12 @@ class FileReader {
     if (hip_events) {
       std::vector<detail::EnqueuedWork> work;
       for (size_t i = first_dispatch; i < trace_.dispatches.size(); ++i) {
-        work.push_back({trace_.dispatches[i].correlation_id, trace_.dispatches[i].stream_id});
+        const auto& d = trace_.dispatches[i];
+        work.push_back({d.agent >= 0 ? trace_.agents[static_cast<size_t>(d.agent)].guid : std::string(), d.correlation_id, d.stream_id});
       }
       for (size_t i = first_copy; i < trace_.memory_copies.size(); ++i) {
-        work.push_back({trace_.memory_copies[i].correlation_id, trace_.memory_copies[i].stream_id});
+        const auto& c = trace_.memory_copies[i];
+        work.push_back({c.guid, c.correlation_id, c.stream_id});
       }
       detail::read_hip_event_operations(db_, set, source_, work, trace_);
     }

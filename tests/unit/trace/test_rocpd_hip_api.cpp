@@ -93,6 +93,41 @@ TEST(RocpdHipApi, TraceWithoutHipCallsReadsAsBefore) {
   for (const auto& d : t.dispatches) EXPECT_EQ(d.correlation_id, 0) << "unordered traces are not asked for correlation ids";
 }
 
+TEST(RocpdHipApi, ProcessesMergedIntoOneFileKeepTheirOwnHandlesAndCorrelationIds) {
+  // A second process in the same tables: its call 2 launched on the same handle as the first
+  // process's call 2, but that handle is its stream 9.
+  const std::string g = "'22222222-3333-7444-8555-666666666666'";
+  const Trace t = read_rocpd({hip_database(
+      "hip_api_two_processes",
+      "INSERT INTO " + table("info_agent") + " (id, guid, nid, pid, type, name, extdata) VALUES (3, " + g +
+          ", 7, 5252, 'GPU', 'gfx942', '{}');"
+          "INSERT INTO " + table("info_kernel_symbol") + " (id, guid, nid, pid, code_object_id, kernel_name, display_name) VALUES (6, " +
+          g + ", 7, 5252, 1, '_Z7producePf', 'produce(float*)');"
+          "INSERT INTO " + table("event") + " (id, guid, category_id, stack_id) VALUES (301, " + g + ", 3, 2), (302, " + g +
+          ", 3, 3), (401, " + g + ", 1, 2);"
+          "INSERT INTO " + table("region") + " (id, guid, nid, pid, tid, start, end, name_id, event_id) VALUES (1002, " + g +
+          ", 7, 5252, 5252, 300, 400, 4, 301), (1003, " + g + ", 7, 5252, 5252, 500, 550, 5, 302);"
+          "INSERT INTO " + table("arg") + " (id, guid, event_id, position, type, name, value) VALUES (101, " + g +
+          ", 301, 5, 'ihipStream_t*', 'stream', '0x55d0c0a01000'), (102, " + g +
+          ", 302, 0, 'ihipEvent_t*', 'event', '0x55d0c0b00100'), (103, " + g + ", 302, 1, 'ihipStream_t*', 'stream', '0x55d0c0a01000');"
+          "INSERT INTO " + table("kernel_dispatch") +
+          " (id, guid, nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, stream_id, start, end, workgroup_size_x, "
+          "workgroup_size_y, workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, event_id) VALUES (6, " + g +
+          ", 7, 5252, 5252, 3, 6, 6, 1, 9, 1000, 2000, 256, 1, 1, 256, 1, 1, 401);")});
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+  ASSERT_EQ(t.event_operations.size(), 9u);
+  size_t second = 0;
+  for (const auto& op : t.event_operations) {
+    if (op.guid != "22222222-3333-7444-8555-666666666666") continue;
+    ++second;
+    EXPECT_EQ(op.kind, EventOperationKind::event_record);
+    EXPECT_EQ(op.stream_id, 9);
+    EXPECT_EQ(op.correlation_id, 3);
+  }
+  EXPECT_EQ(second, 1u);
+  EXPECT_EQ(t.event_operations[0].stream_id, 1) << "the first process's record is still on its stream 1";
+}
+
 TEST(RocpdHipApi, HostCallsAreReadOnlyWhenAsked) {
   const auto db = hip_database("hip_api_calls");
   EXPECT_TRUE(read_rocpd({db}).host_calls.empty());
