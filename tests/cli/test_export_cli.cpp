@@ -8,69 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
+#include "trace_event_format.hpp"
 
 namespace rpl::test {
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-struct Slice {
-  double start, end;
-};
-
-// The rules of the Trace Event Format (JSON Object Format) that Perfetto and chrome://tracing rely
-// on, as far as this export uses them; empty when the document keeps them all.
-std::string format_errors(const json& doc) {
-  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) return "no traceEvents array";
-  std::map<std::pair<int, int>, std::vector<Slice>> slices;  // (pid, tid) -> slices
-  std::set<std::pair<int, int>> named_threads;
-  std::set<int> named_processes;
-  std::map<int64_t, std::vector<json>> flows;
-  for (const auto& e : doc["traceEvents"]) {
-    if (!e.contains("ph") || !e["ph"].is_string() || !e.contains("pid") || !e["pid"].is_number_integer()) {
-      return "event without ph or pid: " + e.dump();
-    }
-    const std::string ph = e["ph"];
-    const int pid = e["pid"];
-    if (ph == "M") {
-      if (e["name"] == "process_name") named_processes.insert(pid);
-      if (e["name"] == "thread_name") named_threads.emplace(pid, e["tid"].get<int>());
-      continue;
-    }
-    if (!e.contains("ts") || !e["ts"].is_number()) return "event without a numeric ts: " + e.dump();
-    if (ph == "X") {
-      if (!e.contains("dur") || !e["dur"].is_number() || e["dur"].get<double>() < 0) return "X without dur >= 0: " + e.dump();
-      if (!e.contains("name") || !e["name"].is_string() || !e.contains("tid")) return "X without name or tid: " + e.dump();
-      const double ts = e["ts"];
-      slices[{pid, e["tid"].get<int>()}].push_back({ts, ts + e["dur"].get<double>()});
-    } else if (ph == "s" || ph == "f") {
-      if (!e.contains("id") || !e.contains("tid") || !e.contains("cat")) return "flow without id, tid or cat: " + e.dump();
-      flows[e["id"].get<int64_t>()].push_back(e);
-    } else if (ph == "C") {
-      if (!e.contains("args") || !e["args"].is_object() || e["args"].empty()) return "counter without args: " + e.dump();
-      for (const auto& [k, v] : e["args"].items()) {
-        if (!v.is_number()) return "counter with a value that is not a number: " + e.dump();
-      }
-    } else {
-      return "an event phase this export does not write: " + e.dump();
-    }
-  }
-  for (const auto& [lane, list] : slices) {
-    if (!named_processes.count(lane.first) || !named_threads.count(lane)) return "a track without its name metadata";
-  }
-  // Each flow: one start and one end, each inside a slice of its own track.
-  for (const auto& [id, pair] : flows) {
-    if (pair.size() != 2 || pair[0]["ph"] != "s" || pair[1]["ph"] != "f") return "flow " + std::to_string(id) + " is not one s then one f";
-    if (pair[1].value("bp", "") != "e") return "flow end not bound to its enclosing slice";
-    for (const auto& e : pair) {
-      const auto& list = slices[{e["pid"].get<int>(), e["tid"].get<int>()}];
-      const double ts = e["ts"];
-      const bool inside = std::any_of(list.begin(), list.end(), [&](const Slice& s) { return s.start <= ts && ts <= s.end; });
-      if (!inside) return "flow event outside every slice of its track: " + e.dump();
-    }
-  }
-  return "";
-}
 
 json exported(const fs::path& db, const fs::path& out, CliResult* result = nullptr) {
   auto r = run_cli({"export", "--format", "perfetto", db.string(), "-o", out.string()});
@@ -84,7 +27,7 @@ TEST(CliExport, AmdTraceWithHipCallsKeepsTheFormatsRules) {
   const auto db = database_from_sql("rocpd_v3_hip_api.sql", dir);
   CliResult r;
   const auto doc = exported(db, dir / "trace.json", &r);
-  EXPECT_EQ(format_errors(doc), "");
+  EXPECT_EQ(trace_event_errors(doc.dump()), "");
   EXPECT_NE(r.out.find("1 processes, 4 tracks, 21 slices, 2 dependency flows, 0 counter events"), std::string::npos) << r.out;
   std::multiset<std::string> cats;
   std::set<std::string> api;
@@ -107,7 +50,7 @@ TEST(CliExport, BundledH100TraceAndSameBytesTwice) {
   const auto dir = fresh_dir("export_h100");
   const auto db = source_dir() / "examples/traces/softmax_h100.db";
   const auto doc = exported(db, dir / "a.json");
-  EXPECT_EQ(format_errors(doc), "");
+  EXPECT_EQ(trace_event_errors(doc.dump()), "");
   size_t kernels = 0;
   for (const auto& e : doc["traceEvents"]) kernels += e["ph"] == "X" && e["cat"] == "kernel";
   EXPECT_GT(kernels, 0u);
@@ -128,7 +71,7 @@ TEST(CliExport, JsonSaysWhatWasWritten) {
 TEST(CliExport, EventEdgesBecomeFlows) {
   const auto dir = fresh_dir("export_multistream");
   const auto doc = exported(scenario("multistream", 1, dir), dir / "trace.json");
-  EXPECT_EQ(format_errors(doc), "");
+  EXPECT_EQ(trace_event_errors(doc.dump()), "");
   size_t flows = 0;
   for (const auto& e : doc["traceEvents"]) flows += e["ph"] == "s" && e["name"] == "event";
   EXPECT_EQ(flows, 16u) << "the scenario's event edges (host synchronizations are not slices, so draw none)";
@@ -137,7 +80,7 @@ TEST(CliExport, EventEdgesBecomeFlows) {
 TEST(CliExport, CounterValuesBecomeCounterTracks) {
   const auto dir = fresh_dir("export_counters");
   const auto doc = exported(scenario("h100-roofline", 1, dir), dir / "trace.json");
-  EXPECT_EQ(format_errors(doc), "");
+  EXPECT_EQ(trace_event_errors(doc.dump()), "");
   std::map<std::string, size_t> counters;
   size_t kernels = 0;
   for (const auto& e : doc["traceEvents"]) {
@@ -158,7 +101,7 @@ TEST(CliExport, TraceWithoutDispatchesIsAnEmptyValidExport) {
                                     "DELETE FROM rocpd_kernel_dispatch" + suffix + "; DELETE FROM rocpd_memory_copy" + suffix +
                                         "; DELETE FROM rocpd_region" + suffix + ";");
   const auto doc = exported(db, dir / "t.json");
-  EXPECT_EQ(format_errors(doc), "");
+  EXPECT_EQ(trace_event_errors(doc.dump()), "");
   for (const auto& e : doc["traceEvents"]) EXPECT_EQ(e["ph"], "M") << e.dump();
 }
 

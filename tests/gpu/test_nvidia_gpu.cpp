@@ -18,6 +18,7 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "test_support.hpp"
+#include "trace_event_format.hpp"
 
 namespace rpl::test {
 namespace {
@@ -542,6 +543,52 @@ TEST(NvidiaGpu, APytorchCudaGraphKeepsItsEdges) {
   const auto dag = json::parse(read_text(p.out / "dag.json"));
   EXPECT_GE(dag["edges"]["graph"].get<int>(), 10) << dag["edges"].dump();  // at least one per replay
   std::cout << "torch CUDA graph: " << dag["edges"].dump() << "\n";
+}
+
+// A PyTorch program with two streams joined by events (tests/gpu/programs/torch_two_streams.py),
+// profiled twice: diff finds the same kernels in both, and its trace exports to a timeline that
+// keeps the trace-event rules, with its event waits as arrows and its synchronizations as API slices.
+TEST(NvidiaGpu, ExportAndDiffOfAPytorchProgram) {
+  SKIP_WITHOUT_GPU();
+  if (!find_executable("python3")) GTEST_SKIP() << "no python3";
+  const std::vector<std::string> program = {"python3", (source_dir() / "tests/gpu/programs/torch_two_streams.py").string()};
+  auto first = profile(program, 2, {"--quiet-app"});
+  if (first.cli.exit_code != 0 && first.cli.err.find("torch") != std::string::npos) GTEST_SKIP() << "no PyTorch: " << first.cli.err;
+  ASSERT_EQ(first.cli.exit_code, 0) << first.cli.err;
+  auto second = profile(program, 2, {"--quiet-app"});
+  ASSERT_EQ(second.cli.exit_code, 0) << second.cli.err;
+
+  auto d = run_cli({"diff", "--json", first.out.string(), second.out.string()});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(schema_errors(d.out, "diff"), "");
+  std::map<std::string, int> verdicts;
+  const auto diff = json::parse(d.out);
+  for (const auto& k : diff["kernels"]) ++verdicts[k["verdict"].get<std::string>()];
+  EXPECT_EQ(verdicts.count("added") + verdicts.count("removed"), 0u) << d.out;
+
+  fs::path db;
+  for (const auto& e : fs::directory_iterator(first.out / ".rocpd_profile")) {
+    if (e.path().filename().string().rfind("run1_", 0) == 0 && e.path().extension() == ".db") db = e.path();
+  }
+  ASSERT_FALSE(db.empty());
+  const auto trace_json = first.out / "trace.json";
+  auto x = run_cli({"export", "--json", db.string(), "-o", trace_json.string()});
+  ASSERT_EQ(x.exit_code, 0) << x.err;
+  EXPECT_EQ(schema_errors(x.out, "export"), "");
+  const std::string text = read_text(trace_json);
+  EXPECT_EQ(trace_event_errors(text), "");
+  std::map<std::string, int> slices;
+  int event_flows = 0;
+  const auto timeline = json::parse(text);
+  for (const auto& e : timeline["traceEvents"]) {
+    if (e["ph"] == "X") ++slices[e["cat"].get<std::string>()];
+    if (e["ph"] == "s" && e["name"] == "event") ++event_flows;
+  }
+  EXPECT_GE(slices["kernel"], 15) << "five rounds of a GEMM, a relu, a multiply and an add";
+  EXPECT_GE(slices["api"], 1) << "the synchronizations";
+  EXPECT_GE(event_flows, 5) << "the side stream's work joins the main stream each round";
+  std::cout << "torch two streams: diff " << nlohmann::json(verdicts).dump() << "; export " << nlohmann::json(slices).dump()
+            << " slices, " << event_flows << " event arrows, " << fs::file_size(trace_json) << " bytes\n";
 }
 
 // roofline_calibration prints each kernel's exact FLOPs and DRAM bytes; the roofline from the ncu
