@@ -25,7 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
   try {
-    rpl::trace::read_rocpd({path});
+    rpl::trace::ReadOptions options;
+    options.host_calls = true;  // the widest reading (export's): host API calls too
+    rpl::trace::read_rocpd({path}, options);
   } catch (const rpl::Error&) {
   }
   return 0;
