@@ -128,10 +128,6 @@ Json side_json(const std::optional<analysis::KernelSide>& s, const Profile& p, c
   return j;
 }
 
-std::string shortened(const std::string& name, size_t width) {
-  return name.size() <= width ? name : name.substr(0, width - 3) + "...";
-}
-
 std::string percent_or_dash(const std::optional<analysis::KernelSide>& s) {
   return s ? fmt::format("{:.0f} %", s->share * 100) : "-";
 }
@@ -158,7 +154,9 @@ void print_text(const Profile& before, const Profile& after, const std::vector<a
       };
       bound = "  " + (at(before) == at(after) ? at(before) : at(before) + " -> " + at(after));
     }
-    std::cout << fmt::format("{:<48} {:>11} {:>11} {:>9} {:>9} {:>13}  {}{}\n", shortened(c.name, 48), a, b, change, noise,
+    // A long name (templates, C++ signatures) gets a line of its own: cut short, several would look alike.
+    if (c.name.size() > 48) std::cout << c.name << "\n";
+    std::cout << fmt::format("{:<48} {:>11} {:>11} {:>9} {:>9} {:>13}  {}{}\n", c.name.size() > 48 ? "" : c.name, a, b, change, noise,
                              percent_or_dash(c.before) + " -> " + percent_or_dash(c.after), analysis::verdict_name(c.verdict),
                              bound);
     const auto o1 = occupancy_of(before, c.name), o2 = occupancy_of(after, c.name);

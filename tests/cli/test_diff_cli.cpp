@@ -59,6 +59,8 @@ TEST(CliDiff, FindsTheKernelsThatChangedBeyondTheNoise) {
   EXPECT_NE(text.out.find("softmax_kernel(float*, int, int)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("slower"), std::string::npos);
   EXPECT_NE(text.out.find("occupancy"), std::string::npos);
+  EXPECT_NE(text.out.find("\nmatmul_kernel(float const*, float const*, float*, int, int, int)\n"), std::string::npos)
+      << "a long name is printed whole, on a line of its own";
 }
 
 TEST(CliDiff, FailOnRegressionGatesOnlyBeyondItsThreshold) {
