@@ -37,6 +37,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_MAIN_PACKAGE_NAME rocm-perf)
 set(CPACK_DEBIAN_MAIN_PACKAGE_SHLIBDEPS ON)  # dependencies from the linked libraries
+set(CPACK_DEBIAN_MAIN_PACKAGE_DEPENDS "libjs-chart.js")  # rocm-perf report inlines it into each page
 set(CPACK_DEBIAN_NVIDIA_PACKAGE_NAME rocm-perf-nvidia)
 set(CPACK_DEBIAN_NVIDIA_PACKAGE_DEPENDS "rocm-perf (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_NVIDIA_DESCRIPTION "rocm-perf's CUPTI tracer, capture and replayer for NVIDIA GPUs (needs the NVIDIA driver and CUPTI)")

@@ -13,6 +13,8 @@ packages=(
   hipcc                        # real AMD code objects for the amd-offline tests (no GPU needed)
   libhsa-runtime-dev           # the AMD capture tool and replayer compile against the HSA headers
   time                         # peak memory in the benchmark
+  libjs-chart.js               # the HTML report's charts (Chart.js), inlined into each report
+  chromium                     # the report's tests open it headless
 )
 
 missing=()

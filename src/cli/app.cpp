@@ -39,7 +39,7 @@ int run(const std::vector<std::string>& args) {
   std::vector<Action> actions = {add_profile_command(app, program), add_analyze_command(app), add_occupancy_command(app),
                                  add_inspect_command(app), add_autotune_command(app),
                                  add_isolate_command(app, program), add_replay_command(app), add_export_command(app),
-                                 add_diff_command(app)};
+                                 add_diff_command(app), add_report_command(app)};
   std::vector<CLI::App*> subs = app.get_subcommands([](const CLI::App*) { return true; });
   try {
     if (ours.size() > 1 && ours[1].rfind('-', 0) != 0) {

@@ -36,6 +36,7 @@ struct ProfileOptions {
   bool counters = false;
   bool roofline = false;
   bool deep = false;
+  bool html = false;
   int att_target_cu = 1;
   int roofline_launches = 0;
   std::vector<std::string> metrics;
@@ -67,6 +68,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       ->check(CLI::PositiveNumber);
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
   cmd->add_flag("--quiet-app", o->quiet_app, "keep the program's own output out of the terminal (it is still kept in .rocpd_profile/runN.log)");
+  cmd->add_flag("--html", o->html, "also write OUT/report.html (rocm-perf report)");
   cmd->add_flag("--counters", o->counters, "a counter pass after the trace (NVIDIA: ncu), stored in the first run's trace");
   cmd->add_flag("--roofline", o->roofline,
                 "counter passes for the roofline of every kernel (NVIDIA: one ncu pass, limited by --kernel and "
@@ -150,6 +152,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     auto document = report::profile_json(summary);
     document["roofline"] = roofline.dominant;
     write_file_atomic(out_dir / "profile.json", report::dump(document));
+    if (o->html) write_html_report(out_dir, out_dir / "report.html");
     return render_profile(summary, document, o->output, closing_text);
   };
 }

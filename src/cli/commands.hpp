@@ -1,5 +1,6 @@
 #pragma once
 // Each subcommand registers its options on the app and returns the action to run after parsing.
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,5 +31,9 @@ Action add_replay_command(CLI::App& app);
 Action add_isolate_command(CLI::App& app, const std::vector<std::string>& program);
 Action add_export_command(CLI::App& app);
 Action add_diff_command(CLI::App& app);
+Action add_report_command(CLI::App& app);
+
+/// Writes the HTML report of a profile folder (rocm-perf report; profile --html).
+void write_html_report(const std::filesystem::path& folder, const std::filesystem::path& output);
 
 }  // namespace rpl::cli

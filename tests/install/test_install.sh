@@ -33,6 +33,7 @@ for path in ./usr/bin/rocm-perf ./usr/bin/rocm-perf-lab ./usr/share/rocm-perf/sc
 done
 depends=$(dpkg-deb -f "$deb" Depends)
 case "$depends" in *libsqlite3*) ;; *) echo "FAIL: Depends lacks libsqlite3: $depends"; exit 1 ;; esac
+case "$depends" in *libjs-chart.js*) ;; *) echo "FAIL: Depends lacks libjs-chart.js: $depends"; exit 1 ;; esac
 if [ -f "$build/lib/librpl_cupti_trace.so" ]; then
   nvidia=$(ls "$work"/package/rocm-perf-nvidia_*.deb)
   dpkg-deb -c "$nvidia" > "$work/nvidia-contents"  # listed whole: grep -q on a pipe would cut dpkg-deb off

@@ -1,0 +1,34 @@
+#pragma once
+// The HTML report of a profile folder (docs/report.md): one self-contained file that opens offline,
+// with the summary, a roofline chart, the stall breakdown and a sortable table of every kernel.
+// The charts are drawn by Chart.js, whose text the caller supplies and the page inlines.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rpl::report {
+
+/// One row of the kernel table.
+struct ReportKernel {
+  std::string name;
+  double dispatches_per_run = 0;
+  double per_run_ms = 0;   // its GPU time in one run, on average
+  double mean_ms = 0;      // per dispatch
+  double share = 0;        // of all kernels' time
+  std::string bound;       // roofline position, "" where unknown
+};
+
+struct HtmlReportInput {
+  nlohmann::json profile;                  // profile.json
+  nlohmann::json roofline;                 // roofline.json, or null
+  nlohmann::json analysis;                 // analysis.json, or null
+  nlohmann::json dag;                      // dag.json, or null
+  std::vector<ReportKernel> kernels;       // by time, most first
+  std::string chart_js;                    // the Chart.js library's text
+};
+
+/// The page, deterministic for the same input.
+std::string html_report(const HtmlReportInput& input);
+
+}  // namespace rpl::report

@@ -1,0 +1,126 @@
+// rocm-perf report OUT_DIR [-o report.html]
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <rpl/analysis/profile_diff.hpp>
+#include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/core/log.hpp>
+#include <rpl/report/html_report.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "commands.hpp"
+
+namespace rpl::cli {
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+namespace {
+
+struct ReportOptions {
+  bool debug = false;
+  std::string folder;
+  std::string output;
+};
+
+// Debian's libjs-chart.js; RPL_CHARTJS names another copy of the library.
+std::string chart_js() {
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("RPL_CHARTJS"); env && *env) candidates.emplace_back(env);
+  candidates.emplace_back("/usr/share/javascript/chart.js/chart.min.js");
+  std::error_code ec;
+  for (const auto& c : candidates) {
+    if (!fs::is_regular_file(c, ec)) continue;
+    std::string text = read_file(c, std::uintmax_t{16} << 20);
+    if (text.find("</script") != std::string::npos) fail(Errc::bad_input, "{}: cannot be inlined into a page", c.string());
+    return text;
+  }
+  fail(Errc::missing_tool, "Chart.js not found (/usr/share/javascript/chart.js/chart.min.js): install libjs-chart.js, or set RPL_CHARTJS");
+}
+
+Json optional_json(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return nullptr;
+  auto j = Json::parse(read_file(file, std::uintmax_t{256} << 20), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) fail(Errc::bad_input, "{}: not a JSON document", file.string());
+  return j;
+}
+
+// The kernel table: every kernel's time per run from the folder's run databases; where the folder
+// has none (analyze --out), roofline.json's kernels.
+std::vector<report::ReportKernel> kernels_of(const fs::path& folder, const Json& roofline) {
+  std::map<std::string, std::string> bound;
+  for (const auto& k : roofline.is_object() ? roofline.value("kernels", Json::array()) : Json::array()) {
+    if (k.is_object() && k.value("name", Json()).is_string() && k.value("roofline_position", Json()).is_string()) {
+      bound[k["name"]] = k["roofline_position"];
+    }
+  }
+  std::vector<fs::path> dbs;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(folder / ".rocpd_profile", ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && name.rfind("run", 0) == 0 && e.path().extension() == ".db") dbs.push_back(e.path());
+  }
+  std::sort(dbs.begin(), dbs.end());
+  std::vector<report::ReportKernel> rows;
+  if (!dbs.empty()) {
+    const auto times = analysis::kernel_times(trace::read_rocpd(dbs));
+    const double total = times.per_run_ms();
+    for (const auto& k : times.kernels) {
+      const double per_run = k.per_run_ms(), count = static_cast<double>(k.dispatches) / std::max(times.runs, 1);
+      rows.push_back({k.name, count, per_run, count > 0 ? per_run / count : 0, total > 0 ? per_run / total : 0,
+                      bound.count(k.name) ? bound[k.name] : ""});
+    }
+  } else if (roofline.is_object()) {
+    double total = 0;
+    for (const auto& k : roofline.value("kernels", Json::array())) total += k.value("time_ms", 0.0);
+    for (const auto& k : roofline.value("kernels", Json::array())) {
+      const double ms = k.value("time_ms", 0.0), count = k.value("dispatches", 0.0);
+      rows.push_back({k.value("name", std::string("?")), count, ms, count > 0 ? ms / count : 0, total > 0 ? ms / total : 0,
+                      bound.count(k.value("name", std::string())) ? bound[k["name"]] : ""});
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.per_run_ms > b.per_run_ms; });
+  return rows;
+}
+
+}  // namespace
+
+void write_html_report(const fs::path& folder, const fs::path& output) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) fail(Errc::bad_input, "{}: not a folder; give the folder that rocm-perf profile wrote", folder.string());
+  report::HtmlReportInput in;
+  in.profile = optional_json(folder / "profile.json");
+  if (in.profile.is_null()) {
+    fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile (or analyze --out) wrote", folder.string());
+  }
+  in.roofline = optional_json(folder / "roofline.json");
+  in.analysis = optional_json(folder / "analysis.json");
+  in.dag = optional_json(folder / "dag.json");
+  in.kernels = kernels_of(folder, in.roofline);
+  in.chart_js = chart_js();
+  const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) fail(Errc::bad_input, "{}: no such folder for the report", dir.string());
+  write_file_atomic(output, report::html_report(in));
+}
+
+Action add_report_command(CLI::App& app) {
+  auto o = std::make_shared<ReportOptions>();
+  auto* cmd = app.add_subcommand("report", "write a self-contained HTML report of a profile folder");
+  cmd->add_option("folder", o->folder, "the folder that rocm-perf profile (or analyze --out) wrote")->required();
+  cmd->add_option("-o,--output", o->output, "the HTML file to write (default: FOLDER/report.html)");
+  cmd->add_flag("--debug", o->debug, "print the commands run and keep temporary folders");
+  return [o]() -> int {
+    log::set_debug(o->debug);
+    const fs::path output = o->output.empty() ? fs::path(o->folder) / "report.html" : fs::path(o->output);
+    write_html_report(o->folder, output);
+    std::cout << fmt::format("wrote {}\n", output.string());
+    return 0;
+  };
+}
+
+}  // namespace rpl::cli

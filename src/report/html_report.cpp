@@ -1,0 +1,220 @@
+#include <rpl/report/html_report.hpp>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace rpl::report {
+namespace {
+using Json = nlohmann::json;
+
+std::string escaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// JSON inside a <script> element: "</" would end the element early.
+std::string script_json(const Json& j) {
+  std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += "\\";
+  }
+  return out;
+}
+
+std::string text_at(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// A summary line: a label and its value, the value in an element with an id the tests read.
+std::string row(const std::string& label, const std::string& id, const std::string& value) {
+  return fmt::format("<tr><th>{}</th><td id=\"{}\">{}</td></tr>\n", escaped(label), id, value);
+}
+
+std::string summary(const HtmlReportInput& in) {
+  const Json& p = in.profile;
+  std::string html = "<table class=\"summary\">\n";
+  const Json& k = p.value("kernel", Json());
+  if (k.is_object()) {
+    html += row("Dominant kernel", "kernel-name", escaped(text_at(k, "name")));
+    html += row("Dispatches", "kernel-dispatches", fmt::format("{}", k.value("dispatches", 0)));
+    html += row("Share of GPU time", "kernel-share", fmt::format("{:.1f} %", k.value("time_fraction", 0.0) * 100));
+  }
+  html += row("Runtime (ms per dispatch)", "runtime-ms", fmt::format("{:.6f}", p.value("runtime_ms", 0.0)));
+  const Json& s = p.value("stability", Json());
+  if (s.is_object()) {
+    html += row("Stability", "stability",
+                fmt::format("{}: cv {:.2f} % over {} samples in {} runs", escaped(text_at(s, "classification")),
+                            s.value("cv", 0.0) * 100, s.value("samples", 0), s.value("runs", 0)));
+  }
+  const Json& gpu = p.value("gpu", Json());
+  if (gpu.is_object()) {
+    html += row("GPU", "gpu", escaped(text_at(gpu, "product") + " (" + text_at(gpu, "architecture") + ")"));
+  }
+  const Json& o = p.value("occupancy", Json());
+  if (o.is_object()) {
+    html += row("Occupancy", "occupancy",
+                fmt::format("{:.1f} %, limited by {}", o.value("theoretical", 0.0) * 100, escaped(text_at(o, "limiter"))));
+  }
+  const Json& c = in.analysis.is_object() ? in.analysis.value("classification", Json()) : Json();
+  if (c.is_object()) {
+    std::string reasons = "<ul>";
+    for (const auto& r : c.value("reasons", Json::array())) reasons += "<li>" + escaped(r.is_string() ? r.get<std::string>() : "") + "</li>";
+    reasons += "</ul>";
+    std::string steps = "<ul>";
+    for (const auto& r : c.value("next_steps", Json::array())) steps += "<li>" + escaped(r.is_string() ? r.get<std::string>() : "") + "</li>";
+    steps += "</ul>";
+    html += row("Bottleneck", "bottleneck",
+                fmt::format("{} (confidence {:.2f})", escaped(text_at(c, "bottleneck")), c.value("confidence", 0.0)));
+    html += row("Why", "reasons", reasons);
+    html += row("Try first", "next-steps", steps);
+  }
+  const Json& dag = in.dag;
+  if (dag.is_object() && dag.value("critical_path_ns", Json()).is_number()) {
+    html += row("Critical path", "critical-path",
+                fmt::format("{:.3f} ms of a {:.3f} ms span", dag["critical_path_ns"].get<double>() / 1e6,
+                            dag.value("makespan_ns", 0.0) / 1e6));
+  }
+  return html + "</table>\n";
+}
+
+std::string kernel_table(const std::vector<ReportKernel>& kernels) {
+  std::string html =
+      "<table id=\"kernels\" class=\"sortable\">\n<thead><tr><th data-type=\"text\">Kernel</th><th>Dispatches per run</th>"
+      "<th>ms per run</th><th>Mean ms</th><th>Share</th><th data-type=\"text\">Bound</th></tr></thead>\n<tbody>\n";
+  for (const auto& k : kernels) {
+    html += fmt::format(
+        "<tr><td>{}</td><td data-value=\"{}\">{:.1f}</td><td data-value=\"{}\">{:.4f}</td><td data-value=\"{}\">{:.4f}</td>"
+        "<td data-value=\"{}\">{:.1f} %</td><td>{}</td></tr>\n",
+        escaped(k.name), k.dispatches_per_run, k.dispatches_per_run, k.per_run_ms, k.per_run_ms, k.mean_ms, k.mean_ms, k.share,
+        k.share * 100, escaped(k.bound.empty() ? "-" : k.bound));
+  }
+  return html + "</tbody></table>\n";
+}
+
+// The page's own script: the charts from the embedded documents, and sorting of the table.
+constexpr const char* kPageScript = R"js(
+(function () {
+  const data = JSON.parse(document.getElementById('rpl-data').textContent);
+  Chart.defaults.animation = false;
+
+  function rooflineChart() {
+    const canvas = document.getElementById('roofline');
+    const r = data.roofline;
+    if (!r || !r.kernels) { canvas.dataset.points = '0'; return; }
+    const points = r.kernels.filter(k => k.operational_intensity > 0 && k.achieved_flops_per_s > 0);
+    const total = points.reduce((s, k) => s + k.time_ms, 0) || 1;
+    const xs = points.map(k => k.operational_intensity);
+    const xmin = Math.min(0.01, ...xs) / 2, xmax = Math.max(1000, ...xs) * 2;
+    const datasets = [{
+      type: 'bubble', label: 'kernels', backgroundColor: 'rgba(220, 80, 40, 0.6)',
+      data: points.map(k => ({ x: k.operational_intensity, y: k.achieved_flops_per_s,
+                               r: 4 + 16 * Math.sqrt(k.time_ms / total), name: k.name, time_ms: k.time_ms }))
+    }];
+    const bw = r.ceilings && r.ceilings.bytes_per_s || {}, fl = r.ceilings && r.ceilings.flops_per_s || {};
+    const peak = Math.max(0, ...Object.values(fl).filter(v => typeof v === 'number'));
+    for (const [level, b] of Object.entries(bw)) {
+      if (typeof b !== 'number' || !(peak > 0)) continue;
+      datasets.push({ type: 'line', label: level + ' bandwidth', pointRadius: 0, borderWidth: 1,
+                      data: [{ x: xmin, y: b * xmin }, { x: peak / b, y: peak }] });
+    }
+    for (const [kind, f] of Object.entries(fl)) {
+      if (typeof f !== 'number') continue;
+      datasets.push({ type: 'line', label: kind + ' peak', pointRadius: 0, borderWidth: 1, borderDash: [4, 4],
+                      data: [{ x: xmin, y: f }, { x: xmax, y: f }] });
+    }
+    const palette = ['#1f77b4', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+    datasets.slice(1).forEach((d, i) => { d.borderColor = d.backgroundColor = palette[i % palette.length]; });
+    new Chart(canvas, {
+      data: { datasets },
+      options: {
+        scales: { x: { type: 'logarithmic', title: { display: true, text: 'FLOP per byte (DRAM)' } },
+                  y: { type: 'logarithmic', title: { display: true, text: 'FLOP/s' } } },
+        plugins: { tooltip: { callbacks: { label: c => c.raw.name
+          ? c.raw.name + ': ' + c.raw.time_ms.toFixed(3) + ' ms, ' + c.raw.x.toPrecision(3) + ' FLOP/B, ' + (c.raw.y / 1e12).toPrecision(3) + ' TFLOP/s'
+          : c.dataset.label } } }
+      }
+    });
+    canvas.dataset.points = String(points.length);
+  }
+
+  function barChart(id, values, label) {
+    const canvas = document.getElementById(id);
+    const entries = Object.entries(values || {}).filter(([, v]) => typeof v === 'number' && v > 0).sort((a, b) => b[1] - a[1]);
+    if (!entries.length) { canvas.dataset.points = '0'; canvas.parentElement.hidden = true; return; }
+    new Chart(canvas, { type: 'bar', data: { labels: entries.map(e => e[0]),
+      datasets: [{ label, data: entries.map(e => e[1] * 100), backgroundColor: 'rgba(40, 110, 200, 0.7)' }] },
+      options: { indexAxis: 'y', scales: { x: { title: { display: true, text: 'percent' } } } } });
+    canvas.dataset.points = String(entries.length);
+  }
+
+  function sortable(table) {
+    const heads = table.querySelectorAll('th');
+    heads.forEach((th, column) => th.addEventListener('click', () => {
+      const body = table.tBodies[0];
+      const descending = th.dataset.order !== 'desc';
+      heads.forEach(h => delete h.dataset.order);
+      th.dataset.order = descending ? 'desc' : 'asc';
+      const key = tr => { const td = tr.cells[column]; return th.dataset.type === 'text' ? td.textContent : parseFloat(td.dataset.value); };
+      const rows = Array.from(body.rows).sort((a, b) => {
+        const x = key(a), y = key(b);
+        return (x < y ? -1 : x > y ? 1 : 0) * (descending ? -1 : 1);
+      });
+      rows.forEach(tr => body.appendChild(tr));
+    }));
+  }
+
+  rooflineChart();
+  const stalls = data.analysis && data.analysis.stalls;
+  barChart('stalls', stalls && stalls.stalls, 'share of stalled time');
+  barChart('mix', stalls && stalls.instruction_mix, 'share of instructions');
+  document.querySelectorAll('table.sortable').forEach(sortable);
+  document.body.dataset.ready = 'yes';
+})();
+)js";
+
+constexpr const char* kStyle = R"css(
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
+table { border-collapse: collapse; } th, td { padding: 0.25em 0.8em; text-align: left; vertical-align: top; }
+table.summary th { color: #555; font-weight: normal; }
+table.sortable th { cursor: pointer; border-bottom: 1px solid #999; }
+table.sortable td { border-bottom: 1px solid #eee; font-variant-numeric: tabular-nums; }
+table.sortable td:not(:first-child) { text-align: right; }
+.chart { max-width: 900px; }
+)css";
+
+}  // namespace
+
+std::string html_report(const HtmlReportInput& in) {
+  Json data = {{"profile", in.profile}, {"roofline", in.roofline}, {"analysis", in.analysis}};
+  const std::string title = in.profile.value("kernel", Json()).is_object()
+                                ? "rocm-perf: " + text_at(in.profile["kernel"], "name")
+                                : std::string("rocm-perf report");
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escaped(title) +
+                     "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + escaped(title) + "</h1>\n";
+  html += "<h2>Summary</h2>\n" + summary(in);
+  html += "<h2>Roofline</h2>\n<div class=\"chart\"><canvas id=\"roofline\"></canvas></div>\n";
+  if (!in.roofline.is_object()) html += "<p>No roofline: profile with <code>--roofline</code>.</p>\n";
+  html += "<h2>Kernels</h2>\n" + kernel_table(in.kernels);
+  html += "<div class=\"chart\"><h2>Stalls</h2><canvas id=\"stalls\"></canvas></div>\n";
+  html += "<div class=\"chart\"><h2>Instruction mix</h2><canvas id=\"mix\"></canvas></div>\n";
+  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(data) + "</script>\n";
+  html += "<script>\n" + in.chart_js + "\n</script>\n<script>" + kPageScript + "</script>\n</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace rpl::report
