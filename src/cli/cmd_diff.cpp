@@ -14,6 +14,7 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "commands.hpp"
+#include "profile_folder.hpp"
 
 namespace rpl::cli {
 namespace fs = std::filesystem;
@@ -35,12 +36,6 @@ struct Profile {
   bool from_traces = false;
 };
 
-Json read_json(const fs::path& file) {
-  auto j = Json::parse(read_file(file, std::uintmax_t{256} << 20), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) fail(Errc::bad_input, "{}: not a JSON document", file.string());
-  return j;
-}
-
 // A profile.json alone knows its dominant kernel: its time in all runs and its dispatches' spread.
 analysis::ProfileTimes times_from_summary(const Json& summary, const fs::path& file) {
   analysis::ProfileTimes t;
@@ -59,17 +54,6 @@ analysis::ProfileTimes times_from_summary(const Json& summary, const fs::path& f
   return t;
 }
 
-std::vector<fs::path> run_databases(const fs::path& folder) {
-  std::vector<fs::path> dbs;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(folder / ".rocpd_profile", ec)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_regular_file() && name.rfind("run", 0) == 0 && e.path().extension() == ".db") dbs.push_back(e.path());
-  }
-  std::sort(dbs.begin(), dbs.end());
-  return dbs;
-}
-
 Profile load_profile(const fs::path& path) {
   Profile p;
   p.path = path.string();
@@ -79,20 +63,13 @@ Profile load_profile(const fs::path& path) {
     if (!fs::is_regular_file(summary, ec)) {
       fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile wrote, or a profile.json", path.string());
     }
-    p.summary = read_json(summary);
+    p.summary = read_json_document(summary);
     const auto dbs = run_databases(path);
     p.from_traces = !dbs.empty();
     p.times = p.from_traces ? analysis::kernel_times(trace::read_rocpd(dbs)) : times_from_summary(p.summary, summary);
-    if (fs::is_regular_file(path / "roofline.json", ec)) {
-      const auto roofline = read_json(path / "roofline.json");
-      for (const auto& k : roofline.value("kernels", Json::array())) {
-        if (k.is_object() && k.value("name", Json()).is_string() && k.value("roofline_position", Json()).is_string()) {
-          p.bound[k["name"]] = k["roofline_position"];
-        }
-      }
-    }
+    p.bound = roofline_positions(optional_json_document(path / "roofline.json"));
   } else if (fs::is_regular_file(path, ec)) {
-    p.summary = read_json(path);
+    p.summary = read_json_document(path);
     p.times = times_from_summary(p.summary, path);
   } else {
     fail(Errc::bad_input, "{}: no such profile folder or file", path.string());

@@ -15,6 +15,7 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "commands.hpp"
+#include "profile_folder.hpp"
 
 namespace rpl::cli {
 namespace fs = std::filesystem;
@@ -42,30 +43,11 @@ std::string chart_js() {
   fail(Errc::missing_tool, "Chart.js not found (/usr/share/javascript/chart.js/chart.min.js): install libjs-chart.js, or set RPL_CHARTJS");
 }
 
-Json optional_json(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return nullptr;
-  auto j = Json::parse(read_file(file, std::uintmax_t{256} << 20), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) fail(Errc::bad_input, "{}: not a JSON document", file.string());
-  return j;
-}
-
 // The kernel table: every kernel's time per run from the folder's run databases; where the folder
 // has none (analyze --out), roofline.json's kernels.
 std::vector<report::ReportKernel> kernels_of(const fs::path& folder, const Json& roofline) {
-  std::map<std::string, std::string> bound;
-  for (const auto& k : roofline.is_object() ? roofline.value("kernels", Json::array()) : Json::array()) {
-    if (k.is_object() && k.value("name", Json()).is_string() && k.value("roofline_position", Json()).is_string()) {
-      bound[k["name"]] = k["roofline_position"];
-    }
-  }
-  std::vector<fs::path> dbs;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(folder / ".rocpd_profile", ec)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_regular_file() && name.rfind("run", 0) == 0 && e.path().extension() == ".db") dbs.push_back(e.path());
-  }
-  std::sort(dbs.begin(), dbs.end());
+  auto bound = roofline_positions(roofline);
+  const auto dbs = run_databases(folder);
   std::vector<report::ReportKernel> rows;
   if (!dbs.empty()) {
     const auto times = analysis::kernel_times(trace::read_rocpd(dbs));
@@ -94,13 +76,13 @@ void write_html_report(const fs::path& folder, const fs::path& output) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) fail(Errc::bad_input, "{}: not a folder; give the folder that rocm-perf profile wrote", folder.string());
   report::HtmlReportInput in;
-  in.profile = optional_json(folder / "profile.json");
+  in.profile = optional_json_document(folder / "profile.json");
   if (in.profile.is_null()) {
     fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile (or analyze --out) wrote", folder.string());
   }
-  in.roofline = optional_json(folder / "roofline.json");
-  in.analysis = optional_json(folder / "analysis.json");
-  in.dag = optional_json(folder / "dag.json");
+  in.roofline = optional_json_document(folder / "roofline.json");
+  in.analysis = optional_json_document(folder / "analysis.json");
+  in.dag = optional_json_document(folder / "dag.json");
   in.kernels = kernels_of(folder, in.roofline);
   in.chart_js = chart_js();
   const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
