@@ -28,19 +28,17 @@ struct ReportOptions {
   std::string output;
 };
 
-// Debian's libjs-chart.js; RPL_CHARTJS names another copy of the library.
+// Debian's libjs-chart.js, or the copy of the library that RPL_CHARTJS names.
 std::string chart_js() {
-  std::vector<fs::path> candidates;
-  if (const char* env = std::getenv("RPL_CHARTJS"); env && *env) candidates.emplace_back(env);
-  candidates.emplace_back("/usr/share/javascript/chart.js/chart.min.js");
+  const char* env = std::getenv("RPL_CHARTJS");
+  const fs::path file = env && *env ? fs::path(env) : fs::path("/usr/share/javascript/chart.js/chart.min.js");
   std::error_code ec;
-  for (const auto& c : candidates) {
-    if (!fs::is_regular_file(c, ec)) continue;
-    std::string text = read_file(c, std::uintmax_t{16} << 20);
-    if (text.find("</script") != std::string::npos) fail(Errc::bad_input, "{}: cannot be inlined into a page", c.string());
-    return text;
+  if (!fs::is_regular_file(file, ec)) {
+    fail(Errc::missing_tool, "Chart.js not found ({}): install libjs-chart.js, or set RPL_CHARTJS to chart.min.js", file.string());
   }
-  fail(Errc::missing_tool, "Chart.js not found (/usr/share/javascript/chart.js/chart.min.js): install libjs-chart.js, or set RPL_CHARTJS");
+  std::string text = read_file(file, std::uintmax_t{16} << 20);
+  if (text.find("</script") != std::string::npos) fail(Errc::bad_input, "{}: cannot be inlined into a page", file.string());
+  return text;
 }
 
 // The kernel table: every kernel's time per run from the folder's run databases; where the folder

@@ -102,10 +102,12 @@ TEST(CliDiff, BadInputIsOneLineAndExitTwo) {
   const auto dir = fresh_dir("diff_bad");
   fs::create_directories(dir / "empty");
   std::ofstream(dir / "not.json") << "{ nope";
+  std::ofstream(dir / "wallclock.json") << R"({"kernel": null, "runtime_ms": 1.0})";
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"diff", (dir / "empty").string(), (dir / "empty").string()}, "no profile.json here"},
            {{"diff", (dir / "missing").string(), (dir / "empty").string()}, "no such profile folder or file"},
-           {{"diff", (dir / "not.json").string(), (dir / "not.json").string()}, "not a JSON document"}}) {
+           {{"diff", (dir / "not.json").string(), (dir / "not.json").string()}, "not a JSON document"},
+           {{"diff", (dir / "wallclock.json").string(), (dir / "wallclock.json").string()}, "not a rocm-perf profile.json with a kernel"}}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args[1];
     EXPECT_EQ(count_lines(r.err), 1) << r.err;

@@ -110,7 +110,7 @@ TEST(CliReport, SameFolderSameBytes) {
   EXPECT_EQ(read_text(dir / "a.html"), read_text(dir / "b.html"));
 }
 
-TEST(CliReport, BadInputIsOneLineAndExitTwo) {
+TEST(CliReport, BadInputIsOneLineAndItsExitCode) {
   const auto dir = fresh_dir("report_bad");
   fs::create_directories(dir / "empty");
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
@@ -125,6 +125,13 @@ TEST(CliReport, BadInputIsOneLineAndExitTwo) {
   auto nowhere = run_cli({"report", (dir / "out").string(), "-o", (dir / "no/such/folder/r.html").string()});
   EXPECT_EQ(nowhere.exit_code, 2);
   EXPECT_NE(nowhere.err.find("no such folder"), std::string::npos) << nowhere.err;
+  auto no_library = run_cli({"report", (dir / "out").string()}, {{"RPL_CHARTJS", (dir / "no-chart.js").string()}});
+  EXPECT_EQ(no_library.exit_code, 3);
+  EXPECT_NE(no_library.err.find("Chart.js not found (" + (dir / "no-chart.js").string() + ")"), std::string::npos) << no_library.err;
+  std::ofstream(dir / "odd-chart.js") << "var x = '</script>';";
+  auto odd = run_cli({"report", (dir / "out").string()}, {{"RPL_CHARTJS", (dir / "odd-chart.js").string()}});
+  EXPECT_EQ(odd.exit_code, 2);
+  EXPECT_NE(odd.err.find("cannot be inlined into a page"), std::string::npos) << odd.err;
   std::ofstream(dir / "out" / "roofline.json") << "{ broken";
   auto broken = run_cli({"report", (dir / "out").string()});
   EXPECT_EQ(broken.exit_code, 2);
