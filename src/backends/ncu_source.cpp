@@ -176,12 +176,21 @@ fs::path collect_ncu_source(const RunOptions& run, const NcuKernelFilter& kernel
     fail(Errc::run_failed, "source pass: ncu profiled no launch of a kernel matching {} (its output: {})", kernel.regex,
          log_file.string());
   }
-  ProcessOptions import;
-  import.argv = {ncu->string(), "--import", report.string(), "--page", "source", "--csv", "--print-source", "cuda,sass"};
-  import.output_file = view;
-  const auto imported = run_process(import);
-  if (!imported.ok()) fail(Errc::run_failed, "source pass: {} {}", display_command(import.argv), imported.describe(0));
-  return view;
+  // A kernel built without -lineinfo (PyTorch's, cuBLAS's) has no CUDA-C view: for cuda,sass ncu
+  // then prints a warning alone (seen on the H100), and the SASS view must be asked for by itself.
+  for (const char* print : {"cuda,sass", "sass"}) {
+    ProcessOptions import;
+    import.argv = {ncu->string(), "--import", report.string(), "--page", "source", "--csv", "--print-source", print};
+    import.output_file = view;
+    const auto imported = run_process(import);
+    if (!imported.ok()) fail(Errc::run_failed, "source pass: {} {}", display_command(import.argv), imported.describe(0));
+    try {
+      parse_ncu_source_csv(read_file(view, std::uintmax_t{256} << 20), view.string());
+      return view;
+    } catch (const Error&) {
+    }
+  }
+  fail(Errc::run_failed, "source pass: ncu's source page has no SASS for the kernel (its report: {})", report.string());
 }
 
 }  // namespace rpl::backends

@@ -144,7 +144,14 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
           // ncu matches the user's --kernel against function names, and ours against the mangled one.
           const backends::NcuKernelFilter filter{o->kernel.empty() ? regex_matching(summary.kernel->mangled_name) : o->kernel,
                                                  o->kernel.empty()};
-          analyses.ncu_source_file = backends::collect_ncu_source(run, filter, trace_dir / "ncu_source").string();
+          // The hottest lines are a part of --deep that a program may not give (no SASS view): the stall
+          // pass has run, so the profile goes on without them.
+          try {
+            analyses.ncu_source_file = backends::collect_ncu_source(run, filter, trace_dir / "ncu_source").string();
+          } catch (const Error& e) {
+            if (e.code() == Errc::missing_tool) throw;
+            log::warning(fmt::format("--deep: no hottest lines or instructions: {}", e.what()));
+          }
         }
       }
       closing_text = roofline.text + write_analysis_outputs(trace, summary, roofline, out_dir, analyses);

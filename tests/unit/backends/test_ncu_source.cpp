@@ -107,6 +107,16 @@ TEST(NcuSource, PassThatProfiledNoKernelSaysSo) {
   EXPECT_NE(message.find((dir / "ncu_source_run.log").string()), std::string::npos) << message;
 }
 
+TEST(NcuSource, KernelWithoutLineInfoFallsBackToTheSassView) {
+  RunOptions run;
+  run.command = {"/bin/true"};
+  test::PathPrepended fake(test::source_dir() / "tests/fixtures/fake_ncu_no_lineinfo");
+  const auto view = collect_ncu_source(run, {"^add_kernel$", false}, test::fresh_dir("source_pass_sass"));
+  const auto views = read_ncu_source(view);
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].instructions.size(), fixture("ncu_source_triton_add_sass.csv")[0].instructions.size());
+}
+
 TEST(NcuSource, PassWithoutCounterPermissionIsAMissingTool) {
   RunOptions run;
   run.command = {"/bin/true"};
