@@ -11,7 +11,9 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/analysis/dag.hpp>
 #include <rpl/report/html_report.hpp>
+#include <rpl/report/timeline.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "commands.hpp"
@@ -26,7 +28,12 @@ struct ReportOptions {
   bool debug = false;
   std::string folder;
   std::string output;
+  std::vector<std::string> traces;
 };
+
+// The most operations the timeline draws: past this the page grows beyond what a browser loads
+// quickly, and export --format perfetto is the tool for the whole trace.
+constexpr size_t kTimelineOperations = 200'000;
 
 // Debian's libjs-chart.js, or the copy of the library that RPL_CHARTJS names.
 std::string chart_js() {
@@ -41,11 +48,10 @@ std::string chart_js() {
   return text;
 }
 
-// The kernel table: every kernel's time per run from the folder's run databases; where the folder
-// has none (analyze --out), roofline.json's kernels.
-std::vector<report::ReportKernel> kernels_of(const fs::path& folder, const Json& roofline) {
+// The kernel table: every kernel's time per run from the trace databases (the folder's runs, else
+// those --trace names); where there are none, roofline.json's kernels.
+std::vector<report::ReportKernel> kernels_of(const std::vector<fs::path>& dbs, const Json& roofline) {
   auto bound = roofline_positions(roofline);
-  const auto dbs = run_databases(folder);
   std::vector<report::ReportKernel> rows;
   if (!dbs.empty()) {
     const auto times = analysis::kernel_times(trace::read_rocpd(dbs));
@@ -68,9 +74,23 @@ std::vector<report::ReportKernel> kernels_of(const fs::path& folder, const Json&
   return rows;
 }
 
+// The timeline of the traces named, or else of the folder's first run (run1_*.db: one database
+// per process it traced).
+void add_timeline(report::HtmlReportInput& in, const fs::path& folder, std::vector<fs::path> traces) {
+  if (traces.empty()) {
+    for (const auto& db : run_databases(folder)) {
+      if (db.filename().string().rfind("run1_", 0) == 0) traces.push_back(db);
+    }
+    if (traces.empty()) return;
+  }
+  const auto trace = trace::read_rocpd(traces);
+  in.timeline = report::timeline_json(trace, analysis::analyze_dag(trace), kTimelineOperations);
+  for (const auto& t : traces) in.timeline_source += (in.timeline_source.empty() ? "" : ", ") + t.filename().string();
+}
+
 }  // namespace
 
-void write_html_report(const fs::path& folder, const fs::path& output) {
+void write_html_report(const fs::path& folder, const fs::path& output, const std::vector<fs::path>& traces) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) fail(Errc::bad_input, "{}: not a folder; give the folder that rocm-perf profile wrote", folder.string());
   report::HtmlReportInput in;
@@ -81,7 +101,9 @@ void write_html_report(const fs::path& folder, const fs::path& output) {
   in.roofline = optional_json_document(folder / "roofline.json");
   in.analysis = optional_json_document(folder / "analysis.json");
   in.dag = optional_json_document(folder / "dag.json");
-  in.kernels = kernels_of(folder, in.roofline);
+  const auto runs = run_databases(folder);
+  in.kernels = kernels_of(runs.empty() ? traces : runs, in.roofline);
+  add_timeline(in, folder, traces);
   in.chart_js = chart_js();
   const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) fail(Errc::bad_input, "{}: no such folder for the report", dir.string());
@@ -93,11 +115,13 @@ Action add_report_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("report", "write a self-contained HTML report of a profile folder");
   cmd->add_option("folder", o->folder, "the folder that rocm-perf profile (or analyze --out) wrote")->required();
   cmd->add_option("-o,--output", o->output, "the HTML file to write (default: FOLDER/report.html)");
+  cmd->add_option("--trace", o->traces,
+                  "rocpd databases whose timeline the report shows (default: the folder's first run; analyze --out keeps none)");
   cmd->add_flag("--debug", o->debug, "print the commands run and keep temporary folders");
   return [o]() -> int {
     log::set_debug(o->debug);
     const fs::path output = o->output.empty() ? fs::path(o->folder) / "report.html" : fs::path(o->output);
-    write_html_report(o->folder, output);
+    write_html_report(o->folder, output, {o->traces.begin(), o->traces.end()});
     std::cout << fmt::format("wrote {}\n", output.string());
     return 0;
   };

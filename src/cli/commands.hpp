@@ -33,7 +33,9 @@ Action add_export_command(CLI::App& app);
 Action add_diff_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 
-/// Writes the HTML report of a profile folder (rocm-perf report; profile --html).
-void write_html_report(const std::filesystem::path& folder, const std::filesystem::path& output);
+/// Writes the HTML report of a profile folder (rocm-perf report; profile --html); its timeline is
+/// of traces, or of the folder's first run where traces is empty.
+void write_html_report(const std::filesystem::path& folder, const std::filesystem::path& output,
+                       const std::vector<std::filesystem::path>& traces = {});
 
 }  // namespace rpl::cli

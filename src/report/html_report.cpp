@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "html_timeline.hpp"
+
 namespace rpl::report {
-namespace {
-using Json = nlohmann::json;
 
 std::string escaped(const std::string& text) {
   std::string out;
@@ -22,6 +22,9 @@ std::string escaped(const std::string& text) {
   }
   return out;
 }
+
+namespace {
+using Json = nlohmann::json;
 
 // JSON inside a <script> element: "</" would end the element early.
 std::string script_json(const Json& j) {
@@ -178,10 +181,12 @@ constexpr const char* kPageScript = R"js(
   }
 
   rooflineChart();
+  timelineSelfTest(timelineChart(data));
   const stalls = data.analysis && data.analysis.stalls;
   barChart('stalls', stalls && stalls.stalls, 'share of stalled time');
   barChart('mix', stalls && stalls.instruction_mix, 'share of instructions');
   document.querySelectorAll('table.sortable').forEach(sortable);
+  document.body.dataset.loadedMs = performance.now().toFixed(0);
   document.body.dataset.ready = 'yes';
 })();
 )js";
@@ -195,12 +200,14 @@ table.sortable th { cursor: pointer; border-bottom: 1px solid #999; }
 table.sortable td { border-bottom: 1px solid #eee; font-variant-numeric: tabular-nums; }
 table.sortable td:not(:first-child) { text-align: right; }
 .chart { max-width: 900px; }
+.timeline { position: relative; width: 100%; }
+.toolbar button { margin-right: 0.4em; } .toolbar .hint { color: #777; margin-left: 1em; font-size: 0.9em; }
 )css";
 
 }  // namespace
 
 std::string html_report(const HtmlReportInput& in) {
-  Json data = {{"profile", in.profile}, {"roofline", in.roofline}, {"analysis", in.analysis}};
+  Json data = {{"profile", in.profile}, {"roofline", in.roofline}, {"analysis", in.analysis}, {"timeline", in.timeline}};
   const std::string title = in.profile.value("kernel", Json()).is_object()
                                 ? "rocm-perf: " + text_at(in.profile["kernel"], "name")
                                 : std::string("rocm-perf report");
@@ -209,11 +216,12 @@ std::string html_report(const HtmlReportInput& in) {
   html += "<h2>Summary</h2>\n" + summary(in);
   html += "<h2>Roofline</h2>\n<div class=\"chart\"><canvas id=\"roofline\"></canvas></div>\n";
   if (!in.roofline.is_object()) html += "<p>No roofline: profile with <code>--roofline</code>.</p>\n";
+  html += timeline_section(in.timeline, in.timeline_source);
   html += "<h2>Kernels</h2>\n" + kernel_table(in.kernels);
   html += "<div class=\"chart\"><h2>Stalls</h2><canvas id=\"stalls\"></canvas></div>\n";
   html += "<div class=\"chart\"><h2>Instruction mix</h2><canvas id=\"mix\"></canvas></div>\n";
   html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(data) + "</script>\n";
-  html += "<script>\n" + in.chart_js + "\n</script>\n<script>" + kPageScript + "</script>\n</body>\n</html>\n";
+  html += "<script>\n" + in.chart_js + "\n</script>\n<script>" + timeline_script() + kPageScript + "</script>\n</body>\n</html>\n";
   return html;
 }
 

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "trace_processes.hpp"
+
 namespace rpl::report {
 namespace {
 
@@ -63,49 +65,24 @@ class Exporter {
   }
 
  private:
-  uint32_t process_of(int32_t source, const std::string& guid) {
-    auto [it, added] = processes_.try_emplace({source, guid}, static_cast<uint32_t>(processes_.size()));
-    return it->second;
-  }
-  uint32_t dispatch_process(const trace::Dispatch& d) {
-    return process_of(d.source, d.agent >= 0 ? trace_.agents[static_cast<size_t>(d.agent)].guid : std::string());
-  }
-
   // Processes and lanes, numbered in a fixed order: processes by (file, GUID), lanes by stream id.
   void collect() {
-    std::vector<uint32_t> dispatch_process_index(trace_.dispatches.size()), copy_process_index(trace_.memory_copies.size());
-    for (size_t i = 0; i < trace_.dispatches.size(); ++i) dispatch_process_index[i] = dispatch_process(trace_.dispatches[i]);
-    for (size_t i = 0; i < trace_.memory_copies.size(); ++i) {
-      copy_process_index[i] = process_of(trace_.memory_copies[i].source, trace_.memory_copies[i].guid);
-    }
-    std::vector<uint32_t> call_process_index(trace_.host_calls.size());
-    for (size_t i = 0; i < trace_.host_calls.size(); ++i) {
-      call_process_index[i] = process_of(trace_.host_calls[i].source, trace_.host_calls[i].guid);
-    }
-    // try_emplace numbered processes in first-seen order; renumber them in key order.
-    std::vector<uint32_t> renumber(processes_.size());
-    uint32_t next = 0;
-    for (auto& [key, index] : processes_) {
-      renumber[index] = next;
-      index = next++;
-    }
-    dispatch_pid_.resize(trace_.dispatches.size());
-    copy_pid_.resize(trace_.memory_copies.size());
+    auto numbered = number_processes(trace_, true);
+    processes_ = std::move(numbered.numbers);
+    dispatch_pid_ = std::move(numbered.dispatch);
+    copy_pid_ = std::move(numbered.copy);
+    call_pid_ = std::move(numbered.call);
     std::map<Lane, uint32_t> lanes;
     origin_ = std::numeric_limits<int64_t>::max();
     for (size_t i = 0; i < trace_.dispatches.size(); ++i) {
-      dispatch_pid_[i] = renumber[dispatch_process_index[i]];
       lanes.emplace(Lane{dispatch_pid_[i], false, trace_.dispatches[i].stream_id}, 0);
       origin_ = std::min(origin_, trace_.dispatches[i].start_ns);
     }
     for (size_t i = 0; i < trace_.memory_copies.size(); ++i) {
-      copy_pid_[i] = renumber[copy_process_index[i]];
       lanes.emplace(Lane{copy_pid_[i], false, trace_.memory_copies[i].stream_id}, 0);
       origin_ = std::min(origin_, trace_.memory_copies[i].start_ns);
     }
-    call_pid_.resize(trace_.host_calls.size());
     for (size_t i = 0; i < trace_.host_calls.size(); ++i) {
-      call_pid_[i] = renumber[call_process_index[i]];
       lanes.emplace(Lane{call_pid_[i], true, trace_.host_calls[i].tid}, 0);
       origin_ = std::min(origin_, trace_.host_calls[i].start_ns);
     }

@@ -1,7 +1,9 @@
 // rocm-perf report and profile --html, opened in a real headless Chromium (Debian's): no console
 // messages, the charts drawn, the numbers on the page equal to the JSON documents'.
 #include <fstream>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -9,8 +11,10 @@
 
 #include <rpl/core/files.hpp>
 #include <rpl/core/subprocess.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
 
 #include "test_support.hpp"
+#include "trace_scenarios.hpp"
 
 namespace rpl::test {
 namespace {
@@ -23,12 +27,13 @@ struct Page {
 };
 
 // Loads the page headless and returns its DOM; skips the test where Chromium is not installed.
-std::optional<Page> open_in_chromium(const fs::path& html) {
+// fragment ("#rpl-selftest") is added to the page's address.
+std::optional<Page> open_in_chromium(const fs::path& html, const std::string& fragment = "") {
   const auto chromium = find_executable("chromium");
   if (!chromium) return std::nullopt;
   ProcessOptions p;
   p.argv = {chromium->string(), "--headless=new", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-            "--dump-dom", "file://" + fs::absolute(html).string()};
+            "--dump-dom", "file://" + fs::absolute(html).string() + fragment};
   const auto dir = html.parent_path();
   p.output_file = dir / "dom.html";
   p.error_file = dir / "chromium.log";
@@ -55,8 +60,8 @@ std::string attribute_of_canvas(const std::string& dom, const std::string& id, c
   return std::regex_search(dom, m, re) ? m[1].str() : "";
 }
 
-#define OPEN_OR_SKIP(page, html)                                                                \
-  auto page = open_in_chromium(html);                                                           \
+#define OPEN_OR_SKIP(page, ...)                                                                 \
+  auto page = open_in_chromium(__VA_ARGS__);                                                    \
   if (!page) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs Debian's)";
 
 TEST(CliReport, ProfileHtmlOpensInChromiumWithTheProfilesNumbers) {
@@ -79,6 +84,93 @@ TEST(CliReport, ProfileHtmlOpensInChromiumWithTheProfilesNumbers) {
   for (size_t at = body.find("<tr><td>"); at != std::string::npos && at < body.find("</table>"); at = body.find("<tr><td>", at + 1)) ++rows;
   EXPECT_EQ(rows, 4u);
   EXPECT_EQ(attribute_of_canvas(page->dom, "roofline", "data-points"), "0") << "no roofline without --roofline";
+  // The timeline is of the first run: its every dispatch and copy.
+  std::vector<fs::path> run1_databases;
+  for (const auto& e : fs::directory_iterator(out / ".rocpd_profile")) {
+    if (e.path().filename().string().rfind("run1_", 0) == 0 && e.path().extension() == ".db") run1_databases.push_back(e.path());
+  }
+  ASSERT_EQ(run1_databases.size(), 1u);
+  const auto run1 = trace::read_rocpd(run1_databases);
+  EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-bars"),
+            std::to_string(run1.dispatches.size() + run1.memory_copies.size()));
+  EXPECT_NE(element_text(page->dom, "timeline-caption").find(" of " + run1_databases[0].filename().string() + " on "), std::string::npos) << page->dom;
+}
+
+// The numbers that the page's self-test (#rpl-selftest) wrote: "zoom=0.4096 drawn=12 pan=..." as a map.
+std::map<std::string, std::string> self_test_of(const std::string& dom) {
+  std::map<std::string, std::string> values;
+  std::istringstream words(attribute_of_canvas(dom, "timeline", "data-selftest"));
+  for (std::string word; words >> word;) {
+    const auto eq = word.find('=');
+    if (eq != std::string::npos) values[word.substr(0, eq)] = word.substr(eq + 1);
+  }
+  return values;
+}
+
+TEST(CliReport, TimelineDrawsEveryOperationAndZoomsAndPans) {
+  const auto dir = fresh_dir("report_timeline");
+  const auto db = scenario("multistream", 1, dir);
+  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), db.string()}).exit_code, 0);
+  auto r = run_cli({"report", (dir / "out").string(), "--trace", db.string(), "-o", (dir / "page.html").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  OPEN_OR_SKIP(page, dir / "page.html", "#rpl-selftest");
+  EXPECT_EQ(page->console, "");
+  EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
+  const auto trace = trace::read_rocpd({db});
+  EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-bars"),
+            std::to_string(trace.dispatches.size() + trace.memory_copies.size()));
+  const auto caption = element_text(page->dom, "timeline-caption");
+  EXPECT_NE(caption.find("on 3 streams"), std::string::npos) << caption;
+  const auto dag = json::parse(read_text(dir / "out" / "dag.json"));
+  EXPECT_NE(caption.find(fmt::format("critical path, in red, is {:.3f} ms", dag["critical_path_ns"].get<double>() / 1e6)),
+            std::string::npos) << caption;
+  // Four wheel steps in the middle leave 0.8^4 of the trace in view; a drag of 100 pixels to the
+  // right shows what came before, by 100 pixels' worth; a double click shows the whole trace again.
+  const auto steps = self_test_of(page->dom);
+  EXPECT_EQ(steps.count("zoom") ? steps.at("zoom") : "", "0.4096") << attribute_of_canvas(page->dom, "timeline", "data-selftest");
+  EXPECT_NEAR(std::stod(steps.count("pan_px") ? steps.at("pan_px") : "0"), 100, 0.5);
+  EXPECT_EQ(steps.count("reset") ? steps.at("reset") : "", "yes");
+  EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-drawn"), attribute_of_canvas(page->dom, "timeline", "data-bars"))
+      << "17 operations far apart are each a bar of their own";
+}
+
+// 100,000 dispatches on 16 streams: the page loads, holds them all, and draws a bounded number of
+// bars (those narrower than a pixel are merged), zoomed out and in.
+TEST(CliReport, TimelineOfAHundredThousandDispatches) {
+  const auto dir = fresh_dir("report_timeline_100k");
+  const auto db = dir / "dag.db";
+  tools::write_dag_benchmark_trace(db, 100'000, 16, 10'000);
+  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), db.string()}).exit_code, 0);
+  auto r = run_cli({"report", (dir / "out").string(), "--trace", db.string(), "-o", (dir / "page.html").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  OPEN_OR_SKIP(page, dir / "page.html", "#rpl-selftest");
+  EXPECT_EQ(page->console, "");
+  EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
+  EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-bars"), "100000");
+  const double width = std::stod(attribute_of_canvas(page->dom, "timeline", "data-width"));
+  const auto bound = [&](double w) { return 16 * 3 * (w + 2); };  // lanes × datasets × (a bar per pixel + ends)
+  const double drawn = std::stod(attribute_of_canvas(page->dom, "timeline", "data-drawn"));
+  EXPECT_LE(drawn, bound(width)) << "zoomed out";
+  EXPECT_LT(drawn, 100'000);
+  const auto steps = self_test_of(page->dom);
+  EXPECT_EQ(steps.count("zoom") ? steps.at("zoom") : "", "0.4096");
+  ASSERT_TRUE(steps.count("drawn"));
+  EXPECT_LE(std::stod(steps.at("drawn")), bound(width)) << "zoomed in";
+  EXPECT_EQ(steps.count("reset") ? steps.at("reset") : "", "yes");
+}
+
+TEST(CliReport, TimelineSaysWhyItIsMissing) {
+  const auto dir = fresh_dir("report_no_timeline");
+  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), scenario("mi300x", 1, dir).string()}).exit_code, 0);
+  ASSERT_EQ(run_cli({"report", (dir / "out").string()}).exit_code, 0);
+  const auto html = read_text(dir / "out" / "report.html");
+  EXPECT_NE(html.find("No timeline: this folder holds no trace"), std::string::npos);
+  const auto empty = scenario("no-dispatches", 1, dir);
+  ASSERT_EQ(run_cli({"report", (dir / "out").string(), "--trace", empty.string(), "-o", (dir / "e.html").string()}).exit_code, 0);
+  EXPECT_NE(read_text(dir / "e.html").find("No timeline: the trace has no kernels or copies."), std::string::npos);
+  auto missing = run_cli({"report", (dir / "out").string(), "--trace", (dir / "none.db").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(count_lines(missing.err), 1) << missing.err;
 }
 
 TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {

@@ -1,6 +1,7 @@
 #pragma once
 // The HTML report of a profile folder (docs/report.md): one self-contained file that opens offline,
-// with the summary, a roofline chart, the stall breakdown and a sortable table of every kernel.
+// with the summary, a roofline chart, a timeline of the trace, the stall breakdown and a sortable
+// table of every kernel.
 // The charts are drawn by Chart.js, whose text the caller supplies and the page inlines.
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct HtmlReportInput {
   nlohmann::json roofline;                 // roofline.json, or null
   nlohmann::json analysis;                 // analysis.json, or null
   nlohmann::json dag;                      // dag.json, or null
+  nlohmann::json timeline;                 // timeline_json() of a trace, or null
+  std::string timeline_source;             // where that trace came from ("run1.db"), for its caption
   std::vector<ReportKernel> kernels;       // by time, most first
   std::string chart_js;                    // the Chart.js library's text
 };

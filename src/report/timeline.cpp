@@ -1,0 +1,90 @@
+#include <rpl/report/timeline.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "trace_processes.hpp"
+
+namespace rpl::report {
+namespace {
+using Json = nlohmann::json;
+
+struct Operation {
+  int64_t start = 0, end = 0;
+  uint32_t lane = 0;
+  analysis::DagNode node;
+  std::string_view name;
+  auto key() const { return std::tie(start, end, lane, node.kind, node.index); }
+};
+
+}  // namespace
+
+Json timeline_json(const trace::Trace& trace, const analysis::DagResult& dag, size_t max_operations) {
+  const auto processes = number_processes(trace, false);
+  // Lanes by (process, stream): numbered once all are known, so their order is the keys'.
+  std::map<std::pair<uint32_t, int64_t>, uint32_t> lanes;
+  for (size_t i = 0; i < trace.dispatches.size(); ++i) lanes.emplace(std::pair{processes.dispatch[i], trace.dispatches[i].stream_id}, 0);
+  for (size_t i = 0; i < trace.memory_copies.size(); ++i) {
+    lanes.emplace(std::pair{processes.copy[i], trace.memory_copies[i].stream_id}, 0);
+  }
+  Json labels = Json::array();
+  for (auto& [key, number] : lanes) {
+    number = static_cast<uint32_t>(labels.size());
+    labels.push_back(processes.numbers.size() > 1 ? fmt::format("process {} stream {}", key.first + 1, key.second)
+                                                  : fmt::format("stream {}", key.second));
+  }
+
+  static const std::string kCopy = "copy", kUnknown = "?";
+  std::vector<Operation> ops;
+  ops.reserve(trace.dispatches.size() + trace.memory_copies.size());
+  for (size_t i = 0; i < trace.dispatches.size(); ++i) {
+    const auto& d = trace.dispatches[i];
+    ops.push_back({d.start_ns, std::max(d.start_ns, d.end_ns), lanes.at({processes.dispatch[i], d.stream_id}),
+                   {analysis::DagNode::Kind::dispatch, static_cast<uint32_t>(i)},
+                   d.symbol >= 0 ? trace.symbols[static_cast<size_t>(d.symbol)].name() : kUnknown});
+  }
+  for (size_t i = 0; i < trace.memory_copies.size(); ++i) {
+    const auto& c = trace.memory_copies[i];
+    ops.push_back({c.start_ns, std::max(c.start_ns, c.end_ns), lanes.at({processes.copy[i], c.stream_id}),
+                   {analysis::DagNode::Kind::copy, static_cast<uint32_t>(i)}, c.name.empty() ? kCopy : c.name});
+  }
+  std::sort(ops.begin(), ops.end(), [](const Operation& a, const Operation& b) { return a.key() < b.key(); });
+  const size_t shown = std::min(ops.size(), max_operations);
+  const int64_t origin = ops.empty() ? 0 : ops.front().start;
+
+  // Each shown operation's place in the columns, to find the critical path's steps among them.
+  std::vector<int64_t> dispatch_at(trace.dispatches.size(), -1), copy_at(trace.memory_copies.size(), -1);
+  std::map<std::string_view, size_t> name_numbers;
+  Json names = Json::array(), lane = Json::array(), kind = Json::array(), name = Json::array(), start = Json::array(),
+       duration = Json::array();
+  for (size_t k = 0; k < shown; ++k) {
+    const auto& op = ops[k];
+    const bool is_copy = op.node.kind == analysis::DagNode::Kind::copy;
+    (is_copy ? copy_at : dispatch_at)[op.node.index] = static_cast<int64_t>(k);
+    auto [it, added] = name_numbers.try_emplace(op.name, name_numbers.size());
+    if (added) names.push_back(std::string(op.name));
+    lane.push_back(op.lane);
+    kind.push_back(is_copy ? 1 : 0);
+    name.push_back(it->second);
+    start.push_back(op.start - origin);
+    duration.push_back(op.end - op.start);
+  }
+  Json critical = Json::array();
+  for (const auto& step : dag.path) {
+    int64_t at = -1;
+    if (step.node.kind == analysis::DagNode::Kind::dispatch) at = dispatch_at[step.node.index];
+    if (step.node.kind == analysis::DagNode::Kind::copy) at = copy_at[step.node.index];
+    if (at >= 0) critical.push_back(at);  // host synchronizations are no bars; unshown steps are left out
+  }
+  return {{"operations", ops.size()}, {"shown", shown}, {"origin_ns", origin}, {"critical_path_ns", dag.critical_path_ns},
+          {"lanes", std::move(labels)}, {"names", std::move(names)}, {"lane", std::move(lane)}, {"kind", std::move(kind)},
+          {"name", std::move(name)}, {"start_ns", std::move(start)}, {"duration_ns", std::move(duration)},
+          {"critical", std::move(critical)}};
+}
+
+}  // namespace rpl::report

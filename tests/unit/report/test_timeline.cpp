@@ -1,0 +1,93 @@
+// The report's timeline document: lanes per (process, stream), operations by start, the critical
+// path's steps found among them, the cap on what is drawn.
+#include <gtest/gtest.h>
+
+#include <rpl/analysis/dag.hpp>
+#include <rpl/report/timeline.hpp>
+
+#include "../analysis/trace_builder.hpp"
+
+namespace rpl::test {
+namespace {
+using nlohmann::json;
+
+// Three kernels on stream 0 and one on stream 2, then a copy on stream 2.
+trace::Trace two_streams() {
+  TraceBuilder b;
+  const int k = b.symbol("_Z4gemmv", "gemm"), r = b.symbol("_Z6reducev", "reduce");
+  b.dispatch(k, 400);
+  b.dispatch(r, 100);
+  b.dispatch(k, 300);
+  b.dispatch(r, 50);
+  auto t = std::move(b.trace);
+  t.dispatches[1].stream_id = 2;
+  t.dispatches[1].start_ns = t.dispatches[0].start_ns + 20;  // runs beside the first
+  t.dispatches[1].end_ns = t.dispatches[1].start_ns + 100;
+  trace::MemoryCopy c;
+  c.guid = "g";
+  c.stream_id = 2;
+  c.start_ns = t.dispatches.back().end_ns + 5;
+  c.end_ns = c.start_ns + 70;
+  c.size = 4096;
+  c.name = "device to host";
+  t.memory_copies.push_back(c);
+  return t;
+}
+
+TEST(Timeline, LanesOperationsAndTheCriticalPath) {
+  const auto trace = two_streams();
+  const auto dag = analysis::analyze_dag(trace);
+  const json t = report::timeline_json(trace, dag, 100);
+  EXPECT_EQ(t["lanes"], json({"stream 0", "stream 2"}));
+  EXPECT_EQ(t["operations"], 5);
+  EXPECT_EQ(t["shown"], 5);
+  EXPECT_EQ(t["origin_ns"], trace.dispatches[0].start_ns);
+  EXPECT_EQ(t["start_ns"], json({0, 20, 520, 830, 885}));
+  EXPECT_EQ(t["duration_ns"], json({400, 100, 300, 50, 70}));
+  EXPECT_EQ(t["lane"], json({0, 1, 0, 0, 1}));
+  EXPECT_EQ(t["kind"], json({0, 0, 0, 0, 1}));
+  EXPECT_EQ(t["names"], json({"gemm", "reduce", "device to host"}));
+  EXPECT_EQ(t["name"], json({0, 1, 0, 1, 2}));
+  EXPECT_EQ(t["critical_path_ns"], dag.critical_path_ns);
+  // Each critical step that is a bar is the operation at the index given, in the path's order.
+  ASSERT_FALSE(dag.path.empty());
+  std::vector<int64_t> expected;
+  for (const auto& step : dag.path) {
+    if (step.node.kind == analysis::DagNode::Kind::host_sync) continue;
+    for (size_t i = 0; i < t["start_ns"].size(); ++i) {
+      if (t["start_ns"][i].get<int64_t>() + t["origin_ns"].get<int64_t>() == step.start_ns &&
+          t["duration_ns"][i].get<int64_t>() == step.duration_ns) {
+        expected.push_back(static_cast<int64_t>(i));
+      }
+    }
+  }
+  EXPECT_EQ(t["critical"], json(expected));
+  EXPECT_EQ(report::timeline_json(trace, dag, 100).dump(), t.dump()) << "same trace, same document";
+}
+
+TEST(Timeline, DrawsTheFirstOperationsWhereThereAreTooMany) {
+  const auto trace = two_streams();
+  const auto dag = analysis::analyze_dag(trace);
+  const json t = report::timeline_json(trace, dag, 2);
+  EXPECT_EQ(t["operations"], 5);
+  EXPECT_EQ(t["shown"], 2);
+  EXPECT_EQ(t["start_ns"], json({0, 20}));
+  EXPECT_EQ(t["lanes"].size(), 2u) << "lanes are of the whole trace";
+  for (const auto& i : t["critical"]) EXPECT_LT(i.get<int>(), 2);
+}
+
+TEST(Timeline, ProcessesGetLanesOfTheirOwn) {
+  auto trace = two_streams();
+  trace.sources.push_back({"run2.db", {"h"}});
+  trace::Dispatch d = trace.dispatches[0];
+  d.source = 1;
+  trace.dispatches.push_back(d);
+  const json t = report::timeline_json(trace, analysis::analyze_dag(trace), 100);
+  EXPECT_EQ(t["lanes"], json({"process 1 stream 0", "process 1 stream 2", "process 2 stream 0"}));
+  const json empty = report::timeline_json(trace::Trace{}, analysis::DagResult{}, 100);
+  EXPECT_EQ(empty["shown"], 0);
+  EXPECT_EQ(empty["lanes"], json::array());
+}
+
+}  // namespace
+}  // namespace rpl::test
