@@ -15,7 +15,7 @@ declare -A loaded step
 for n in 1000 100000; do
   db="$work/dag_$n.db"
   "$bin/rpl-make-trace" dag-benchmark "$db" --dispatches "$n" --queues 16 --cross-edges $((n / 10))
-  "$bin/rocm-perf" analyze --out "$work/out_$n" "$db" > /dev/null
+  "$bin/rocm-perf" analyze --out "$work/out_$n" "$db" > /dev/null 2>&1
   read -r s kib < <(measure "$bin/rocm-perf" report "$work/out_$n" --trace "$db" -o "$work/page_$n.html")
   chromium --headless=new --no-sandbox --disable-gpu --dump-dom "file://$work/page_$n.html#rpl-selftest" \
     > "$work/dom_$n.html" 2> /dev/null

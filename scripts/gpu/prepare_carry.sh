@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the device preset here and gathers what the NVIDIA machine needs into .devcarry/ (ignored
 # by git): rocm-perf, the tracer, the testbeds, the gpu tests, the three shared libraries of
-# Debian's that the machine lacks, and Python's jsonschema for the schema checks.
+# Debian's that the machine lacks, Python's jsonschema for the schema checks, and Chart.js for the
+# HTML report.
 # PRESET=release reuses that build instead of the device preset's (debug info is stripped either way).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,7 +10,7 @@ preset=${PRESET:-device}
 cmake --preset "$preset" > /dev/null
 cmake --build --preset "$preset"
 rm -rf .devcarry
-mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py}
+mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py,js}
 cp build/$preset/bin/rocm-perf build/$preset/bin/rpl-cuda-replay .devcarry/bin/
 cp build/$preset/lib/librpl_cupti_trace.so build/$preset/lib/librpl_cupti_probe.so build/$preset/lib/librpl_callback_probe.so .devcarry/lib/
 for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels cubin_registers isolate_targets va_hint_probe stream_kinds_probe legacy_stream graph_probe graph_diamond graph_copies; do
@@ -19,4 +20,5 @@ cp build/$preset/tests/test_nvidia_gpu .devcarry/tests/
 strip --strip-debug .devcarry/bin/* .devcarry/lib/* .devcarry/examples/* .devcarry/tests/*
 cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1,libzstd.so.1,liblz4.so.1,libmuparser.so.2,libglib-2.0.so.0,libpcre2-8.so.0} .devcarry/syslib/
 cp -r /usr/lib/python3/dist-packages/{jsonschema,pyrsistent,_pyrsistent_version.py} .devcarry/py/
+cp /usr/share/javascript/chart.js/chart.min.js .devcarry/js/
 du -sh .devcarry

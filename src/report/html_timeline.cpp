@@ -151,13 +151,16 @@ function timelineChart(data) {
   document.getElementById('timeline-out').addEventListener('click', () => zoom(2));
   document.getElementById('timeline-all').addEventListener('click', () => show(0, end));
   const pathButton = document.getElementById('timeline-path');
-  if (t.critical.length) {
-    const first = t.critical.reduce((m, i) => Math.min(m, t.start_ns[i]), Infinity);
-    const last = t.critical.reduce((m, i) => Math.max(m, t.start_ns[i] + t.duration_ns[i]), 0);
-    pathButton.addEventListener('click', () => { const pad = (last - first) * 0.02; show(first - pad, last + pad); });
-  } else {
-    pathButton.disabled = true;
-  }
+  const first = t.critical.reduce((m, i) => Math.min(m, t.start_ns[i]), Infinity);
+  const last = t.critical.reduce((m, i) => Math.max(m, t.start_ns[i] + t.duration_ns[i]), 0);
+  const showPath = () => { if (t.critical.length) show(first - (last - first) * 0.02, last + (last - first) * 0.02); };
+  pathButton.addEventListener('click', showPath);
+  pathButton.disabled = !t.critical.length;
+  // The view to open with, from the address: #view=critical, or #view=FROM,TO in milliseconds.
+  const wanted = /^#view=(.*)$/.exec(location.hash);
+  if (wanted && wanted[1] === 'critical') showPath();
+  const range = wanted ? wanted[1].split(',').map(Number) : [];
+  if (range.length === 2 && range[1] > range[0]) show(range[0] * 1e6, range[1] * 1e6);
   render();
   return { chart, canvas, view, end, render };
 }
@@ -211,7 +214,7 @@ std::string timeline_section(const Json& timeline, const std::string& source) {
   html += "<div class=\"toolbar\"><button id=\"timeline-in\">Zoom in</button><button id=\"timeline-out\">Zoom out</button>"
           "<button id=\"timeline-path\">Critical path</button><button id=\"timeline-all\">Whole trace</button>"
           "<span class=\"hint\">wheel: zoom, drag: pan, double-click: whole trace</span></div>\n";
-  html += fmt::format("<div class=\"timeline\" style=\"height: {}px\"><canvas id=\"timeline\"></canvas></div>\n", 70 + 24 * lanes);
+  html += fmt::format("<div class=\"timeline\" style=\"height: {}px\"><canvas id=\"timeline\"></canvas></div>\n", 90 + 30 * lanes);
   return html;
 }
 

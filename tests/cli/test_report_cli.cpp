@@ -132,6 +132,11 @@ TEST(CliReport, TimelineDrawsEveryOperationAndZoomsAndPans) {
   EXPECT_EQ(steps.count("reset") ? steps.at("reset") : "", "yes");
   EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-drawn"), attribute_of_canvas(page->dom, "timeline", "data-bars"))
       << "17 operations far apart are each a bar of their own";
+  // The address can say which part to show first.
+  OPEN_OR_SKIP(part, dir / "page.html", "#view=0.5,1.25");
+  EXPECT_EQ(attribute_of_canvas(part->dom, "timeline", "data-view"), "500000,1250000");
+  OPEN_OR_SKIP(path, dir / "page.html", "#view=critical");
+  EXPECT_EQ(attribute_of_canvas(path->dom, "timeline", "data-view"), "0,2000000") << "the path spans the whole trace";
 }
 
 // 100,000 dispatches on 16 streams: the page loads, holds them all, and draws a bounded number of
@@ -168,9 +173,15 @@ TEST(CliReport, TimelineSaysWhyItIsMissing) {
   const auto empty = scenario("no-dispatches", 1, dir);
   ASSERT_EQ(run_cli({"report", (dir / "out").string(), "--trace", empty.string(), "-o", (dir / "e.html").string()}).exit_code, 0);
   EXPECT_NE(read_text(dir / "e.html").find("No timeline: the trace has no kernels or copies."), std::string::npos);
-  auto missing = run_cli({"report", (dir / "out").string(), "--trace", (dir / "none.db").string()});
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(count_lines(missing.err), 1) << missing.err;
+  // A --trace that cannot be read: one line, exit 2, and the report already there is left as it was.
+  std::ofstream(dir / "notes.db") << "not a database";
+  for (const auto& bad : {dir / "none.db", dir / "notes.db"}) {
+    auto r = run_cli({"report", (dir / "out").string(), "--trace", bad.string()});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(bad.string()), std::string::npos) << r.err;
+    EXPECT_EQ(read_text(dir / "out" / "report.html"), html);
+  }
 }
 
 TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {
