@@ -193,12 +193,12 @@ constexpr const char* kPageScript = R"js(
 
 constexpr const char* kStyle = R"css(
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.4em; } h1, td { overflow-wrap: anywhere; } h2 { font-size: 1.15em; margin-top: 2em; }
+h1 { font-size: 1.4em; } h1, td:first-child, table.summary td { overflow-wrap: anywhere; } h2 { font-size: 1.15em; margin-top: 2em; }
 table { border-collapse: collapse; } th, td { padding: 0.25em 0.8em; text-align: left; vertical-align: top; }
 table.summary th { color: #555; font-weight: normal; }
 table.sortable th { cursor: pointer; border-bottom: 1px solid #999; }
 table.sortable td { border-bottom: 1px solid #eee; font-variant-numeric: tabular-nums; }
-table.sortable td:not(:first-child) { text-align: right; }
+table.sortable td:not(:first-child) { text-align: right; white-space: nowrap; }
 .chart { max-width: 900px; }
 .timeline { position: relative; width: 100%; }
 .toolbar button { margin-right: 0.4em; } .toolbar .hint { color: #777; margin-left: 1em; font-size: 0.9em; }
