@@ -1,4 +1,4 @@
-// rocm-perf report OUT_DIR [-o report.html]
+// rocm-perf report OUT_DIR [-o report.html] [--trace DB...]
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <rpl/analysis/dag.hpp>
 #include <rpl/analysis/profile_diff.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
-#include <rpl/analysis/dag.hpp>
 #include <rpl/report/html_report.hpp>
 #include <rpl/report/timeline.hpp>
 #include <rpl/trace/rocpd_reader.hpp>

@@ -193,7 +193,8 @@ constexpr const char* kPageScript = R"js(
 
 constexpr const char* kStyle = R"css(
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.4em; } h1, td:first-child, table.summary td { overflow-wrap: anywhere; } h2 { font-size: 1.15em; margin-top: 2em; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
+h1, td:first-child, table.summary td { overflow-wrap: anywhere; }
 table { border-collapse: collapse; } th, td { padding: 0.25em 0.8em; text-align: left; vertical-align: top; }
 table.summary th { color: #555; font-weight: normal; }
 table.sortable th { cursor: pointer; border-bottom: 1px solid #999; }
