@@ -11,5 +11,6 @@ pkg_check_modules(LIBZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(LIBLZ4 REQUIRED IMPORTED_TARGET liblz4)
 find_package(Threads REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)  # the tuner's least squares
+find_package(Boost 1.74 REQUIRED)             # header-only: Student's t quantiles for diff's noise
 pkg_check_modules(MUPARSER REQUIRED IMPORTED_TARGET muparser)  # constraint and derived-feature expressions
 pkg_check_modules(GLIB REQUIRED IMPORTED_TARGET glib-2.0)      # shell-like splitting of templates, SHA-256

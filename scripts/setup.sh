@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libelf-dev
   libzstd-dev liblz4-dev       # compressed cubins in CUDA fatbins
   libeigen3-dev libmuparser-dev libglib2.0-dev  # the tuner: least squares, expressions, template splitting
+  libboost-dev                 # Boost.Math's Student t (diff's noise), header-only
   libgtest-dev libgmock-dev
   python3 python3-jsonschema   # JSON Schema validation in the tests
   hipcc                        # real AMD code objects for the amd-offline tests (no GPU needed)

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include <rpl/analysis/run_grouping.hpp>
 
 namespace rpl::analysis {
@@ -69,18 +71,38 @@ ProfileTimes kernel_times(const trace::Trace& trace) {
 
 namespace {
 
-// The standard error of a kernel's mean time per run: the larger of what the runs' spread and
-// what its dispatches' spread say (a run's total sums dispatches_per_run dispatches).
-double standard_error(const KernelTimes& k, int runs) {
-  double run_se = 0;
+// The standard error of a kernel's mean time per run, with the degrees of freedom of its
+// estimate: the larger of what the runs' spread (runs − 1) and what its dispatches' spread
+// (dispatches − 1; a run's total sums dispatches_per_run dispatches) say.
+struct StandardError {
+  double se = 0, df = 0;
+};
+StandardError standard_error(const KernelTimes& k, int runs) {
+  StandardError by_runs;
   if (k.run_ms.size() >= 2) {
-    const double mean = k.per_run_ms();
+    const double mean = k.per_run_ms(), n = static_cast<double>(k.run_ms.size());
     double ss = 0;
     for (double t : k.run_ms) ss += (t - mean) * (t - mean);
-    run_se = std::sqrt(ss / static_cast<double>(k.run_ms.size() - 1)) / std::sqrt(static_cast<double>(k.run_ms.size()));
+    by_runs = {std::sqrt(ss / (n - 1)) / std::sqrt(n), n - 1};
   }
-  const double dispatch_se = k.dispatch_stddev_ms * std::sqrt(static_cast<double>(k.dispatches)) / static_cast<double>(std::max(runs, 1));
-  return std::max(run_se, dispatch_se);
+  const StandardError by_dispatches{
+      k.dispatch_stddev_ms * std::sqrt(static_cast<double>(k.dispatches)) / static_cast<double>(std::max(runs, 1)),
+      static_cast<double>(k.dispatches) - 1};
+  return by_runs.se >= by_dispatches.se ? by_runs : by_dispatches;
+}
+
+// How far apart the two means must be to count: Student's t at Welch's degrees of freedom, at the
+// 0.27 % two-sided false-alarm rate of three standard errors of a normal (to which it tends with
+// many samples; with two runs a side it is about six times wider, as two samples warrant).
+double noise_of_difference(StandardError a, StandardError b) {
+  const double variance = a.se * a.se + b.se * b.se;
+  if (variance <= 0) return 0;
+  double spread_of_variance = 0;
+  for (const auto& s : {a, b}) {
+    if (s.se > 0) spread_of_variance += std::pow(s.se, 4) / std::max(s.df, 1.0);
+  }
+  const double df = variance * variance / spread_of_variance;
+  return boost::math::quantile(boost::math::students_t(df), 1 - 0.0027 / 2) * std::sqrt(variance);
 }
 
 KernelSide side(const KernelTimes& k, const ProfileTimes& p) {
@@ -107,7 +129,7 @@ std::vector<KernelChange> compare_kernel_times(const ProfileTimes& before, const
       c.verdict = Verdict::removed;
     } else {
       const double a = c.before->per_run_ms, b = c.after->per_run_ms;
-      const double noise = 3 * std::hypot(standard_error(*pair.first, before.runs), standard_error(*pair.second, after.runs));
+      const double noise = noise_of_difference(standard_error(*pair.first, before.runs), standard_error(*pair.second, after.runs));
       c.change_pct = a > 0 ? (b - a) / a * 100 : 0;
       if (noise > 0 && a > 0) c.noise_pct = noise / a * 100;
       const bool beyond = c.noise_pct ? std::abs(b - a) > noise : b != a;
