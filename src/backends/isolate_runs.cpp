@@ -42,19 +42,16 @@ std::optional<fs::path> find_replayer(const std::string& vendor) {
   return vendor == "amd" ? find_installed_file("RPL_HSA_REPLAY", "rpl-hsa-replay") : find_installed_file("RPL_CUDA_REPLAY", "rpl-cuda-replay");
 }
 
-ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& request) {
-  const auto replayer = find_replayer(vendor);
-  if (!replayer) {
-    fail(Errc::missing_tool, "rocm-perf's replayer ({}) is not built: configure rocm-perf with {} installed",
-         vendor == "amd" ? "rpl-hsa-replay" : "rpl-cuda-replay", vendor == "amd" ? "the HSA runtime's headers" : "the CUDA toolkit");
-  }
-  if (vendor == "nvidia") {
-    if (auto why = nvidia_gpu_unavailable()) fail(Errc::missing_tool, "cannot replay on NVIDIA: {}", *why);
-  }
+namespace {
+
+constexpr int kReplayAttempts = 3;
+
+// One run of the replayer, and its result document (null where it wrote none readable).
+std::pair<ReplayRun, nlohmann::json> run_replayer(const fs::path& replayer, const ReplayRequest& request) {
   TempDir temp("rpl-replay");
   const fs::path result = temp.path() / "result.json";
   ProcessOptions p;
-  p.argv = {replayer->string(), request.mode, "--capture-dir", request.capture_dir.string(), "--result", result.string()};
+  p.argv = {replayer.string(), request.mode, "--capture-dir", request.capture_dir.string(), "--result", result.string()};
   if (request.mode == "full-vm") {
     p.argv.insert(p.argv.end(), {"--iterations", std::to_string(request.iterations)});
     if (!request.recopy) p.argv.push_back("--no-recopy");
@@ -72,13 +69,39 @@ ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& reques
          said.empty() ? "" : ": ", said.substr(said.rfind('\n') == std::string::npos ? 0 : said.rfind('\n') + 1));
   }
   ReplayRun out{process.exit_status, read_file(result)};
-  const auto doc = nlohmann::json::parse(out.document, nullptr, false);
-  if (doc.is_object() && doc.contains("error")) {
-    const int code = doc.value("exit", exit_code(Errc::run_failed));
-    const Errc errc = code == 2 ? Errc::bad_input : code == 3 ? Errc::missing_tool : code == 4 ? Errc::internal : Errc::run_failed;
-    fail(errc, "{}", doc.value("error", std::string("the replay failed")));
+  auto doc = nlohmann::json::parse(out.document, nullptr, false);
+  return {std::move(out), std::move(doc)};
+}
+
+}  // namespace
+
+ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& request) {
+  const auto replayer = find_replayer(vendor);
+  if (!replayer) {
+    fail(Errc::missing_tool, "rocm-perf's replayer ({}) is not built: configure rocm-perf with {} installed",
+         vendor == "amd" ? "rpl-hsa-replay" : "rpl-cuda-replay", vendor == "amd" ? "the HSA runtime's headers" : "the CUDA toolkit");
   }
-  return out;
+  if (vendor == "nvidia") {
+    if (auto why = nvidia_gpu_unavailable()) fail(Errc::missing_tool, "cannot replay on NVIDIA: {}", *why);
+  }
+  // full-vm again in a fresh process where this one found the captured addresses taken (seen on an
+  // H100 in 2 of 80 processes, and each time the next process had them: scripts/gpu/probe_relocation.sh).
+  const int attempts = request.mode == "full-vm" ? kReplayAttempts : 1;
+  for (int attempt = 1;; ++attempt) {
+    auto [out, doc] = run_replayer(*replayer, request);
+    if (doc.is_object() && doc.contains("error")) {
+      if (doc.value("addresses_taken", false) && attempt < attempts) {
+        log::warning(fmt::format("replay: {}; trying again in a fresh process ({} of {})", doc.value("error", std::string()),
+                                 attempt + 1, attempts));
+        continue;
+      }
+      const int code = doc.value("exit", exit_code(Errc::run_failed));
+      const Errc errc = code == 2 ? Errc::bad_input : code == 3 ? Errc::missing_tool : code == 4 ? Errc::internal : Errc::run_failed;
+      fail(errc, "{}{}", doc.value("error", std::string("the replay failed")),
+           attempt > 1 ? fmt::format(" in each of {} processes", attempt) : std::string());
+    }
+    return out;
+  }
 }
 
 }  // namespace rpl::backends

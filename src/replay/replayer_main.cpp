@@ -94,7 +94,9 @@ int replayer_main(int argc, char** argv, const char* name, const std::function<o
     std::fprintf(stderr, "%s: %s\n", name, e.what());
     if (!result.empty()) {
       try {
-        write_file_atomic(result, ordered_json{{"error", e.what()}, {"exit", code}}.dump(2) + "\n");
+        ordered_json doc{{"error", e.what()}, {"exit", code}};
+        if (dynamic_cast<const AddressesTaken*>(&e)) doc["addresses_taken"] = true;
+        write_file_atomic(result, doc.dump(2) + "\n");
       } catch (...) {
       }
     }

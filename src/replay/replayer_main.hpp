@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <rpl/core/error.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 namespace rpl::replay {
@@ -17,6 +18,16 @@ struct Options {
   std::filesystem::path capture_dir, result, dump_dir;
   uint64_t iterations = 1;
   bool recopy = true;
+};
+
+/// full-vm could not have the captured addresses in this process: the driver offered others, or
+/// refused them. Host libraries share the address space and land anew in each process, so the
+/// error document says "addresses_taken": true and rocm-perf tries again in a fresh one.
+class AddressesTaken : public Error {
+ public:
+  explicit AddressesTaken(const std::string& why)
+      : Error(Errc::run_failed, "the captured address ranges cannot all be reserved where they were (" + why +
+                                    "; rocm-perf replay reserve-check lists them)") {}
 };
 
 /// read_snapshot, and then the code object read by rocm-perf's own (fuzzed) reader: Error(bad_input)

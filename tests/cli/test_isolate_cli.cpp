@@ -99,6 +99,45 @@ TEST(ReplayBadInput, AnAmdSnapshotGoesToTheAmdReplayer) {
                built ? "no usable AMD GPU" : "rpl-hsa-replay) is not built");
 }
 
+// A replayer that finds the captured addresses taken (a host library landed on them in its
+// process) is run again in a fresh process, up to three times in all, for full-vm; reserve-check
+// reports what the one process found. The stand-in replayer (tests/fixtures/fake_replayer) counts
+// its runs.
+TEST(ReplayRetry, TakenAddressesAreTriedAgainInAFreshProcess) {
+  const auto dir = make_snapshot("retry");
+  auto text = read_text(dir / "dispatch.json");
+  text.replace(text.find("\"nvidia\""), 8, "\"amd\"");  // the AMD path needs no GPU check before the replayer
+  text.replace(text.find("\"_Z5scalePfPKfi\""), 16, "\"_Z1kPf\"");
+  write_file_atomic(dir / "dispatch.json", text);
+  write_file_atomic(dir / "dispatch_packet.bin", std::string(64, '\0'));
+  fs::copy_file(source_dir() / "tests/fuzz/corpus/amd_code_object/gfx90a.hsaco", dir / "kernel.cubin",
+                fs::copy_options::overwrite_existing);
+  const auto runs = dir.parent_path() / "runs";
+  auto replay = [&](const std::string& mode, int taken) {
+    fs::remove(runs);
+    return run_cli({"replay", mode, "--json", "--capture-dir", dir.string()},
+                   {{"RPL_HSA_REPLAY", (source_dir() / "tests/fixtures/fake_replayer/replayer").string()},
+                    {"RPL_FAKE_RUNS", runs.string()}, {"RPL_FAKE_TAKEN", std::to_string(taken)}});
+  };
+  auto r = replay("full-vm", 2);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text(runs), "3\n");
+  EXPECT_EQ(count_lines(r.err), 2) << r.err;
+  EXPECT_NE(r.err.find("trying again in a fresh process (3 of 3)"), std::string::npos) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out, nullptr, false).value("status", ""), "exact");
+
+  r = replay("full-vm", 3);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(read_text(runs), "3\n");
+  EXPECT_NE(r.err.find("cannot all be reserved where they were (the driver offered other addresses) in each of 3 processes"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+
+  r = replay("reserve-check", 1);
+  EXPECT_EQ(read_text(runs), "1\n") << "reserve-check says what one process found";
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+}
+
 TEST(IsolateBadInput, OptionsAndTheOutputFolder) {
   expect_error(run_cli({"isolate", "--", "/bin/true"}), 2, "--kernel is required");
   expect_error(run_cli({"isolate", "--kernel", "k"}), 2, "give the program to run after --");

@@ -237,8 +237,7 @@ ordered_json run_replay(const Options& o) {
   if (o.mode == "reserve-check" || failed || relocated) {
     release_all();
     if (o.mode == "reserve-check") return doc;
-    fail(Errc::run_failed, "the captured address ranges cannot all be reserved where they were (rocm-perf replay reserve-check "
-                           "lists them)");
+    throw rpl::replay::AddressesTaken(relocated ? "the runtime offered other addresses" : "the runtime refused");
   }
   try {
     const VmemAccess access{HSA_ACCESS_PERMISSION_RW, dev.gpu};

@@ -178,8 +178,7 @@ ordered_json run_replay(const Options& o) {
   doc["status"] = failed ? "failed" : relocated ? "relocated" : "exact";
   if (o.mode == "reserve-check") return doc;
   if (failed || relocated) {
-    fail(Errc::run_failed, "the captured address ranges cannot all be reserved where they were ({}; rocm-perf replay "
-         "reserve-check lists them)", relocated ? "the driver offered other addresses" : "the driver refused");
+    throw rpl::replay::AddressesTaken(relocated ? "the driver offered other addresses" : "the driver refused");
   }
   size_t free_bytes = 0, total_bytes = 0;
   check(cuMemGetInfo(&free_bytes, &total_bytes), "cuMemGetInfo");
