@@ -142,9 +142,19 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   s.gpu = summarize_gpu(agent, arch_name);
   s.backend = s.gpu->vendor == "NVIDIA" ? "cuda" : "rocm";
   s.resources = summarize_resources(symbol, launch);
-  const int block = static_cast<int>(std::min<uint32_t>(launch.block_size(), INT32_MAX));
-  s.occupancy = occupancy_of(arch_name, *s.resources, block, s.gpu->wave_size, s.warnings);
+  s.occupancy = dispatch_occupancy(trace, longest, s.warnings);
   return s;
+}
+
+std::optional<hal::OccupancyResult> dispatch_occupancy(const trace::Trace& trace, const trace::Dispatch& dispatch,
+                                                       std::vector<std::string>& warnings) {
+  if (dispatch.symbol < 0) return std::nullopt;
+  const trace::Agent* agent = dispatch.agent >= 0 ? &trace.agents[static_cast<size_t>(dispatch.agent)] : nullptr;
+  const std::string arch_name = agent ? hal::normalize_arch_name(agent->name) : std::string();
+  const auto& launch = trace.geometry(dispatch);
+  const int block = static_cast<int>(std::min<uint32_t>(launch.block_size(), INT32_MAX));
+  return occupancy_of(arch_name, summarize_resources(trace.symbols[static_cast<size_t>(dispatch.symbol)], launch), block,
+                      summarize_gpu(agent, arch_name).wave_size, warnings);
 }
 
 ProfileSummary summarize_wallclock(const std::vector<double>& run_seconds) {

@@ -9,6 +9,7 @@
 
 #include <rpl/analysis/dag.hpp>
 #include <rpl/analysis/profile_diff.hpp>
+#include <rpl/analysis/profile_summary.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
@@ -54,11 +55,21 @@ std::vector<report::ReportKernel> kernels_of(const std::vector<fs::path>& dbs, c
   auto bound = roofline_positions(roofline);
   std::vector<report::ReportKernel> rows;
   if (!dbs.empty()) {
-    const auto times = analysis::kernel_times(trace::read_rocpd(dbs));
+    const auto trace = trace::read_rocpd(dbs);
+    const auto times = analysis::kernel_times(trace);
+    // Each kernel's occupancy is its longest dispatch's, as for the dominant kernel in profile.json.
+    std::map<std::string, const trace::Dispatch*> longest;
+    for (const auto& d : trace.dispatches) {
+      const auto*& l = longest[d.symbol >= 0 ? trace.symbols[static_cast<size_t>(d.symbol)].name() : std::string("?")];
+      if (!l || d.duration_ns() > l->duration_ns()) l = &d;
+    }
     const double total = times.per_run_ms();
     for (const auto& k : times.kernels) {
       const double per_run = k.per_run_ms(), count = static_cast<double>(k.dispatches) / std::max(times.runs, 1);
+      std::vector<std::string> unused_warnings;
+      const auto occupancy = analysis::dispatch_occupancy(trace, *longest.at(k.name), unused_warnings);
       rows.push_back({k.name, count, per_run, count > 0 ? per_run / count : 0, total > 0 ? per_run / total : 0,
+                      occupancy ? std::optional(occupancy->theoretical) : std::nullopt, occupancy ? occupancy->limiter : "",
                       bound.count(k.name) ? bound[k.name] : ""});
     }
   } else if (roofline.is_object()) {
@@ -67,7 +78,7 @@ std::vector<report::ReportKernel> kernels_of(const std::vector<fs::path>& dbs, c
     for (const auto& k : roofline.value("kernels", Json::array())) {
       const double ms = k.value("time_ms", 0.0), count = k.value("dispatches", 0.0);
       rows.push_back({k.value("name", std::string("?")), count, ms, count > 0 ? ms / count : 0, total > 0 ? ms / total : 0,
-                      bound.count(k.value("name", std::string())) ? bound[k["name"]] : ""});
+                      std::nullopt, "", bound.count(k.value("name", std::string())) ? bound[k["name"]] : ""});
     }
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.per_run_ms > b.per_run_ms; });

@@ -97,13 +97,17 @@ std::string summary(const HtmlReportInput& in) {
 std::string kernel_table(const std::vector<ReportKernel>& kernels) {
   std::string html =
       "<table id=\"kernels\" class=\"sortable\">\n<thead><tr><th data-type=\"text\">Kernel</th><th>Dispatches per run</th>"
-      "<th>ms per run</th><th>Mean ms</th><th>Share</th><th data-type=\"text\">Bound</th></tr></thead>\n<tbody>\n";
+      "<th>ms per run</th><th>Mean ms</th><th>Share</th><th>Occupancy</th><th data-type=\"text\">Bound</th></tr></thead>\n"
+      "<tbody>\n";
   for (const auto& k : kernels) {
+    const std::string occupancy =
+        k.occupancy ? fmt::format("<td data-value=\"{}\">{:.1f} % ({})</td>", *k.occupancy, *k.occupancy * 100, escaped(k.limiter))
+                    : std::string("<td data-value=\"-1\">-</td>");
     html += fmt::format(
         "<tr><td>{}</td><td data-value=\"{}\">{:.1f}</td><td data-value=\"{}\">{:.4f}</td><td data-value=\"{}\">{:.4f}</td>"
-        "<td data-value=\"{}\">{:.1f} %</td><td>{}</td></tr>\n",
+        "<td data-value=\"{}\">{:.1f} %</td>{}<td>{}</td></tr>\n",
         escaped(k.name), k.dispatches_per_run, k.dispatches_per_run, k.per_run_ms, k.per_run_ms, k.mean_ms, k.mean_ms, k.share,
-        k.share * 100, escaped(k.bound.empty() ? "-" : k.bound));
+        k.share * 100, occupancy, escaped(k.bound.empty() ? "-" : k.bound));
   }
   return html + "</tbody></table>\n";
 }
@@ -199,6 +203,7 @@ table { border-collapse: collapse; } th, td { padding: 0.25em 0.8em; text-align:
 table.summary th { color: #555; font-weight: normal; }
 table.sortable th { cursor: pointer; border-bottom: 1px solid #999; }
 table.sortable td { border-bottom: 1px solid #eee; font-variant-numeric: tabular-nums; }
+table.sortable td:first-child { min-width: 16em; }
 table.sortable td:not(:first-child) { text-align: right; white-space: nowrap; }
 .chart { max-width: 900px; }
 .timeline { position: relative; width: 100%; }

@@ -83,6 +83,13 @@ TEST(CliReport, ProfileHtmlOpensInChromiumWithTheProfilesNumbers) {
   size_t rows = 0;
   for (size_t at = body.find("<tr><td>"); at != std::string::npos && at < body.find("</table>"); at = body.find("<tr><td>", at + 1)) ++rows;
   EXPECT_EQ(rows, 4u);
+  // The dominant kernel's row gives the occupancy of profile.json.
+  const auto row_at = body.find("<tr><td>" + profile["kernel"]["name"].get<std::string>() + "</td>");
+  ASSERT_NE(row_at, std::string::npos);
+  const auto row = body.substr(row_at, body.find("</tr>", row_at) - row_at);
+  EXPECT_NE(row.find(fmt::format(">{:.1f} % ({})</td>", profile["occupancy"]["theoretical"].get<double>() * 100,
+                                 profile["occupancy"]["limiter"].get<std::string>())),
+            std::string::npos) << row;
   EXPECT_EQ(attribute_of_canvas(page->dom, "roofline", "data-points"), "0") << "no roofline without --roofline";
   // The timeline is of the first run: its every dispatch and copy.
   std::vector<fs::path> run1_databases;

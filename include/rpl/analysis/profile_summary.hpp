@@ -63,6 +63,11 @@ struct AnalyzeOptions {
 /// Error(bad_input) as select_dominant_kernel.
 ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& options);
 
+/// The theoretical occupancy of one dispatch: its kernel's resources at its block size on its
+/// agent's architecture; none where that has no occupancy rules (why, in warnings).
+std::optional<hal::OccupancyResult> dispatch_occupancy(const trace::Trace& trace, const trace::Dispatch& dispatch,
+                                                       std::vector<std::string>& warnings);
+
 /// The summary of whole-process timings (--no-rocprof): no kernel, resources or occupancy.
 ProfileSummary summarize_wallclock(const std::vector<double>& run_seconds);
 

@@ -3,6 +3,7 @@
 // with the summary, a roofline chart, a timeline of the trace, the stall breakdown and a sortable
 // table of every kernel.
 // The charts are drawn by Chart.js, whose text the caller supplies and the page inlines.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct ReportKernel {
   double per_run_ms = 0;   // its GPU time in one run, on average
   double mean_ms = 0;      // per dispatch
   double share = 0;        // of all kernels' time
+  std::optional<double> occupancy;  // theoretical, 0..1, of its longest dispatch
+  std::string limiter;              // what limits that occupancy
   std::string bound;       // roofline position, "" where unknown
 };
 
