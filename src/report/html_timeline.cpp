@@ -139,7 +139,7 @@ function timelineChart(data) {
   }
   canvas.addEventListener('wheel', e => { e.preventDefault(); zoom(e.deltaY < 0 ? 0.8 : 1.25, e.clientX); }, { passive: false });
   let drag = null;
-  canvas.addEventListener('mousedown', e => { drag = { x: e.clientX, min: view.min, max: view.max }; });
+  canvas.addEventListener('mousedown', e => { if (e.button === 0) drag = { x: e.clientX, min: view.min, max: view.max }; });
   window.addEventListener('mousemove', e => {
     if (!drag) return;
     const a = chart.chartArea, shift = (e.clientX - drag.x) / (a.right - a.left) * (drag.max - drag.min);
