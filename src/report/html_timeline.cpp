@@ -4,6 +4,8 @@
 // span where less than a pixel separates them, and a span's tooltip says how many it holds.
 #include "html_timeline.hpp"
 
+#include <string>
+
 #include <fmt/format.h>
 
 namespace rpl::report {
@@ -195,6 +197,16 @@ function timelineSelfTest(timeline) {
 }
 )js";
 
+// 100000 as "100,000".
+std::string grouped(size_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string timeline_section(const Json& timeline, const std::string& source) {
@@ -207,9 +219,11 @@ std::string timeline_section(const Json& timeline, const std::string& source) {
            "</p>\n<canvas id=\"timeline\" hidden></canvas>\n";
   }
   const size_t lanes = timeline["lanes"].size(), shown = timeline["shown"], operations = timeline["operations"];
-  html += fmt::format("<p id=\"timeline-caption\">{} kernels and copies of {} on {} {}", operations, escaped(source), lanes,
-                      lanes == 1 ? "stream" : "streams");
-  if (shown < operations) html += fmt::format(" (the first {} are drawn; rocm-perf export --format perfetto has all)", shown);
+  html += fmt::format("<p id=\"timeline-caption\">{} kernels and copies of {} on {} {}", grouped(operations), escaped(source),
+                      lanes, lanes == 1 ? "stream" : "streams");
+  if (shown < operations) {
+    html += fmt::format(" (the first {} are drawn; rocm-perf export --format perfetto has all)", grouped(shown));
+  }
   html += fmt::format("; the critical path, in red, is {:.3f} ms.</p>\n", timeline.value("critical_path_ns", 0.0) / 1e6);
   html += "<div class=\"toolbar\"><button id=\"timeline-in\">Zoom in</button><button id=\"timeline-out\">Zoom out</button>"
           "<button id=\"timeline-path\">Critical path</button><button id=\"timeline-all\">Whole trace</button>"

@@ -159,6 +159,8 @@ TEST(CliReport, TimelineOfAHundredThousandDispatches) {
   EXPECT_EQ(page->console, "");
   EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
   EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-bars"), "100000");
+  EXPECT_NE(element_text(page->dom, "timeline-caption").find("100,000 kernels and copies of dag.db on 16 streams;"),
+            std::string::npos) << element_text(page->dom, "timeline-caption");
   const double width = std::stod(attribute_of_canvas(page->dom, "timeline", "data-width"));
   const auto bound = [&](double w) { return 16 * 3 * (w + 2); };  // lanes × datasets × (a bar per pixel + ends)
   const double drawn = std::stod(attribute_of_canvas(page->dom, "timeline", "data-drawn"));
