@@ -60,8 +60,9 @@ std::string attribute_of_canvas(const std::string& dom, const std::string& id, c
   return std::regex_search(dom, m, re) ? m[1].str() : "";
 }
 
-#define OPEN_OR_SKIP(page, ...)                                                                 \
-  auto page = open_in_chromium(__VA_ARGS__);                                                    \
+// auto page = PAGE (an optional<Page>), or skip the test where Chromium is not installed.
+#define OPEN_OR_SKIP(page, opened)                                                               \
+  auto page = (opened);                                                                         \
   if (!page) GTEST_SKIP() << "chromium is not installed (scripts/setup.sh installs Debian's)";
 
 TEST(CliReport, ProfileHtmlOpensInChromiumWithTheProfilesNumbers) {
@@ -71,7 +72,7 @@ TEST(CliReport, ProfileHtmlOpensInChromiumWithTheProfilesNumbers) {
                    {{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"}, {"RPL_FAKE_ROCPROF_SCENARIO", "mi300x"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(out / "report.html"));
-  OPEN_OR_SKIP(page, out / "report.html");
+  OPEN_OR_SKIP(page, open_in_chromium(out / "report.html"));
   EXPECT_EQ(page->console, "") << "the page logged something";
   EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos) << "the page's script ran to its end";
   const auto profile = json::parse(read_text(out / "profile.json"));
@@ -114,15 +115,24 @@ std::map<std::string, std::string> self_test_of(const std::string& dom) {
   return values;
 }
 
+// analyze --out DIR/out, then report of it with the timeline of db into DIR/page.html, opened with
+// its self-test; checks that it logged nothing and ran to its end. None where Chromium is missing.
+std::optional<Page> timeline_page(const fs::path& dir, const fs::path& db) {
+  EXPECT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), db.string()}).exit_code, 0);
+  const auto r = run_cli({"report", (dir / "out").string(), "--trace", db.string(), "-o", (dir / "page.html").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto page = open_in_chromium(dir / "page.html", "#rpl-selftest");
+  if (page) {
+    EXPECT_EQ(page->console, "");
+    EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
+  }
+  return page;
+}
+
 TEST(CliReport, TimelineDrawsEveryOperationAndZoomsAndPans) {
   const auto dir = fresh_dir("report_timeline");
   const auto db = scenario("multistream", 1, dir);
-  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), db.string()}).exit_code, 0);
-  auto r = run_cli({"report", (dir / "out").string(), "--trace", db.string(), "-o", (dir / "page.html").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  OPEN_OR_SKIP(page, dir / "page.html", "#rpl-selftest");
-  EXPECT_EQ(page->console, "");
-  EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
+  OPEN_OR_SKIP(page, timeline_page(dir, db));
   const auto trace = trace::read_rocpd({db});
   EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-bars"),
             std::to_string(trace.dispatches.size() + trace.memory_copies.size()));
@@ -140,9 +150,9 @@ TEST(CliReport, TimelineDrawsEveryOperationAndZoomsAndPans) {
   EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-drawn"), attribute_of_canvas(page->dom, "timeline", "data-bars"))
       << "17 operations far apart are each a bar of their own";
   // The address can say which part to show first.
-  OPEN_OR_SKIP(part, dir / "page.html", "#view=0.5,1.25");
+  OPEN_OR_SKIP(part, open_in_chromium(dir / "page.html", "#view=0.5,1.25"));
   EXPECT_EQ(attribute_of_canvas(part->dom, "timeline", "data-view"), "500000,1250000");
-  OPEN_OR_SKIP(path, dir / "page.html", "#view=critical");
+  OPEN_OR_SKIP(path, open_in_chromium(dir / "page.html", "#view=critical"));
   EXPECT_EQ(attribute_of_canvas(path->dom, "timeline", "data-view"), "0,2000000") << "the path spans the whole trace";
 }
 
@@ -152,12 +162,7 @@ TEST(CliReport, TimelineOfAHundredThousandDispatches) {
   const auto dir = fresh_dir("report_timeline_100k");
   const auto db = dir / "dag.db";
   tools::write_dag_benchmark_trace(db, 100'000, 16, 10'000);
-  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), db.string()}).exit_code, 0);
-  auto r = run_cli({"report", (dir / "out").string(), "--trace", db.string(), "-o", (dir / "page.html").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  OPEN_OR_SKIP(page, dir / "page.html", "#rpl-selftest");
-  EXPECT_EQ(page->console, "");
-  EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
+  OPEN_OR_SKIP(page, timeline_page(dir, db));
   EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-bars"), "100000");
   EXPECT_NE(element_text(page->dom, "timeline-caption").find("100,000 kernels and copies of dag.db on 16 streams;"),
             std::string::npos) << element_text(page->dom, "timeline-caption");
@@ -206,7 +211,7 @@ TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {
                   k["achieved_flops_per_s"].is_number() && k["achieved_flops_per_s"].get<double>() > 0;
   }
   ASSERT_GT(with_flops, 0);
-  OPEN_OR_SKIP(page, dir / "page.html");
+  OPEN_OR_SKIP(page, open_in_chromium(dir / "page.html"));
   EXPECT_EQ(page->console, "");
   EXPECT_EQ(attribute_of_canvas(page->dom, "roofline", "data-points"), std::to_string(with_flops));
   EXPECT_NE(page->dom.find(">compute_bound<"), std::string::npos) << "the table shows each kernel's bound";
