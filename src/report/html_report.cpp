@@ -112,6 +112,15 @@ std::string kernel_table(const std::vector<ReportKernel>& kernels) {
   return html + "</tbody></table>\n";
 }
 
+// Whether a kernel of roofline.json has a point on the chart (the page's script draws the same ones).
+bool has_roofline_point(const Json& roofline) {
+  for (const auto& k : roofline.value("kernels", Json::array())) {
+    const auto positive = [&](const char* key) { return k.is_object() && k.value(key, Json()).is_number() && k[key].get<double>() > 0; };
+    if (positive("operational_intensity") && positive("achieved_flops_per_s")) return true;
+  }
+  return false;
+}
+
 // The page's own script: the charts from the embedded documents, and sorting of the table.
 constexpr const char* kPageScript = R"js(
 (function () {
@@ -221,7 +230,12 @@ std::string html_report(const HtmlReportInput& in) {
                      "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + escaped(title) + "</h1>\n";
   html += "<h2>Summary</h2>\n" + summary(in);
   html += "<h2>Roofline</h2>\n<div class=\"chart\"><canvas id=\"roofline\"></canvas></div>\n";
-  if (!in.roofline.is_object()) html += "<p>No roofline: profile with <code>--roofline</code>.</p>\n";
+  if (!in.roofline.is_object()) {
+    html += "<p>No roofline: profile with <code>--roofline</code>.</p>\n";
+  } else if (!has_roofline_point(in.roofline)) {
+    html += "<p>No kernel has measured FLOPs and bytes, so only the ceilings are drawn: profile with "
+            "<code>--roofline</code> (it needs the GPU's counters).</p>\n";
+  }
   html += timeline_section(in.timeline, in.timeline_source);
   html += "<h2>Kernels</h2>\n" + kernel_table(in.kernels);
   html += "<div class=\"chart\"><h2>Stalls</h2><canvas id=\"stalls\"></canvas></div>\n";

@@ -78,11 +78,44 @@ function timelineChart(data) {
            (onPath[i] ? ', on the critical path' : '');
   }
 
+  // Bars wide enough for it carry their kernel's name, cut to fit.
+  const names = {
+    id: 'rplNames',
+    afterDatasetsDraw(chart) {
+      const ctx = chart.ctx, a = chart.chartArea;
+      let written = 0;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(a.left, a.top, a.right - a.left, a.bottom - a.top);
+      ctx.clip();
+      ctx.font = '11px system-ui, sans-serif';
+      ctx.fillStyle = 'white';
+      ctx.textBaseline = 'middle';
+      chart.data.datasets.forEach((dataset, d) => {
+        if (!chart.isDatasetVisible(d)) return;
+        chart.getDatasetMeta(d).data.forEach((bar, k) => {
+          const span = dataset.data[k];
+          const { x, base, y } = bar.getProps(['x', 'base', 'y'], true);
+          const left = Math.max(a.left, Math.min(x, base)), right = Math.min(a.right, Math.max(x, base));
+          if (span.n > 1 || right - left < 60) return;
+          let text = t.names[t.name[span.i]];
+          const fit = Math.max(1, Math.floor((right - left - 8) / 5));  // no glyph is narrower than 5 px here
+          if (text.length > fit) text = text.slice(0, fit) + '…';
+          while (text.length > 1 && ctx.measureText(text).width > right - left - 8) text = text.slice(0, -2) + '…';
+          ctx.fillText(text, left + 4, y);
+          written++;
+        });
+      });
+      ctx.restore();
+      canvas.dataset.names = String(written);
+    }
+  };
+
   // Bars wide enough to show one get a white edge, so back-to-back operations stay apart.
   let pxNow = 1;
   const wideBorder = c => c.raw && c.raw.x[1] - c.raw.x[0] > 6 * pxNow ? 1 : 0;
   const chart = new Chart(canvas, {
-    type: 'bar',
+    type: 'bar', plugins: [names],
     data: { labels: t.lanes, datasets: [
       { label: 'critical path', backgroundColor: 'rgba(214, 39, 40, 0.95)' },
       { label: 'kernels', backgroundColor: 'rgba(31, 119, 180, 0.8)' },

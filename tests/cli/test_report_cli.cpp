@@ -92,6 +92,7 @@ TEST(CliReport, ProfileHtmlOpensInChromiumWithTheProfilesNumbers) {
                                  profile["occupancy"]["limiter"].get<std::string>())),
             std::string::npos) << row;
   EXPECT_EQ(attribute_of_canvas(page->dom, "roofline", "data-points"), "0") << "no roofline without --roofline";
+  EXPECT_NE(page->dom.find("No kernel has measured FLOPs and bytes"), std::string::npos);
   // The timeline is of the first run: its every dispatch and copy.
   std::vector<fs::path> run1_databases;
   for (const auto& e : fs::directory_iterator(out / ".rocpd_profile")) {
@@ -149,6 +150,9 @@ TEST(CliReport, TimelineDrawsEveryOperationAndZoomsAndPans) {
   EXPECT_EQ(steps.count("reset") ? steps.at("reset") : "", "yes");
   EXPECT_EQ(attribute_of_canvas(page->dom, "timeline", "data-drawn"), attribute_of_canvas(page->dom, "timeline", "data-bars"))
       << "17 operations far apart are each a bar of their own";
+  const int named = std::stoi("0" + attribute_of_canvas(page->dom, "timeline", "data-names"));
+  EXPECT_GT(named, 0) << "the widest bars carry their kernel's name";
+  EXPECT_LE(named, 17);
   // The address can say which part to show first.
   OPEN_OR_SKIP(part, open_in_chromium(dir / "page.html", "#view=0.5,1.25"));
   EXPECT_EQ(attribute_of_canvas(part->dom, "timeline", "data-view"), "500000,1250000");
@@ -215,6 +219,7 @@ TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {
   EXPECT_EQ(page->console, "");
   EXPECT_EQ(attribute_of_canvas(page->dom, "roofline", "data-points"), std::to_string(with_flops));
   EXPECT_NE(page->dom.find(">compute_bound<"), std::string::npos) << "the table shows each kernel's bound";
+  EXPECT_EQ(page->dom.find("No kernel has measured FLOPs"), std::string::npos);
   const auto analysis = json::parse(read_text(dir / "out" / "analysis.json"));
   EXPECT_NE(element_text(page->dom, "bottleneck").find(analysis["classification"]["bottleneck"].get<std::string>()), std::string::npos);
 }
