@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -49,13 +50,13 @@ std::string chart_js() {
   return text;
 }
 
-// The kernel table: every kernel's time per run from the trace databases (the folder's runs, else
-// those --trace names); where there are none, roofline.json's kernels.
-std::vector<report::ReportKernel> kernels_of(const std::vector<fs::path>& dbs, const Json& roofline) {
+// The kernel table: every kernel's time per run from the traces (the folder's runs, else those
+// --trace names); where there are none (null), roofline.json's kernels.
+std::vector<report::ReportKernel> kernels_of(const trace::Trace* traced, const Json& roofline) {
   auto bound = roofline_positions(roofline);
   std::vector<report::ReportKernel> rows;
-  if (!dbs.empty()) {
-    const auto trace = trace::read_rocpd(dbs);
+  if (traced) {
+    const auto& trace = *traced;
     const auto times = analysis::kernel_times(trace);
     // Each kernel's occupancy is its longest dispatch's, as for the dominant kernel in profile.json.
     std::map<std::string, const trace::Dispatch*> longest;
@@ -85,18 +86,15 @@ std::vector<report::ReportKernel> kernels_of(const std::vector<fs::path>& dbs, c
   return rows;
 }
 
-// The timeline of the traces named, or else of the folder's first run (run1_*.db: one database
-// per process it traced).
-void add_timeline(report::HtmlReportInput& in, const fs::path& folder, std::vector<fs::path> traces) {
-  if (traces.empty()) {
-    for (const auto& db : run_databases(folder)) {
-      if (db.filename().string().rfind("run1_", 0) == 0) traces.push_back(db);
-    }
-    if (traces.empty()) return;
+// The databases of the timeline: those --trace names, or else the folder's first run (run1_*.db:
+// one database per process it traced).
+std::vector<fs::path> timeline_databases(const std::vector<fs::path>& runs, const std::vector<fs::path>& traces) {
+  if (!traces.empty()) return traces;
+  std::vector<fs::path> first_run;
+  for (const auto& db : runs) {
+    if (db.filename().string().rfind("run1_", 0) == 0) first_run.push_back(db);
   }
-  const auto trace = trace::read_rocpd(traces);
-  in.timeline = report::timeline_json(trace, analysis::analyze_dag(trace), kTimelineOperations);
-  for (const auto& t : traces) in.timeline_source += (in.timeline_source.empty() ? "" : ", ") + t.filename().string();
+  return first_run;
 }
 
 }  // namespace
@@ -112,9 +110,20 @@ void write_html_report(const fs::path& folder, const fs::path& output, const std
   in.roofline = optional_json_document(folder / "roofline.json");
   in.analysis = optional_json_document(folder / "analysis.json");
   in.dag = optional_json_document(folder / "dag.json");
+  // Each set of databases is read once: a folder of one run, or --trace beside a folder with no
+  // runs, gives the table and the timeline the same trace.
   const auto runs = run_databases(folder);
-  in.kernels = kernels_of(runs.empty() ? traces : runs, in.roofline);
-  add_timeline(in, folder, traces);
+  const auto& table_dbs = runs.empty() ? traces : runs;
+  const auto timeline_dbs = timeline_databases(runs, traces);
+  std::optional<trace::Trace> table_trace, timeline_trace;
+  if (!table_dbs.empty()) table_trace = trace::read_rocpd(table_dbs);
+  if (!timeline_dbs.empty() && timeline_dbs != table_dbs) timeline_trace = trace::read_rocpd(timeline_dbs);
+  in.kernels = kernels_of(table_trace ? &*table_trace : nullptr, in.roofline);
+  if (!timeline_dbs.empty()) {
+    const auto& trace = timeline_trace ? *timeline_trace : *table_trace;
+    in.timeline = report::timeline_json(trace, analysis::analyze_dag(trace), kTimelineOperations);
+    for (const auto& db : timeline_dbs) in.timeline_source += (in.timeline_source.empty() ? "" : ", ") + db.filename().string();
+  }
   in.chart_js = chart_js();
   const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) fail(Errc::bad_input, "{}: no such folder for the report", dir.string());
