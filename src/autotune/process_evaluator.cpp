@@ -13,6 +13,7 @@
 #include <rpl/backends/single_run.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/core/subprocess.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
@@ -120,7 +121,7 @@ struct ProcessEvaluator::Impl {
     } catch (const Error& e) {
       m.failure = Failure::build_failed;
       m.detail = e.what();
-      write_file_atomic(dir / ".failed", m.detail);
+      write_output_file(dir / ".failed", m.detail);
       return std::nullopt;
     }
     if (r.cancelled) {
@@ -130,10 +131,10 @@ struct ProcessEvaluator::Impl {
     if (!r.ok()) {
       m.failure = Failure::build_failed;
       m.detail = with_clue("the build " + r.describe(options.timeout_seconds.value_or(0)), dir / "build.log");
-      write_file_atomic(dir / ".failed", m.detail);
+      write_output_file(dir / ".failed", m.detail);
       return std::nullopt;
     }
-    write_file_atomic(dir / ".built", "");
+    write_output_file(dir / ".built", "");
     return dir;
   }
 

@@ -55,6 +55,12 @@ void RunFolder::commit() {
   fs::remove_all(old, ec);
 }
 
+void RunFolder::abandon_interrupted(int run, int runs) {
+  std::error_code ec;
+  fs::remove_all(staging_, ec);
+  fail(Errc::run_failed, "interrupted during run {} of {}; {} is as it was before", run, runs, target_.string());
+}
+
 void tee_program_output(ProcessOptions& process, const RunOptions& options, const fs::path& log_file) {
   process.tee_file = log_file;
   if (options.quiet_app) return;
@@ -91,6 +97,7 @@ std::vector<fs::path> collect_traces(const RunOptions& options, const fs::path& 
       log::debug(fmt::format("run {} keeps its temporary folder {}", run, tmp.path().string()));
     }
     ProcessResult r = run_process(p);
+    if (r.cancelled) folder.abandon_interrupted(run, options.runs);
     auto dbs = find_result_databases(plan.output_dir);
     // Where this run's log is once the folder is (or is not) swapped in.
     auto log_after = [&](bool committed) { return (committed ? trace_dir : staging) / log_file.filename(); };

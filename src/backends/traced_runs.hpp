@@ -24,6 +24,9 @@ class RunFolder {
   std::filesystem::path log_file(int run) const { return staging_ / ("run" + std::to_string(run) + ".log"); }
   /// Moves the staging folder into place, replacing what was there.
   void commit();
+  /// After a run stopped by Ctrl-C or SIGTERM: removes the staging folder and throws
+  /// Error(run_failed) saying that the folder from before is as it was.
+  [[noreturn]] void abandon_interrupted(int run, int runs);
 
  private:
   std::filesystem::path target_;

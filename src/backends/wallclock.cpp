@@ -20,6 +20,7 @@ std::vector<double> time_whole_process(const RunOptions& options, const std::fil
     detail::tee_program_output(p, options, folder.log_file(run));
     log::debug(fmt::format("run {} of {}: {}", run, options.runs, display_command(p.argv)));
     ProcessResult r = run_process(p);
+    if (r.cancelled) folder.abandon_interrupted(run, options.runs);
     if (!r.ok()) {
       fail(Errc::run_failed, "run {} of {}: {} {} (its output: {})", run, options.runs, display_command(options.command),
            r.describe(options.timeout_seconds.value_or(0)), folder.log_file(run).string());

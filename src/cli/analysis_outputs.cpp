@@ -8,6 +8,7 @@
 #include <rpl/backends/ncu_source.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/report/bottleneck_json.hpp>
 #include <rpl/report/dag_json.hpp>
 #include <rpl/report/roofline_json.hpp>
@@ -70,11 +71,11 @@ std::string write_analysis_outputs(const trace::Trace& trace, const analysis::Pr
     bottleneck->stalls = stalls;
   }
 
-  write_file_atomic(out_dir / "roofline.json", report::dump(report::roofline_json(roofline.result)));
-  write_file_atomic(out_dir / "dag.json", report::dump(report::dag_json(dag, trace, dag_options)));
+  write_output_file(out_dir / "roofline.json", report::dump(report::roofline_json(roofline.result)));
+  write_output_file(out_dir / "dag.json", report::dump(report::dag_json(dag, trace, dag_options)));
   std::error_code ec;
   std::filesystem::remove(out_dir / "analysis.json", ec);
-  if (bottleneck) write_file_atomic(out_dir / "analysis.json", report::dump(report::analysis_json(*bottleneck)));
+  if (bottleneck) write_output_file(out_dir / "analysis.json", report::dump(report::analysis_json(*bottleneck)));
 
   for (const auto& w : dag.warnings) log::warning("dag: " + w);
   std::string text = report::dag_text(dag);

@@ -2,6 +2,7 @@
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
@@ -50,9 +51,9 @@ Action add_analyze_command(CLI::App& app) {
     document["roofline"] = roofline.dominant;
     std::string closing_text = roofline.text;
     if (!o->out_dir.empty()) {
-      std::filesystem::create_directories(o->out_dir);
+      create_output_folder(o->out_dir);
       closing_text += write_analysis_outputs(trace, summary, roofline, o->out_dir, o->analyses);
-      write_file_atomic(std::filesystem::path(o->out_dir) / "profile.json", report::dump(document));
+      write_output_file(std::filesystem::path(o->out_dir) / "profile.json", report::dump(document));
     }
     return render_profile(summary, document, o->output, closing_text);
   };

@@ -1,6 +1,6 @@
 // rocm-perf autotune --space F --cmd-template T [opts]
-#include <csignal>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -15,6 +15,8 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/output_file.hpp>
+#include <rpl/core/stop_signals.hpp>
 #include <rpl/report/autotune_json.hpp>
 #include <rpl/report/json_documents.hpp>
 
@@ -51,29 +53,6 @@ struct AutotuneOptions {
   double timeout = 0;
   std::vector<int> devices;
   std::string device_name;
-};
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void on_stop_signal(int) { g_interrupted = true; }
-
-// SIGINT and SIGTERM stop the search at the next measurement boundary instead of killing us.
-class StopSignals {
- public:
-  StopSignals() {
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &old_int_);
-    ::sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~StopSignals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
 };
 
 // "45": that many configurations; "0.2" or "20%": that fraction of the space.
@@ -135,7 +114,7 @@ Action add_autotune_command(CLI::App& app) {
   cmd->add_option("--cache", o->cache_file, "the measurement cache (default OUT/cache.db)");
   cmd->add_flag("--resume", o->resume, "continue an interrupted run of the same space and templates from the cache");
   cmd->add_option("--replay", o->replay_file, "answer from a measurements CSV (of --csv) instead of running anything");
-  cmd->add_option("--csv", o->csv_file, "write every measurement to this CSV file");
+  cmd->add_option("--csv", o->csv_file, "write every measurement to this CSV file (- for stdout)");
   cmd->add_flag("--no-rocprof", o->no_rocprof, "measure the whole process's wall time instead of the kernel's");
   cmd->add_option("--backend", o->backend, "auto, rocm or cuda")->check(CLI::IsMember({"auto", "rocm", "cuda"}))->capture_default_str();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel whose time counts (default: the dominant one)");
@@ -238,10 +217,17 @@ Action add_autotune_command(CLI::App& app) {
     setup.devices = o->devices;
 
     const fs::path out_dir = o->out_dir;
+    create_output_folder(out_dir);
     std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    if (ec) fail(Errc::bad_input, "{}: cannot create the output folder: {}", out_dir.string(), ec.message());
     eval.work_dir = out_dir;
+    // Opened now: a CSV path that cannot be written fails before the first measurement.
+    std::optional<OutputFile> csv;
+    if (!o->csv_file.empty()) {
+      if (is_standard_output(o->csv_file) && (o->output.json || o->output.quiet)) {
+        fail(Errc::bad_input, "--csv {} and --json or --quiet all write to stdout; give --csv a file", o->csv_file);
+      }
+      csv.emplace(o->csv_file);
+    }
 
     std::unique_ptr<autotune::Evaluator> evaluator;
     std::unique_ptr<autotune::MeasurementStore> store;
@@ -301,9 +287,8 @@ Action add_autotune_command(CLI::App& app) {
     autotune::TuneResult result;
     {
       StopSignals signals;
-      g_interrupted = false;
       result = autotune::tune(space, *evaluator, *store, options, [&](const autotune::TuneProgress& p) { view.update(p); },
-                              &g_interrupted);
+                              active_stop_flag());
     }
     view.finish();
     if (cache && !result.interrupted) cache->record_run(run_key, scope, "finished");
@@ -315,15 +300,18 @@ Action add_autotune_command(CLI::App& app) {
       });
     }
     const auto document = report::autotune_json(space, result, setup, best_command);
-    write_file_atomic(out_dir / "autotune.json", report::dump(document));
-    if (!o->csv_file.empty()) write_file_atomic(o->csv_file, autotune::measurements_csv(space, result));
+    write_output_file(out_dir / "autotune.json", report::dump(document));
+    if (csv) {
+      csv->stream() << autotune::measurements_csv(space, result);
+      csv->commit();
+    }
 
     if (o->output.json) {
       std::cout << report::dump(document);
     } else if (o->output.quiet) {
       if (result.best) std::cout << fmt::format("{}", report::round6(result.best_value)) << "\n";
     } else {
-      std::cout << report::autotune_text(space, result, setup, best_command);
+      (csv && is_standard_output(o->csv_file) ? std::cerr : std::cout) << report::autotune_text(space, result, setup, best_command);
       for (const auto& w : document["warnings"]) std::cerr << "warning: " << w.get<std::string>() << "\n";
     }
     if (result.interrupted) {

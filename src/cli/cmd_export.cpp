@@ -1,11 +1,11 @@
 // rocm-perf export --format perfetto TRACE.db [...] -o trace.json
 #include <cmath>
-#include <fstream>
 #include <iostream>
 
 #include <rpl/analysis/dag.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/perfetto_export.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
@@ -24,36 +24,12 @@ struct ExportOptions {
   double infer_threshold_us = 10;
 };
 
-// The output path must not be one of the traces read, and its folder must exist: say so before
-// any work is done.
-void check_output_path(const fs::path& out, const std::vector<fs::path>& inputs) {
+// The output must not be one of the traces read: say so before any work is done.
+void check_not_an_input(const fs::path& out, const std::vector<fs::path>& inputs) {
   std::error_code ec;
   for (const auto& in : inputs) {
     if (fs::equivalent(in, out, ec)) fail(Errc::bad_input, "{}: is one of the traces read; give another output file", out.string());
   }
-  if (fs::is_directory(out, ec)) fail(Errc::bad_input, "{}: is a directory; give the output file's name", out.string());
-  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec)) fail(Errc::bad_input, "{}: no such folder for the output file", dir.string());
-}
-
-// Writes through a temporary file renamed into place: an interrupted export leaves no half file.
-report::PerfettoExportCounts write_export(const fs::path& out, const trace::Trace& trace, const analysis::DagResult& dag) {
-  const fs::path temporary = out.string() + ".tmp";
-  std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-  if (!file) fail(Errc::bad_input, "{}: cannot write here", out.string());
-  const auto counts = report::write_perfetto_trace(trace, dag, file);
-  file.close();
-  std::error_code ec;
-  if (!file) {
-    fs::remove(temporary, ec);
-    fail(Errc::bad_input, "{}: writing failed (disk full?)", out.string());
-  }
-  fs::rename(temporary, out, ec);
-  if (ec) {
-    fs::remove(temporary, ec);
-    fail(Errc::bad_input, "{}: cannot write here: {}", out.string(), ec.message());
-  }
-  return counts;
 }
 
 }  // namespace
@@ -64,7 +40,7 @@ Action add_export_command(CLI::App& app) {
   add_output_options(*cmd, o->output, false);
   cmd->add_option("--format", o->format, "output format")->check(CLI::IsMember({"perfetto"}))->capture_default_str();
   cmd->add_option("databases", o->databases, "rocpd databases")->required();
-  cmd->add_option("-o,--output", o->output_file, "the trace-event JSON file to write")->required();
+  cmd->add_option("-o,--output", o->output_file, "the trace-event JSON file to write (- for stdout)")->required();
   cmd->add_option("--dag-infer-threshold-us", o->infer_threshold_us,
                   "for traces that recorded no event operations: the gap within which a dependency is inferred "
                   "(as analyze; 0: infer nothing)")
@@ -74,7 +50,10 @@ Action add_export_command(CLI::App& app) {
     log::set_debug(o->output.debug);
     const std::vector<fs::path> files(o->databases.begin(), o->databases.end());
     const fs::path out = o->output_file;
-    check_output_path(out, files);
+    const bool to_stdout = is_standard_output(out);
+    if (to_stdout && o->output.json) fail(Errc::bad_input, "-o {} and --json both write to stdout; give -o a file", out.string());
+    check_not_an_input(out, files);
+    OutputFile file(out);  // opened first: a path that cannot be written fails before the traces are read
     trace::ReadOptions read_options;
     read_options.host_calls = true;
     const auto trace = trace::read_rocpd(files, read_options);
@@ -82,7 +61,8 @@ Action add_export_command(CLI::App& app) {
     dag_options.infer_threshold_ns = std::llround(o->infer_threshold_us * 1000.0);
     dag_options.impact_kernels = 0;  // the export draws edges; it needs no impact estimates
     const auto dag = analysis::analyze_dag(trace, dag_options);
-    const auto counts = write_export(out, trace, dag);
+    const auto counts = report::write_perfetto_trace(trace, dag, file.stream());
+    file.commit();
     auto warnings = trace.warnings;
     warnings.insert(warnings.end(), dag.warnings.begin(), dag.warnings.end());
     if (o->output.json) {
@@ -98,7 +78,7 @@ Action add_export_command(CLI::App& app) {
       std::cout << report::dump(doc);
     } else {
       print_warnings(warnings);
-      std::cout << fmt::format("wrote {}: {} processes, {} tracks, {} slices, {} dependency flows, {} counter events\n",
+      (to_stdout ? std::cerr : std::cout) << fmt::format("wrote {}: {} processes, {} tracks, {} slices, {} dependency flows, {} counter events\n",
                                out.string(), counts.processes, counts.tracks, counts.slices, counts.flows,
                                counts.counter_events);
     }

@@ -6,6 +6,8 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/output_file.hpp>
+#include <rpl/core/stop_signals.hpp>
 #include <rpl/isolate/capture_summary.hpp>
 #include <rpl/isolate/snapshot.hpp>
 #include <rpl/report/isolate_report.hpp>
@@ -90,6 +92,7 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
   return [o, program]() -> int {
     log::set_debug(o->output.debug);
     if (program.empty()) fail(Errc::bad_input, "give the program to run after --");
+    StopSignals stop;  // Ctrl-C stops the program; the staging folder is removed on the way out
     backends::CaptureRequest request;
     request.run.command = program;
     if (o->timeout > 0) request.run.timeout_seconds = o->timeout;
@@ -98,10 +101,11 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
     request.kernel_regex = o->kernel;
     request.dispatch_index = o->dispatch;
     backends::check_program_exists(request.run);
-    const fs::path out = fs::absolute(o->out_dir).lexically_normal();
+    // A link to a snapshot folder is followed: the folder it names is replaced, never the link.
+    const fs::path out = fs::absolute(follow_output_links(o->out_dir)).lexically_normal();
     check_replaceable(out);
+    create_output_folder(out.parent_path());
     std::error_code ec;
-    fs::create_directories(out.parent_path(), ec);
     // The capture fills a fresh folder beside the target, which replaces it only once complete.
     const fs::path staging = out.parent_path() / ("." + out.filename().string() + ".capturing");
     fs::remove_all(staging, ec);
@@ -121,6 +125,7 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
     const std::string backend = o->backend == "auto" ? (backends::find_rocprofv3() ? "rocm" : "cuda") : o->backend;
     const auto run = backends::capture_dispatch(backend == "rocm" ? "amd" : "nvidia", request);
     const std::string command = display_command(program);
+    if (run.process.cancelled) fail(Errc::run_failed, "interrupted; nothing was captured, and {} is as it was before", out.string());
     if (!run.status_json && run.process.ok()) {
       fail(Errc::run_failed, "{} ran to completion without starting the GPU runtime: nothing was captured", command);
     }
@@ -147,7 +152,7 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
     facts.snapshot_dir = out.string();
     facts.snapshot_bytes = folder_bytes(staging);
     const auto doc = report::isolate_json(facts);
-    write_file_atomic(staging / "isolate.json", report::dump(doc));
+    write_output_file(staging / "isolate.json", report::dump(doc));
     cleanup.keep = true;  // from here on, the snapshot is never deleted
     replace_folder(staging, out);
     if (o->output.json) {

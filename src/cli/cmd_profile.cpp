@@ -2,7 +2,6 @@
 #include <iostream>
 
 #include <rpl/analysis/profile_summary.hpp>
-#include <rpl/hal/ceilings.hpp>
 #include <rpl/backends/cuda_tracer.hpp>
 #include <rpl/backends/ncu_source.hpp>
 #include <rpl/backends/rocprofv3.hpp>
@@ -10,7 +9,10 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/output_file.hpp>
+#include <rpl/core/stop_signals.hpp>
 #include <rpl/core/subprocess.hpp>
+#include <rpl/hal/ceilings.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/text.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
@@ -87,6 +89,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
   cmd->add_option("command", o->command, "the program and its arguments (or give them after --)");
   return [o, program]() -> int {
     log::set_debug(o->output.debug);
+    StopSignals stop;  // Ctrl-C stops the program and leaves the earlier profile as it was
     backends::RunOptions run;
     run.command = program.empty() ? o->command : program;
     if (!program.empty() && !o->command.empty()) {
@@ -104,9 +107,8 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     }
 
     const fs::path out_dir = o->out_dir;
+    create_output_folder(out_dir);
     std::error_code ec;
-    fs::create_directories(out_dir, ec);
-    if (ec) fail(Errc::bad_input, "{}: cannot create the output folder: {}", out_dir.string(), ec.message());
 
     analysis::ProfileSummary summary;
     std::string closing_text;
@@ -158,7 +160,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     }
     auto document = report::profile_json(summary);
     document["roofline"] = roofline.dominant;
-    write_file_atomic(out_dir / "profile.json", report::dump(document));
+    write_output_file(out_dir / "profile.json", report::dump(document));
     if (o->html) write_html_report(out_dir, out_dir / "report.html");
     return render_profile(summary, document, o->output, closing_text);
   };

@@ -4,10 +4,11 @@
 #include <iostream>
 
 #include <rpl/backends/isolate_runs.hpp>
-#include <rpl/report/isolate_report.hpp>
 #include <rpl/core/error.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/isolate/memory_compare.hpp>
 #include <rpl/isolate/snapshot.hpp>
+#include <rpl/report/isolate_report.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/replay_json.hpp>
 
@@ -54,7 +55,10 @@ Action add_run_mode(CLI::App& replay, const std::string& mode, const std::string
     request.capture_dir = o->capture_dir;
     request.iterations = o->iterations;
     request.recopy = !o->no_recopy;
-    if (!o->dump_dir.empty()) request.dump_dir = o->dump_dir;
+    if (!o->dump_dir.empty()) {
+      create_output_folder(o->dump_dir);
+      request.dump_dir = o->dump_dir;
+    }
     if (o->timeout > 0) request.timeout_seconds = o->timeout;
     const auto run = backends::replay_snapshot(snapshot.dispatch.vendor, request);
     auto doc = report::document_header();

@@ -14,6 +14,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/report/html_report.hpp>
 #include <rpl/report/timeline.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
@@ -107,6 +108,7 @@ void write_html_report(const fs::path& folder, const fs::path& output, const std
   if (in.profile.is_null()) {
     fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile (or analyze --out) wrote", folder.string());
   }
+  OutputFile page(output);  // a path that cannot be written fails before the traces are read
   in.roofline = optional_json_document(folder / "roofline.json");
   in.analysis = optional_json_document(folder / "analysis.json");
   in.dag = optional_json_document(folder / "dag.json");
@@ -125,16 +127,15 @@ void write_html_report(const fs::path& folder, const fs::path& output, const std
     for (const auto& db : timeline_dbs) in.timeline_source += (in.timeline_source.empty() ? "" : ", ") + db.filename().string();
   }
   in.chart_js = chart_js();
-  const fs::path dir = output.has_parent_path() ? output.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec)) fail(Errc::bad_input, "{}: no such folder for the report", dir.string());
-  write_file_atomic(output, report::html_report(in));
+  page.stream() << report::html_report(in);
+  page.commit();
 }
 
 Action add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   auto* cmd = app.add_subcommand("report", "write a self-contained HTML report of a profile folder");
   cmd->add_option("folder", o->folder, "the folder that rocm-perf profile (or analyze --out) wrote")->required();
-  cmd->add_option("-o,--output", o->output, "the HTML file to write (default: FOLDER/report.html)");
+  cmd->add_option("-o,--output", o->output, "the HTML file to write (default: FOLDER/report.html; - for stdout)");
   cmd->add_option("--trace", o->traces,
                   "rocpd databases whose timeline the report shows (default: the folder's first run; analyze --out keeps none)");
   cmd->add_flag("--debug", o->debug, "print the commands run and keep temporary folders");
@@ -142,7 +143,7 @@ Action add_report_command(CLI::App& app) {
     log::set_debug(o->debug);
     const fs::path output = o->output.empty() ? fs::path(o->folder) / "report.html" : fs::path(o->output);
     write_html_report(o->folder, output, {o->traces.begin(), o->traces.end()});
-    std::cout << fmt::format("wrote {}\n", output.string());
+    (is_standard_output(output) ? std::cerr : std::cout) << fmt::format("wrote {}\n", output.string());
     return 0;
   };
 }

@@ -18,49 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_all(int fd, std::string_view content, const fs::path& path) {
-  while (!content.empty()) {
-    ssize_t n = ::write(fd, content.data(), content.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail(Errc::run_failed, "{}: cannot write: {}", path.string(), std::strerror(errno));
-    }
-    content.remove_prefix(static_cast<size_t>(n));
-  }
-}
-
-}  // namespace
-
-void write_file_atomic(const fs::path& path, std::string_view content) {
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) fail(Errc::run_failed, "{}: cannot create a file there: {}", dir.string(), std::strerror(errno));
-  try {
-    write_all(fd, content, path);
-    if (::fsync(fd) != 0) fail(Errc::run_failed, "{}: fsync failed: {}", path.string(), std::strerror(errno));
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmpl.c_str());
-    throw;
-  }
-  ::fchmod(fd, 0644);
-  ::close(fd);
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmpl.c_str());
-    fail(Errc::run_failed, "{}: cannot replace: {}", path.string(), std::strerror(err));
-  }
-  // Make the rename itself durable.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-}
-
-namespace {
-
 // The size of a regular file, or Error(bad_input) saying why path is not one.
 std::uintmax_t regular_file_size(const fs::path& path) {
   std::error_code ec;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <rpl/core/error.hpp>
+#include <rpl/core/stop_signals.hpp>
 
 extern char** environ;
 
@@ -226,6 +227,8 @@ ProcessResult run_process(const ProcessOptions& options) {
   }
 
   ProcessResult result;
+  // Without a flag of its own, a run stops when the user asks the whole command to (Ctrl-C).
+  const std::atomic<bool>* cancel = options.cancel ? options.cancel : active_stop_flag();
   const bool has_deadline = options.timeout && options.timeout->count() > 0;
   const auto deadline = has_deadline
       ? start + std::chrono::duration_cast<Clock::duration>(*options.timeout) : Clock::time_point::max();
@@ -244,13 +247,13 @@ ProcessResult run_process(const ProcessOptions& options) {
 
   while (!exited) {
     int wait_ms = -1;
-    if (options.cancel && options.cancel->load()) {
+    if (cancel && cancel->load()) {
       result.cancelled = true;
       kill_group(pid);
       ::waitpid(pid, &status, 0);
       break;
     }
-    if (options.cancel) wait_ms = 100;  // look at the flag this often
+    if (cancel) wait_ms = 100;  // look at the flag this often
     if (has_deadline) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {

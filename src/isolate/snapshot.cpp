@@ -10,6 +10,7 @@
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 
 namespace rpl::isolate {
 namespace fs = std::filesystem;
@@ -224,7 +225,7 @@ void write_memory_regions(const fs::path& dir, const std::vector<MemoryRegion>& 
   for (const auto& r : regions) {
     list.push_back({{"base", hex_address(r.base)}, {"size", r.size}, {"kind", r.kind}, {"file", r.file}});
   }
-  write_file_atomic(dir / "memory_regions.json", doc.dump(2) + "\n");
+  write_output_file(dir / "memory_regions.json", doc.dump(2) + "\n");
 }
 
 void write_dispatch_record(const fs::path& dir, const DispatchRecord& d) {
@@ -252,7 +253,7 @@ void write_dispatch_record(const fs::path& dir, const DispatchRecord& d) {
     globals.push_back({{"name", g.name}, {"address", hex_address(g.address)}, {"size", g.size}, {"file", g.file}});
   }
   doc["globals"] = globals;
-  write_file_atomic(dir / "dispatch.json", doc.dump(2) + "\n");
+  write_output_file(dir / "dispatch.json", doc.dump(2) + "\n");
 }
 
 }  // namespace rpl::isolate

@@ -7,6 +7,7 @@
 #include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 
 namespace rpl::replay {
 using ordered_json = nlohmann::ordered_json;
@@ -86,7 +87,7 @@ int replayer_main(int argc, char** argv, const char* name, const std::function<o
     const auto doc = replay(o);
     int code = 0;
     if (o.mode == "reserve-check") code = doc["status"] == "failed" ? 1 : doc["status"] == "relocated" ? 2 : 0;
-    write_file_atomic(result, doc.dump(2) + "\n");
+    write_output_file(result, doc.dump(2) + "\n");
     return code;
   } catch (const std::exception& e) {
     const auto* err = dynamic_cast<const Error*>(&e);
@@ -96,7 +97,7 @@ int replayer_main(int argc, char** argv, const char* name, const std::function<o
       try {
         ordered_json doc{{"error", e.what()}, {"exit", code}};
         if (dynamic_cast<const AddressesTaken*>(&e)) doc["addresses_taken"] = true;
-        write_file_atomic(result, doc.dump(2) + "\n");
+        write_output_file(result, doc.dump(2) + "\n");
       } catch (...) {
       }
     }

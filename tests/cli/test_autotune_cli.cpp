@@ -104,27 +104,12 @@ TEST(CliAutotune, KilledRunResumesWithoutRunningAConfigurationTwice) {
   const auto dir = fresh_dir("tune-resume");
   const auto log = dir / "runs.log";
   // A slow program, so that the tuner is mid-way when the signal comes.
-  std::vector<std::string> argv{(bin_dir() / "rocm-perf").string()};
-  for (const auto& a : tune_args(dir / "out", {"--quiet"})) argv.push_back(a);
   const auto err_file = dir / "stderr.txt";
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::setenv("SYNTH_LOG", log.c_str(), 1);
-    ::setenv("SYNTH_SLEEP_MS", "20", 1);
-    if (!std::freopen(err_file.c_str(), "w", stderr)) ::_exit(127);
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    ::execv(cargv[0], cargv.data());
-    ::_exit(127);
-  }
+  const int pid = start_cli(tune_args(dir / "out", {"--quiet"}), err_file, {{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "20"}});
+  ASSERT_GT(pid, 0);
   for (int i = 0; i < 400 && count_lines(read_text(log)) < 40; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
   ::kill(pid, SIGTERM);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(wait_cli(pid), 1);
   const auto err = read_text(err_file);
   EXPECT_NE(err.find("run the same command with --resume"), std::string::npos) << err;
   const int before = count_lines(read_text(log));

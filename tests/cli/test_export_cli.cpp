@@ -118,7 +118,7 @@ TEST(CliExport, BadOutputPathsAreRefusedAndTheTraceIsUntouched) {
   EXPECT_NE(nowhere.err.find("no such folder"), std::string::npos) << nowhere.err;
   auto folder = run_cli({"export", db.string(), "-o", dir.string()});
   EXPECT_EQ(folder.exit_code, 2);
-  EXPECT_NE(folder.err.find("is a directory"), std::string::npos) << folder.err;
+  EXPECT_NE(folder.err.find("is a folder; give the output file's name"), std::string::npos) << folder.err;
   auto format = run_cli({"export", "--format", "otf2", db.string(), "-o", (dir / "t.json").string()});
   EXPECT_EQ(format.exit_code, 2);
   EXPECT_FALSE(fs::exists(dir / "t.json"));

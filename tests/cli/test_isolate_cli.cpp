@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 #include "test_snapshot_files.hpp"
@@ -29,7 +30,7 @@ void expect_error(const CliResult& r, int code, const std::string& message) {
 
 TEST(ReplayCompare, EqualDifferentAndWithinTolerance) {
   const auto a = make_snapshot("cmp-a"), b = make_snapshot("cmp-b"), c = make_snapshot("cmp-c");
-  write_file_atomic(c / region_file_name(0x7f0000200000), float_bytes({1, 2, 3.0001f, 4}));
+  write_output_file(c / region_file_name(0x7f0000200000), float_bytes({1, 2, 3.0001f, 4}));
   EXPECT_EQ(run_cli({"replay", "compare", a.string(), b.string()}).exit_code, 0);
   const auto differs = run_cli({"replay", "compare", a.string(), c.string()});
   EXPECT_EQ(differs.exit_code, 1) << differs.err;
@@ -55,7 +56,7 @@ TEST(ReplayBadInput, TheSnapshotIsCheckedBeforeAnyGpuWork) {
     }
     {
       const auto dir = make_snapshot(std::string("corrupt-") + mode);
-      write_file_atomic(dir / "kernel.cubin", "\x7f" "ELF but cut short");
+      write_output_file(dir / "kernel.cubin", "\x7f" "ELF but cut short");
       expect_error(run_cli({"replay", mode, "--capture-dir", dir.string()}), 2, "kernel.cubin: not a code object for NVIDIA GPUs");
     }
   }
@@ -87,10 +88,10 @@ TEST(ReplayBadInput, AnAmdSnapshotGoesToTheAmdReplayer) {
   auto text = read_text(dir / "dispatch.json");
   text.replace(text.find("\"nvidia\""), 8, "\"amd\"");
   text.replace(text.find("\"_Z5scalePfPKfi\""), 16, "\"_Z1kPf\"");  // the kernel of a real gfx90a code object
-  write_file_atomic(dir / "dispatch.json", text);
-  write_file_atomic(dir / "kernel.cubin", elf_header(224));  // EM_AMDGPU, and nothing more
+  write_output_file(dir / "dispatch.json", text);
+  write_output_file(dir / "kernel.cubin", elf_header(224));  // EM_AMDGPU, and nothing more
   expect_error(run_cli({"replay", "full-vm", "--capture-dir", dir.string()}), 2, "dispatch_packet.bin: missing");
-  write_file_atomic(dir / "dispatch_packet.bin", std::string(64, '\0'));
+  write_output_file(dir / "dispatch_packet.bin", std::string(64, '\0'));
   const bool built = fs::exists(bin_dir() / "rpl-hsa-replay");
   if (built) expect_error(run_cli({"replay", "reserve-check", "--capture-dir", dir.string()}), 2, "kernel.cubin");
   fs::copy_file(source_dir() / "tests/fuzz/corpus/amd_code_object/gfx90a.hsaco", dir / "kernel.cubin",
@@ -108,8 +109,8 @@ TEST(ReplayRetry, TakenAddressesAreTriedAgainInAFreshProcess) {
   auto text = read_text(dir / "dispatch.json");
   text.replace(text.find("\"nvidia\""), 8, "\"amd\"");  // the AMD path needs no GPU check before the replayer
   text.replace(text.find("\"_Z5scalePfPKfi\""), 16, "\"_Z1kPf\"");
-  write_file_atomic(dir / "dispatch.json", text);
-  write_file_atomic(dir / "dispatch_packet.bin", std::string(64, '\0'));
+  write_output_file(dir / "dispatch.json", text);
+  write_output_file(dir / "dispatch_packet.bin", std::string(64, '\0'));
   fs::copy_file(source_dir() / "tests/fuzz/corpus/amd_code_object/gfx90a.hsaco", dir / "kernel.cubin",
                 fs::copy_options::overwrite_existing);
   const auto runs = dir.parent_path() / "runs";

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 namespace rpl::test {
@@ -26,8 +27,8 @@ fs::path write_test_snapshot(const fs::path& dir) {
   fs::create_directories(dir / "memory");
   const std::vector<MemoryRegion> regions{{0x7f0000200000, 16, "device", region_file_name(0x7f0000200000)},
                                           {0x7f0000000000, 8, "pool", region_file_name(0x7f0000000000)}};
-  write_file_atomic(dir / regions[0].file, float_bytes({1, 2, 3, 4}));
-  write_file_atomic(dir / regions[1].file, std::string(8, '\x7'));
+  write_output_file(dir / regions[0].file, float_bytes({1, 2, 3, 4}));
+  write_output_file(dir / regions[1].file, std::string(8, '\x7'));
   write_memory_regions(dir, regions);
   DispatchRecord d;
   d.vendor = "nvidia";
@@ -42,10 +43,10 @@ fs::path write_test_snapshot(const fs::path& dir) {
   d.arguments = {{0, 8}, {8, 8}, {16, 4}};
   d.globals = {{"counter", 0x7f0000400000, 4, "globals/counter.bin"}};
   write_dispatch_record(dir, d);
-  write_file_atomic(dir / "kernarg.bin", std::string(20, '\0'));
-  write_file_atomic(dir / "kernel.cubin", elf_header(190));  // EM_CUDA
+  write_output_file(dir / "kernarg.bin", std::string(20, '\0'));
+  write_output_file(dir / "kernel.cubin", elf_header(190));  // EM_CUDA
   fs::create_directories(dir / "globals");
-  write_file_atomic(dir / "globals/counter.bin", std::string(4, '\0'));
+  write_output_file(dir / "globals/counter.bin", std::string(4, '\0'));
   return dir;
 }
 

@@ -1,11 +1,13 @@
 #include "test_support.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <thread>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/core/subprocess.hpp>
 
 #include "trace_scenarios.hpp"
@@ -93,11 +96,14 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& env,
-                  double timeout_seconds) {
+namespace {
+
+CliResult run_argv(std::vector<std::string> argv, const std::vector<std::string>& args,
+                   const std::vector<std::pair<std::string, std::string>>& env, double timeout_seconds) {
   const fs::path dir = fresh_dir("cli");
   ProcessOptions p;
-  p.argv = {(bin_dir() / "rocm-perf").string()};
+  p.argv = std::move(argv);
+  p.argv.push_back((bin_dir() / "rocm-perf").string());
   p.argv.insert(p.argv.end(), args.begin(), args.end());
   p.extra_env = env;
   p.extra_env.emplace_back("NO_COLOR", "1");
@@ -111,6 +117,40 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::p
   out.err = read_text(dir / "stderr");
   out.seconds = r.wall_seconds;
   return out;
+}
+
+}  // namespace
+
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& env,
+                  double timeout_seconds) {
+  return run_argv({}, args, env, timeout_seconds);
+}
+
+CliResult run_cli_unprivileged(const std::vector<std::string>& args) {
+  if (::geteuid() != 0) return run_cli(args);
+  return run_argv({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, args, {}, 120);
+}
+
+int start_cli(const std::vector<std::string>& args, const fs::path& err_file,
+              const std::vector<std::pair<std::string, std::string>>& env) {
+  std::vector<std::string> argv{(bin_dir() / "rocm-perf").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  for (const auto& [key, value] : env) ::setenv(key.c_str(), value.c_str(), 1);
+  ::setenv("NO_COLOR", "1", 1);
+  if (!std::freopen("/dev/null", "w", stdout) || !std::freopen(err_file.c_str(), "w", stderr)) ::_exit(127);
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  ::execv(cargv[0], cargv.data());
+  ::_exit(127);
+}
+
+int wait_cli(int pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 fs::path scenario(const std::string& name, int run, const fs::path& dir) {
@@ -147,7 +187,7 @@ std::string schema_errors(const std::string& json_text, const std::string& schem
 std::string golden_difference(const std::string& text, const std::string& name) {
   const fs::path golden = source_dir() / "tests/golden" / name;
   if (std::getenv("RPL_UPDATE_GOLDEN")) {
-    write_file_atomic(golden, text);
+    write_output_file(golden, text);
     return "";
   }
   if (!fs::exists(golden)) return "missing golden file " + golden.string() + " (run with RPL_UPDATE_GOLDEN=1)";

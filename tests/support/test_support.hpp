@@ -32,6 +32,18 @@ struct CliResult {
 CliResult run_cli(const std::vector<std::string>& args,
                   const std::vector<std::pair<std::string, std::string>>& env = {}, double timeout_seconds = 120);
 
+/// run_cli as an unprivileged user (nobody, through setpriv) when the tests run as root, who may
+/// write anywhere: for tests of permissions. As run_cli when they do not run as root.
+CliResult run_cli_unprivileged(const std::vector<std::string>& args);
+
+/// Starts build/bin/rocm-perf with args in the background (stdout to /dev/null, stderr to
+/// err_file, env added); returns its pid, for tests that signal it.
+int start_cli(const std::vector<std::string>& args, const std::filesystem::path& err_file,
+              const std::vector<std::pair<std::string, std::string>>& env = {});
+
+/// Waits for a process start_cli started; its exit code, or 128 + the signal that killed it.
+int wait_cli(int pid);
+
 /// Puts dir first in this process's PATH while it lives (stand-in tools found by PATH).
 class PathPrepended {
  public:

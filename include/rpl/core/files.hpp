@@ -8,9 +8,6 @@
 
 namespace rpl {
 
-/// Writes content to path atomically: temp file in the same folder, fsync, rename, fsync folder.
-void write_file_atomic(const std::filesystem::path& path, std::string_view content);
-
 /// Reads a whole regular file of at most max_bytes; Error(bad_input) naming the path when it cannot
 /// be read, is not a regular file (a FIFO or a device would be read forever), or is larger.
 std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes = std::uintmax_t{1} << 30);

@@ -33,6 +33,7 @@
 
 #include <rpl/core/demangle.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/isolate/capture_plan.hpp>
 #include <rpl/isolate/capture_summary.hpp>
 #include <rpl/isolate/snapshot.hpp>
@@ -71,7 +72,7 @@ Tool& tool() {
 
 void write_status() {
   try {
-    rpl::write_file_atomic(tool().dir / "capture_status.json", rpl::isolate::format_capture_status(tool().status));
+    rpl::write_output_file(tool().dir / "capture_status.json", rpl::isolate::format_capture_status(tool().status));
   } catch (...) {
   }
 }
@@ -233,7 +234,7 @@ std::string agent_text(hsa_agent_t agent, hsa_agent_info_t what) {
 void copy_to_file(uint64_t address, uint64_t size, const fs::path& file) {
   std::vector<char> host(size);
   check(tool().core.hsa_memory_copy_fn(host.data(), reinterpret_cast<const void*>(address), size), "hsa_memory_copy");
-  rpl::write_file_atomic(file, std::string_view(host.data(), host.size()));
+  rpl::write_output_file(file, std::string_view(host.data(), host.size()));
 }
 
 void dump_regions(const fs::path& dir, const std::vector<MemoryRegion>& regions) {
@@ -277,9 +278,9 @@ void write_snapshot(const hsa_kernel_dispatch_packet_t& p, const KernelSymbol& k
   d.scratch_bytes = p.private_segment_size;
   d.kernarg_size = k.kernarg_size;
   d.arguments = {{0, k.kernarg_size}};  // the layout lives in the code object's metadata
-  rpl::write_file_atomic(t.dir / "kernarg.bin", std::string_view(static_cast<const char*>(p.kernarg_address), k.kernarg_size));
-  rpl::write_file_atomic(t.dir / "dispatch_packet.bin", std::string_view(reinterpret_cast<const char*>(&p), sizeof p));
-  rpl::write_file_atomic(t.dir / d.code_object, code_object_of(k));
+  rpl::write_output_file(t.dir / "kernarg.bin", std::string_view(static_cast<const char*>(p.kernarg_address), k.kernarg_size));
+  rpl::write_output_file(t.dir / "dispatch_packet.bin", std::string_view(reinterpret_cast<const char*>(&p), sizeof p));
+  rpl::write_output_file(t.dir / d.code_object, code_object_of(k));
   regions = t.allocations.regions();
   dump_regions(t.dir, regions);
   rpl::isolate::write_dispatch_record(t.dir, d);

@@ -22,6 +22,7 @@
 #include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/demangle.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/isolate/capture_plan.hpp>
 #include <rpl/isolate/capture_summary.hpp>
 #include <rpl/isolate/snapshot.hpp>
@@ -81,7 +82,7 @@ void check(CUresult r, const char* what) {
 
 void write_status() {
   Capture& c = capture();
-  write_file_atomic(c.dir / "capture_status.json", isolate::format_capture_status(c.status));
+  write_output_file(c.dir / "capture_status.json", isolate::format_capture_status(c.status));
 }
 
 // A CUkernel passed as a CUfunction (cuLibraryGetKernel) becomes this context's CUfunction.
@@ -191,8 +192,8 @@ void write_snapshot(Capture& c, const Launch& l, const std::string& mangled, uin
   const auto kernarg = argument_buffer(l, d.arguments);
   d.kernarg_size = kernarg.size();
 
-  write_file_atomic(c.dir / "kernarg.bin", std::string_view(reinterpret_cast<const char*>(kernarg.data()), kernarg.size()));
-  write_file_atomic(c.dir / d.code_object, module->image);
+  write_output_file(c.dir / "kernarg.bin", std::string_view(reinterpret_cast<const char*>(kernarg.data()), kernarg.size()));
+  write_output_file(c.dir / d.code_object, module->image);
   // Module-scope variables, by name: their addresses are chosen again when the cubin is loaded.
   CUmodule handle = nullptr;
   std::vector<std::string> warnings;

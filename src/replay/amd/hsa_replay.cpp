@@ -27,6 +27,7 @@
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/isolate/capture_plan.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
@@ -314,7 +315,7 @@ ordered_json run_replay(const Options& o) {
       for (const auto& r : snap.memory.regions) {
         std::string out(r.size, '\0');
         check(hsa_memory_copy(out.data(), reinterpret_cast<const void*>(r.base), r.size), "copying region " + hex_address(r.base) + " back");
-        write_file_atomic(o.dump_dir / r.file, out);
+        write_output_file(o.dump_dir / r.file, out);
       }
       write_memory_regions(o.dump_dir, snap.memory.regions);
     }

@@ -27,6 +27,7 @@
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/isolate/capture_plan.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
@@ -136,7 +137,7 @@ void dump_outputs(const MemoryImage& image, const fs::path& dir) {
   for (const auto& r : image.regions) {
     host.resize(r.size);
     check(cuMemcpyDtoH(host.data(), r.base, r.size), "copying region " + hex_address(r.base) + " back");
-    write_file_atomic(dir / r.file, std::string_view(host.data(), host.size()));
+    write_output_file(dir / r.file, std::string_view(host.data(), host.size()));
   }
   write_memory_regions(dir, image.regions);
 }

@@ -15,6 +15,7 @@
 #include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/core/subprocess.hpp>
 
 #include "test_support.hpp"
@@ -234,7 +235,7 @@ TEST(CudaBinary, RejectsBrokenBinaries) {
   // Made by hand: a fatbin header that claims more than the file holds.
   std::string claim("\x50\xed\x55\xba\x01\x00\x10\x00", 8);
   claim += std::string("\xff\xff\xff\x00\x00\x00\x00\x00", 8);
-  write_file_atomic(dir / "claims.fatbin", claim + std::string(64, '\0'));
+  write_output_file(dir / "claims.fatbin", claim + std::string(64, '\0'));
   expect_bad_input(dir / "claims.fatbin", "extends past its end");
   expect_bad_input("/bin/true", "no CUDA device code");
   // Found by the fuzzer: 5.8 KB of entries claiming up to 1 GiB uncompressed each, which were
@@ -251,13 +252,13 @@ TEST(CudaBinary, RejectsBrokenBinaries) {
   const std::string source = resource_kernels_source().string();
   compile({"-arch=sm_90", "-fatbin", "--compress-mode=size", "-o", (dir / "zstd.fatbin").string(), source});
   const std::string good = test::read_text(dir / "zstd.fatbin");
-  write_file_atomic(dir / "truncated.fatbin", good.substr(0, good.size() / 2));
+  write_output_file(dir / "truncated.fatbin", good.substr(0, good.size() / 2));
   expect_bad_input(dir / "truncated.fatbin", "extends past its end");
   // The first entry is the compressed cubin: its payload starts after 16 + 64 header bytes.
   ASSERT_EQ(good.substr(80, 4), "\x28\xb5\x2f\xfd");  // zstd's magic
   std::string corrupt = good;
   for (size_t i = 84; i < 120; ++i) corrupt[i] = static_cast<char>(~corrupt[i]);
-  write_file_atomic(dir / "corrupt.fatbin", corrupt);
+  write_output_file(dir / "corrupt.fatbin", corrupt);
   expect_bad_input(dir / "corrupt.fatbin", "corrupt zstd-compressed cubin");
   compile({"-gencode", "arch=compute_90,code=compute_90", "-fatbin", "-o", (dir / "ptx.fatbin").string(), source});
   expect_bad_input(dir / "ptx.fatbin", "PTX only");
@@ -268,7 +269,7 @@ TEST(CudaBinary, RejectsBrokenBinaries) {
 // payload size is at +8, compressed size at +16 and uncompressed size at +56.
 TEST(CudaBinary, EachKindOfDamageIsNamed) {
   const fs::path dir = test::fresh_dir("damaged-cuda");
-  write_file_atomic(dir / "notes.txt", "plain text, not GPU code");
+  write_output_file(dir / "notes.txt", "plain text, not GPU code");
   expect_bad_input(dir / "notes.txt", "not a CUDA binary");
   if (!nvcc()) GTEST_SKIP() << "nvcc not found: the cases made by nvcc did not run";
   const std::string source = resource_kernels_source().string();
@@ -281,7 +282,7 @@ TEST(CudaBinary, EachKindOfDamageIsNamed) {
   ASSERT_EQ(plain.substr(80, 4), "\x7f" "ELF");  // the first entry is the cubin, stored plain
   auto damaged = [&](const std::string& name, std::string bytes, size_t at, const std::string& with) {
     bytes.replace(at, with.size(), with);
-    write_file_atomic(dir / name, bytes);
+    write_output_file(dir / name, bytes);
     return dir / name;
   };
   const std::string huge("\xff\xff\xff\x7f", 4), zero(4, '\0');
@@ -320,7 +321,7 @@ TEST(CudaBinary, SurvivesMangledBinaries) {
       } else {
         for (int flips = 0; flips < 1 + i % 8; ++flips) bad[random() % bad.size()] = static_cast<char>(random());
       }
-      write_file_atomic(dir / "mangled", bad);
+      write_output_file(dir / "mangled", bad);
       try {
         read_cuda_kernels(dir / "mangled");
         ++read;

@@ -2,6 +2,7 @@
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 
 #include "test_support.hpp"
 
@@ -12,8 +13,8 @@ namespace fs = std::filesystem;
 TEST(Files, AtomicWriteReplacesContentAndLeavesNoTemporaries) {
   const auto dir = test::fresh_dir("atomic");
   const auto file = dir / "out.json";
-  write_file_atomic(file, "first");
-  write_file_atomic(file, "second");
+  write_output_file(file, "first");
+  write_output_file(file, "second");
   EXPECT_EQ(test::read_text(file), "second");
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
@@ -22,7 +23,7 @@ TEST(Files, AtomicWriteReplacesContentAndLeavesNoTemporaries) {
 
 TEST(Files, AtomicWriteIntoMissingFolderFailsAndKeepsNothing) {
   const auto dir = test::fresh_dir("atomic-missing");
-  EXPECT_THROW(write_file_atomic(dir / "no" / "such" / "file", "x"), Error);
+  EXPECT_THROW(write_output_file(dir / "no" / "such" / "file", "x"), Error);
   EXPECT_FALSE(fs::exists(dir / "no"));
 }
 

@@ -4,6 +4,7 @@
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/isolate/memory_compare.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
@@ -16,7 +17,7 @@ namespace fs = std::filesystem;
 
 void write_region(const fs::path& dir, const MemoryRegion& r, const std::string& bytes) {
   fs::create_directories(dir / "memory");
-  write_file_atomic(dir / r.file, bytes);
+  write_output_file(dir / r.file, bytes);
 }
 
 fs::path make_snapshot(const std::string& name) { return test::write_test_snapshot(test::fresh_dir(name)); }
@@ -62,9 +63,9 @@ TEST(SnapshotBadInput, EachFileChecked) {
   }
   {
     const auto dir = make_snapshot("snap-corrupt-code");
-    write_file_atomic(dir / "kernel.cubin", "PK\x03\x04 not an ELF file at all");
+    write_output_file(dir / "kernel.cubin", "PK\x03\x04 not an ELF file at all");
     expect_bad(dir, "kernel.cubin: not a code object for NVIDIA GPUs");
-    write_file_atomic(dir / "kernel.cubin", test::elf_header(224));  // an AMD code object in an NVIDIA snapshot
+    write_output_file(dir / "kernel.cubin", test::elf_header(224));  // an AMD code object in an NVIDIA snapshot
     expect_bad(dir, "kernel.cubin: not a code object for NVIDIA GPUs");
   }
   {
@@ -79,19 +80,19 @@ TEST(SnapshotBadInput, EachFileChecked) {
     const auto dir = make_snapshot("snap-escape");
     auto text = test::read_text(dir / "memory_regions.json");
     text.replace(text.find("memory/region_0x00007f0000000000.bin"), 36, "../../../etc/passwd");
-    write_file_atomic(dir / "memory_regions.json", text);
+    write_output_file(dir / "memory_regions.json", text);
     expect_bad(dir, "must name a file inside the folder");
   }
   {
     const auto dir = make_snapshot("snap-json");
-    write_file_atomic(dir / "dispatch.json", "{\"format\": \"rocm-perf snapshot\"");
+    write_output_file(dir / "dispatch.json", "{\"format\": \"rocm-perf snapshot\"");
     expect_bad(dir, "dispatch.json: not JSON");
   }
   {
     const auto dir = make_snapshot("snap-args");
     auto text = test::read_text(dir / "dispatch.json");
     text.replace(text.find("\"offset\": 16"), 12, "\"offset\": 18");
-    write_file_atomic(dir / "dispatch.json", text);
+    write_output_file(dir / "dispatch.json", text);
     expect_bad(dir, "outside the 20-byte argument buffer");
   }
 }
@@ -100,7 +101,7 @@ TEST(MemoryCompare, BitwiseAndWithinTolerance) {
   const auto a = make_snapshot("cmp-a"), b = make_snapshot("cmp-b");
   const auto ia = read_memory_image(a);
   EXPECT_TRUE(compare_memory(ia, read_memory_image(b), {}).equal());
-  write_file_atomic(b / region_file_name(0x7f0000200000), test::float_bytes({1, 2, 3.0001f, 5}));
+  write_output_file(b / region_file_name(0x7f0000200000), test::float_bytes({1, 2, 3.0001f, 5}));
   const auto ib = read_memory_image(b);
   auto bitwise = compare_memory(ia, ib, {});
   EXPECT_FALSE(bitwise.equal());
@@ -119,13 +120,13 @@ TEST(MemoryCompare, BitwiseAndWithinTolerance) {
 
 TEST(MemoryCompare, NanEqualsOnlyNanAndHalfPrecision) {
   const auto a = make_snapshot("nan-a"), b = make_snapshot("nan-b");
-  write_file_atomic(a / region_file_name(0x7f0000200000), test::float_bytes({NAN, 0.0f, 1, 1}));
-  write_file_atomic(b / region_file_name(0x7f0000200000), test::float_bytes({NAN, -0.0f, NAN, 1}));
+  write_output_file(a / region_file_name(0x7f0000200000), test::float_bytes({NAN, 0.0f, 1, 1}));
+  write_output_file(b / region_file_name(0x7f0000200000), test::float_bytes({NAN, -0.0f, NAN, 1}));
   auto r = compare_memory(read_memory_image(a), read_memory_image(b), {ElementType::f32, 0, 0});
   EXPECT_EQ(r.regions[1].differing, 1u);  // NaN = NaN and 0 = -0; 1 vs NaN differs
   // f16 1.0 (0x3c00) against 1.0009765625 (0x3c01): within an rtol of 1e-3.
-  write_file_atomic(a / region_file_name(0x7f0000000000), std::string("\x00\x3c\x00\x3c\x00\x3c\x00\x3c", 8));
-  write_file_atomic(b / region_file_name(0x7f0000000000), std::string("\x01\x3c\x00\x3c\x00\x3c\x00\x3c", 8));
+  write_output_file(a / region_file_name(0x7f0000000000), std::string("\x00\x3c\x00\x3c\x00\x3c\x00\x3c", 8));
+  write_output_file(b / region_file_name(0x7f0000000000), std::string("\x01\x3c\x00\x3c\x00\x3c\x00\x3c", 8));
   auto half = compare_memory(read_memory_image(a), read_memory_image(b), {ElementType::f16, 1e-3, 0});
   EXPECT_EQ(half.regions[0].differing, 0u);
   EXPECT_NEAR(half.regions[0].max_rel_error, 0.0009756, 1e-6);
@@ -149,7 +150,7 @@ TEST(CliReplayCompare, ExitCodesAndJson) {
   auto same = test::run_cli({"replay", "compare", a.string(), b.string()});
   EXPECT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(same.out.rfind("equal: 2 regions, 24 bytes (bitwise)", 0), 0u) << same.out;
-  write_file_atomic(b / region_file_name(0x7f0000200000), test::float_bytes({1, 2, 3, 5}));
+  write_output_file(b / region_file_name(0x7f0000200000), test::float_bytes({1, 2, 3, 5}));
   auto diff = test::run_cli({"replay", "compare", "--json", "--dtype", "f32", a.string(), b.string()});
   EXPECT_EQ(diff.exit_code, 1) << diff.err;
   EXPECT_EQ(test::schema_errors(diff.out, "replay-compare"), "");
