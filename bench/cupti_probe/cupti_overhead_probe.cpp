@@ -5,7 +5,15 @@
 //   kernel     activity records of concurrent kernels, counted and discarded
 //   serial     activity records of kernels the CUPTI way that serializes them (KIND_KERNEL)
 //   copies     memory copy and memset records
-//   sync       synchronization records
+//   sync       synchronization and CUDA event records (what the tracer asked for before it followed
+//              the calls with callbacks)
+//   syncs      synchronization records alone
+//   events     CUDA event records alone
+//   streams    stream records
+//   graphcb    with subscribe: the graph-dependency resource callback
+//   edgecb     with subscribe: callbacks on the calls that make edges (event record, stream wait,
+//              the synchronizations; runtime and driver), doing nothing
+//   api        runtime and driver API records (the tracer's level full)
 //   zeroed     hand CUPTI buffers that are already zero (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER)
 //   pinned     CUPTI's timestamp buffers in pinned host memory instead of device memory
 //   devbuf32   32 MB timestamp buffers instead of CUPTI's default 3.2 MB
@@ -61,10 +69,27 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     }
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    if (has(probe, "graphcb")) {
+      cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED);
+    }
+    if (has(probe, "edgecb")) {
+      for (auto cbid : {CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020}) {
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+      }
+      for (auto cbid : {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,
+                        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+                        CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize}) {
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+      }
+    }
   }
   const bool serial = has(probe, "serial");
   const bool kernel = has(probe, "kernel") || serial, copies = has(probe, "copies"), sync = has(probe, "sync");
-  if (!kernel && !copies && !sync) return 1;
+  const bool syncs = has(probe, "syncs"), events = has(probe, "events"), streams = has(probe, "streams"), api = has(probe, "api");
+  if (!kernel && !copies && !sync && !syncs && !events && !streams && !api) return 1;
   zeroed = has(probe, "zeroed");
   if (zeroed) {
     uint8_t on = 1;
@@ -88,7 +113,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (kernel) cuptiActivityEnable(serial ? CUPTI_ACTIVITY_KIND_KERNEL : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (copies) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET);
-  if (sync) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+  if (sync || syncs) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+  if (sync || events) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+  if (streams) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_STREAM);
+  if (api) cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
   std::atexit(at_exit);
   return 1;
 }

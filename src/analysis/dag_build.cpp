@@ -122,6 +122,13 @@ class Builder {
     for (auto& p : info_) {
       const bool recorded = p.has_event_operations || p.has_stream_kinds || p.has_graph_dependencies;
       p.by_correlation = recorded && p.all_correlated;
+      const auto source = static_cast<size_t>(p.source);
+      if (!recorded && source < trace_.sources.size() && trace_.sources[source].trace_level == "kernels") {
+        g_.warnings.push_back(fmt::format("{}: traced at level kernels, which records no event records, waits or "
+                                          "synchronizations; cross-stream dependencies are inferred from timestamps "
+                                          "(profile --trace-level default records them)",
+                                          where(p)));
+      }
       if (recorded && !p.all_correlated) {
         g_.warnings.push_back(fmt::format("{}: dependencies recorded but not every operation has a correlation id;"
                                           " cross-stream dependencies are inferred from timestamps instead",

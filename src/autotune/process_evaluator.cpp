@@ -266,6 +266,7 @@ ProcessEvaluator::ProcessEvaluator(const SearchSpace& space, ProcessEvaluatorOpt
   backends::RunOptions run;
   run.quiet_app = true;
   run.timeout_seconds = o.timeout_seconds;
+  run.trace_level = "kernels";  // a kernel's time needs no dependency edges, and the least overhead distorts it least
   const bool command_literal = first_word_literal(o.command);
   if (command_literal) run.command = {o.command.literal_words().front()};
   if (!o.build.empty()) {

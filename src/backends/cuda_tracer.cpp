@@ -68,12 +68,12 @@ TraceTool cupti_tool(const RunOptions& options) {
   if (auto why = nvidia_gpu_unavailable()) fail(Errc::missing_tool, "cannot trace on NVIDIA: {}", *why);
   TraceTool tool;
   tool.name = "the CUPTI tracer";
-  tool.plan = [library = *library](const fs::path& run_dir, const std::vector<std::string>& command) {
+  tool.plan = [library = *library, level = options.trace_level](const fs::path& run_dir, const std::vector<std::string>& command) {
     TracedRun run;
     run.output_dir = run_dir / "trace";
     fs::create_directories(run.output_dir);
     run.argv = command;
-    run.env = {{"CUDA_INJECTION64_PATH", library.string()}, {"RPL_TRACE_DIR", run.output_dir.string()}};
+    run.env = {{"CUDA_INJECTION64_PATH", library.string()}, {"RPL_TRACE_DIR", run.output_dir.string()}, {"RPL_TRACE_LEVEL", level}};
     return run;
   };
   tool.refusal = [](const TracedRun& run) -> std::optional<std::string> {

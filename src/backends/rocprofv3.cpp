@@ -21,11 +21,14 @@ std::optional<fs::path> find_rocprofv3() {
 }
 
 std::vector<std::string> rocprofv3_trace_argv(const fs::path& rocprofv3, const fs::path& output_dir,
-                                              const std::vector<std::string>& command) {
+                                              const std::vector<std::string>& command, const std::string& level) {
   // Copies and the HIP API calls (event records and waits, with their arguments) give the DAG its
-  // nodes and explicit edges (docs/dependencies.md).
-  std::vector<std::string> argv = {rocprofv3.string(), "--kernel-trace", "--memory-copy-trace", "--hip-runtime-trace",
-                                   "--output-format", "rocpd", "-d", output_dir.string(), "--"};
+  // nodes and explicit edges (docs/dependencies.md); level kernels leaves the HIP calls out, level
+  // full adds the ROCTx markers.
+  std::vector<std::string> argv = {rocprofv3.string(), "--kernel-trace", "--memory-copy-trace"};
+  if (level != "kernels") argv.push_back("--hip-runtime-trace");
+  if (level == "full") argv.push_back("--marker-trace");
+  argv.insert(argv.end(), {"--output-format", "rocpd", "-d", output_dir.string(), "--"});
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
 }
@@ -166,10 +169,11 @@ TraceTool rocprofv3_tool(const RunOptions& options) {
   if (!options.command.empty()) check_program_exists(options);
   TraceTool tool;
   tool.name = "rocprofv3";
-  tool.plan = [rocprofv3 = *rocprofv3](const fs::path& run_dir, const std::vector<std::string>& command) {
+  tool.plan = [rocprofv3 = *rocprofv3, level = options.trace_level](const fs::path& run_dir,
+                                                                      const std::vector<std::string>& command) {
     TracedRun run;
     run.output_dir = run_dir / "rocprofv3";
-    run.argv = rocprofv3_trace_argv(rocprofv3, run.output_dir, command);
+    run.argv = rocprofv3_trace_argv(rocprofv3, run.output_dir, command, level);
     return run;
   };
   tool.refusal = [](const TracedRun&) { return std::optional<std::string>(); };

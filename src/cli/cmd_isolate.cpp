@@ -97,6 +97,7 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
     request.run.command = program;
     if (o->timeout > 0) request.run.timeout_seconds = o->timeout;
     request.run.quiet_app = o->quiet_app;
+    request.run.trace_level = "kernels";  // the capture needs the launches, not their dependencies
     request.run.app_stdout_to_stderr = o->output.json;
     request.kernel_regex = o->kernel;
     request.dispatch_index = o->dispatch;

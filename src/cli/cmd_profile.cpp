@@ -35,6 +35,7 @@ struct ProfileOptions {
   double timeout = 0;
   std::string kernel;
   bool quiet_app = false;
+  std::string trace_level = "default";
   bool counters = false;
   bool roofline = false;
   bool deep = false;
@@ -70,6 +71,12 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       ->check(CLI::PositiveNumber);
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
   cmd->add_flag("--quiet-app", o->quiet_app, "keep the program's own output out of the terminal (it is still kept in .rocpd_profile/runN.log)");
+  cmd->add_option("--trace-level", o->trace_level,
+                  "what the trace records: kernels (kernels and copies; the least overhead), default (and the event "
+                  "records, waits and synchronizations that give the DAG its edges), full (and every host API call, for "
+                  "export)")
+      ->check(CLI::IsMember({"kernels", "default", "full"}))
+      ->capture_default_str();
   cmd->add_flag("--html", o->html, "also write OUT/report.html (rocm-perf report)");
   cmd->add_flag("--counters", o->counters, "a counter pass after the trace (NVIDIA: ncu), stored in the first run's trace");
   cmd->add_flag("--roofline", o->roofline,
@@ -99,6 +106,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     if (o->timeout > 0) run.timeout_seconds = o->timeout;
     run.debug = o->output.debug;
     run.quiet_app = o->quiet_app;
+    run.trace_level = o->trace_level;
     run.app_stdout_to_stderr = o->output.json || o->output.quiet;
     backends::check_program_exists(run);
     if (!o->analyses.ceilings_file.empty()) {

@@ -182,7 +182,7 @@ class FileReader {
   FileReader(Trace& trace, const fs::path& file, SQLite::Database& db, const ReadOptions& options)
       : trace_(trace), file_(file), db_(db), options_(options), source_(static_cast<int16_t>(trace.sources.size())) {
     if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files (at most {})", file.string(), INT16_MAX);
-    trace_.sources.push_back({file.string(), {}});
+    trace_.sources.push_back({file.string(), {}, {}});
     for (uint32_t i = 0; i < trace_.geometries.size(); ++i) geometry_index_.emplace(trace_.geometries[i], i);
   }
 
@@ -235,12 +235,13 @@ class FileReader {
     auto cols = columns_of(db_, set.name("metadata"));
     if (!cols.count("tag") || !cols.count("value")) return;
     SQLite::Statement st(db_, "SELECT tag, value FROM " + set.name("metadata") +
-                                  " WHERE tag IN ('schema_version', 'rpl_dropped_records') ORDER BY id");
+                                  " WHERE tag IN ('schema_version', 'rpl_dropped_records', 'rpl_trace_level') ORDER BY id");
     while (st.executeStep()) {
       const std::string tag = text_or_empty(st.getColumn(0)), value = text_or_empty(st.getColumn(1));
       if (tag == "schema_version" && !value.empty() && value[0] != '3') {
         trace_.warnings.push_back(fmt::format("{}: rocpd schema_version {} (this reader expects 3)", file_.string(), value));
       }
+      if (tag == "rpl_trace_level") trace_.sources[source_].trace_level = value;
       // Written by rocm-perf's CUPTI tracer when its activity buffers overflowed.
       if (tag == "rpl_dropped_records" && value != "0") {
         trace_.warnings.push_back(fmt::format("{}: the tracer dropped {} activity records; timings may miss dispatches",

@@ -34,6 +34,27 @@ struct FakeProfiler {
   }
 };
 
+// --trace-level: kernels leaves the HIP API trace (the DAG's explicit edges) out, full adds the markers.
+TEST(CliProfile, TraceLevelChoosesWhatRocprofv3Records) {
+  FakeProfiler fake;
+  for (const auto& [level, flags] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"kernels", {"--kernel-trace", "--memory-copy-trace"}},
+           {"full", {"--kernel-trace", "--memory-copy-trace", "--hip-runtime-trace", "--marker-trace"}}}) {
+    fs::remove(fake.log);
+    auto r = run_cli({"profile", "--runs", "1", "--trace-level", level, "--out", (fake.dir / level).string(), "--", "/bin/true"},
+                     fake.env());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto calls = fake.invocations();
+    ASSERT_EQ(calls.size(), 1u);
+    const std::vector<std::string> argv = calls[0];
+    EXPECT_EQ(std::vector<std::string>(argv.begin() + 1, argv.begin() + 1 + static_cast<long>(flags.size())), flags) << level;
+    EXPECT_EQ(argv[1 + flags.size()], "--output-format") << level;
+  }
+  auto bad = run_cli({"profile", "--trace-level", "everything", "--", "/bin/true"}, fake.env());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--trace-level"), std::string::npos) << bad.err;
+}
+
 TEST(CliProfile, RunsRocprofv3WithExactlyTheDocumentedArguments) {
   FakeProfiler fake;
   const fs::path out = fake.dir / "out";

@@ -591,6 +591,40 @@ TEST(NvidiaGpu, ExportAndDiffOfAPytorchProgram) {
             << " slices, " << event_flows << " event arrows, " << fs::file_size(trace_json) << " bytes\n";
 }
 
+// The trace levels on a PyTorch program with two streams joined by events: kernels records no edges
+// (the DAG infers them and says why), default records the event waits through callbacks, full adds
+// every host API call (export shows them as API slices); the kernels are the same at every level.
+TEST(NvidiaGpu, TraceLevelsRecordWhatTheySay) {
+  SKIP_WITHOUT_GPU();
+  if (!find_executable("python3")) GTEST_SKIP() << "no python3";
+  const std::vector<std::string> program = {"python3", (source_dir() / "tests/gpu/programs/torch_two_streams.py").string()};
+  std::map<std::string, json> dags;
+  std::map<std::string, std::map<std::string, int>> slices;
+  for (const std::string level : {"kernels", "default", "full"}) {
+    auto p = profile(program, 1, {"--quiet-app", "--trace-level", level});
+    if (p.cli.exit_code != 0 && p.cli.err.find("torch") != std::string::npos) GTEST_SKIP() << "no PyTorch: " << p.cli.err;
+    ASSERT_EQ(p.cli.exit_code, 0) << level << ": " << p.cli.err;
+    dags[level] = json::parse(read_text(p.out / "dag.json"));
+    const auto db = p.databases().at(0);
+    auto x = run_cli({"export", db.string(), "-o", (p.out / "trace.json").string()});
+    ASSERT_EQ(x.exit_code, 0) << x.err;
+    for (const auto& e : json::parse(read_text(p.out / "trace.json"))["traceEvents"]) {
+      if (e["ph"] == "X") ++slices[level][e["cat"].get<std::string>()];
+    }
+  }
+  EXPECT_EQ(dags["kernels"]["edges"]["event"], 0);
+  EXPECT_NE(dags["kernels"]["warnings"].dump().find("traced at level kernels"), std::string::npos) << dags["kernels"].dump();
+  EXPECT_EQ(slices["kernels"]["api"], 0);
+  EXPECT_GE(dags["default"]["edges"]["event"].get<int>(), 5) << "the side stream joins the main stream each round";
+  EXPECT_EQ(dags["default"]["edges"]["inferred"], 0);
+  EXPECT_EQ(dags["full"]["edges"]["event"], dags["default"]["edges"]["event"]);
+  EXPECT_GT(slices["full"]["api"], 10 * slices["default"]["api"]) << "every host call, not only the synchronizations";
+  EXPECT_EQ(slices["kernels"]["kernel"], slices["default"]["kernel"]);
+  EXPECT_EQ(slices["full"]["kernel"], slices["default"]["kernel"]);
+  std::cout << "trace levels: kernels " << json(slices["kernels"]).dump() << ", default " << json(slices["default"]).dump()
+            << ", full " << json(slices["full"]).dump() << "\n";
+}
+
 // roofline_calibration prints each kernel's exact FLOPs and DRAM bytes; the roofline from the ncu
 // pass must agree (FLOPs within 2 %, DRAM bytes of the streaming kernels within 3 %) and place each
 // kernel in the regime it was built for.

@@ -12,13 +12,13 @@ namespace rpl::backends {
 /// rocprofv3 from PATH, else /opt/rocm/bin.
 std::optional<std::filesystem::path> find_rocprofv3();
 
-/// The argv of one traced run (exposed for tests and --debug).
+/// The argv of one traced run at a trace level (RunOptions::trace_level; exposed for tests and --debug).
 std::vector<std::string> rocprofv3_trace_argv(const std::filesystem::path& rocprofv3,
                                               const std::filesystem::path& output_dir,
-                                              const std::vector<std::string>& command);
+                                              const std::vector<std::string>& command, const std::string& level);
 
 /// Runs the program options.runs times under rocprofv3 --kernel-trace --memory-copy-trace
-/// --hip-runtime-trace and moves each run's
+/// (--hip-runtime-trace at level default, and --marker-trace at full) and moves each run's
 /// *_results.db into trace_dir (replacing what a previous profile left there), named run<N>_*.db.
 /// Errors: missing_tool (no rocprofv3), run_failed (a run failed, hung or wrote no database).
 std::vector<std::filesystem::path> trace_with_rocprofv3(const RunOptions& options, const std::filesystem::path& trace_dir);

@@ -15,6 +15,9 @@ struct RunOptions {
   bool debug = false;                   // print commands, keep temporary folders and logs
   bool quiet_app = false;               // the program's output goes to its run log only
   bool app_stdout_to_stderr = false;    // our stdout is kept for a document (--json, --quiet)
+  /// What a trace records (docs/dependencies.md): "kernels" (kernels and copies), "default" (and the
+  /// calls that make dependency edges), "full" (and every host API call).
+  std::string trace_level = "default";
   std::vector<std::pair<std::string, std::string>> extra_env;  // e.g. CUDA_VISIBLE_DEVICES of a tuner's worker
 };
 

@@ -17,6 +17,7 @@ namespace rpl::trace {
 struct Source {
   std::string path;
   std::vector<std::string> guids;  // processes recorded in it
+  std::string trace_level;         // what rocm-perf's CUPTI tracer recorded (kernels, default, full); empty when not said
 };
 
 struct Agent {

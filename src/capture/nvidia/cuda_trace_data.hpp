@@ -76,6 +76,13 @@ struct CudaStreamRecord {
   uint8_t flag = 0;              // CUpti_ActivityStreamFlag: 1 blocking, 2 non-blocking, 3 the legacy default (NULL) stream
 };
 
+/// A host API call (trace level full: CUPTI's RUNTIME and DRIVER records).
+struct CudaApiRecord {
+  uint64_t start = 0, end = 0;
+  uint32_t correlation = 0, thread = 0;
+  std::string name;              // "cudaLaunchKernel", "cuMemAlloc_v2"
+};
+
 /// An edge of a CUDA Graph (CUPTI's GRAPHNODE_DEPENDENCY_CREATED callback, ids as CUPTI gives them).
 struct CudaGraphDependency {
   uint32_t graph = 0;
@@ -85,6 +92,7 @@ struct CudaGraphDependency {
 struct CudaTraceData {
   int64_t pid = 0, ppid = 0;
   std::string hostname, command;
+  std::string trace_level;       // kernels, default or full (docs/dependencies.md); kept in rocpd_metadata
   uint64_t start_ns = 0, end_ns = 0;
   std::vector<CudaDeviceInfo> devices;
   std::vector<std::string> names;
@@ -95,6 +103,7 @@ struct CudaTraceData {
   std::vector<CudaEventRecord> events;
   std::vector<CudaStreamRecord> streams;
   std::vector<CudaGraphDependency> graph_dependencies;
+  std::vector<CudaApiRecord> api_calls;
   uint64_t dropped_records = 0;
 };
 
@@ -110,8 +119,9 @@ class CudaTraceWriter {
   CudaTraceWriter& operator=(const CudaTraceWriter&) = delete;
 
   /// Adds the records of batch: devices not yet written, then kernels, copies, memsets,
-  /// synchronizations, event records, stream kinds and graph edges (docs/dependencies.md). batch.names are the kernel names first seen in this batch; a kernel's name
-  /// indexes every name added so far, in order.
+  /// synchronizations, event records, stream kinds, graph edges (docs/dependencies.md) and host
+  /// API calls. batch.names are the kernel names first seen in this batch; a kernel's name indexes
+  /// every name added so far, in order.
   void add(const CudaTraceData& batch);
   /// Commits, with the count of records CUPTI dropped and the process's end time (CUPTI's clock),
   /// and renames the file into place.

@@ -78,6 +78,7 @@ std::string sm_arch_name(int cc_major, int cc_minor) { return fmt::format("sm_{}
 
 struct CudaTraceWriter::Impl {
   fs::path path, temporary;
+  std::string trace_level;
   std::unique_ptr<trace::RocpdWriter> writer;
   std::set<uint32_t> devices;
   std::vector<std::string> names;  // every kernel name added, in first-seen order
@@ -201,6 +202,7 @@ struct CudaTraceWriter::Impl {
 CudaTraceWriter::CudaTraceWriter(fs::path path, const CudaTraceData& data) : impl_(std::make_unique<Impl>()) {
   impl_->path = std::move(path);
   impl_->temporary = impl_->path.string() + ".tmp";
+  impl_->trace_level = data.trace_level;
   std::error_code ec;
   fs::remove(impl_->temporary, ec);
   trace::RocpdProcessInfo process;
@@ -268,11 +270,16 @@ void CudaTraceWriter::add(const CudaTraceData& batch) {
     impl_->writer->add_stream_info(info);
   }
   for (const auto& g : batch.graph_dependencies) impl_->writer->add_graph_dependency({0, g.graph, g.from, g.to});
+  for (const auto& a : batch.api_calls) {
+    impl_->writer->add_region(a.name, static_cast<int64_t>(a.start), static_cast<int64_t>(a.end),
+                              {{"correlation_id", a.correlation}, {"thread_id", a.thread}});
+  }
 }
 
 void CudaTraceWriter::finish(uint64_t dropped_records, uint64_t end_ns) {
   impl_->writer->set_process_end(static_cast<int64_t>(end_ns));
   impl_->writer->add_metadata("rpl_tracer", "cupti");
+  if (!impl_->trace_level.empty()) impl_->writer->add_metadata("rpl_trace_level", impl_->trace_level);
   impl_->writer->add_metadata("rpl_dropped_records", std::to_string(dropped_records));
   impl_->writer->finish();
   impl_->writer.reset();

@@ -1,7 +1,9 @@
 // librpl_cupti_trace.so: loaded by the CUDA driver through CUDA_INJECTION64_PATH, it records
-// kernels, memory copies, memsets and synchronizations with the CUPTI Activity API and writes one
-// rocpd v3 database per process at exit. Configuration (README.md beside this file):
+// kernels, memory copies and memsets with the CUPTI Activity API, the calls that make dependency
+// edges with CUPTI callbacks, and writes one rocpd v3 database per process at exit. Configuration
+// (README.md beside this file):
 //   RPL_TRACE_DIR     folder for <hostname>/<pid>_results.db (required)
+//   RPL_TRACE_LEVEL   kernels, default or full (docs/dependencies.md)
 //   RPL_TRACE_BUFFER_KB  activity buffer size, default 128
 //   RPL_TRACE_VERBOSE    print what was recorded and how long writing it took
 // It refuses with exit status 3 and a status file <dir>/<pid>.refused when another CUPTI client is
@@ -24,9 +26,11 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "cuda_trace_data.hpp"
 #include "cupti_capture.hpp"
+#include "cupti_edges.hpp"
 
 namespace {
 
@@ -62,6 +66,8 @@ struct Tracer {
   // 100,000 kernels left 40 ms of writing at exit with 2 MiB buffers, 5 ms with 128 KiB.
   size_t buffer_bytes = 128u << 10;
   bool verbose = false;
+  bool edges = true;      // level default or full: event records, waits, synchronizations, stream kinds, graph edges
+  bool api_calls = false; // level full: every host API call
   CUpti_SubscriberHandle subscriber{};
   std::atomic<bool> written{false};
 };
@@ -187,20 +193,20 @@ void add_record(Tracer& t, CudaTraceData& batch, const CUpti_Activity* record) {
                                 m->graphId, m->graphNodeId});
       break;
     }
-    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-      const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-      batch.syncs.push_back({s->start, s->end, static_cast<uint32_t>(s->type), s->streamId, s->correlationId,
-                             s->cudaEventSyncId});
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
-      const auto* e = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record);
-      batch.events.push_back({e->streamId, e->correlationId, e->cudaEventSyncId});
-      break;
-    }
-    case CUPTI_ACTIVITY_KIND_STREAM: {
-      const auto* st = reinterpret_cast<const CUpti_ActivityStream*>(record);
-      batch.streams.push_back({st->contextId, st->streamId, static_cast<uint8_t>(st->flag)});
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+      const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+      const auto domain = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+      if (rpl::capture::is_synchronization_call(domain, a->cbid)) break;  // a synchronization record already
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(domain, a->cbid, &name) != CUPTI_SUCCESS || !name) name = "<unknown API call>";
+      std::string_view n = name;
+      // "cudaLaunchKernel_v7000" is cudaLaunchKernel: the suffix is the version that added it.
+      if (const auto v = n.rfind("_v"); v != std::string_view::npos && v + 2 < n.size() &&
+                                         n.find_first_not_of("0123456789", v + 2) == std::string_view::npos) {
+        n = n.substr(0, v);
+      }
+      batch.api_calls.push_back({a->start, a->end, a->correlationId, a->threadId, std::string(n)});
       break;
     }
     default:
@@ -215,6 +221,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     CudaTraceData batch;
     CUpti_Activity* record = nullptr;
     while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) add_record(t, batch, record);
+    if (t.edges) rpl::capture::take_edge_records(batch);
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) t.dropped += dropped;
     t.kernels += batch.kernels.size();
@@ -270,11 +277,13 @@ void write_trace() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   {
     std::lock_guard lock(t.mutex);
-    // A device whose context ran nothing yet, a graph built after the last buffer.
-    if (!t.new_devices.empty() || !t.new_graph_dependencies.empty()) {
-      CudaTraceData batch;
-      batch.devices = std::move(t.new_devices);
-      batch.graph_dependencies = std::move(t.new_graph_dependencies);
+    // A device whose context ran nothing yet, a graph built or an edge call made after the last buffer.
+    CudaTraceData batch;
+    batch.devices = std::move(t.new_devices);
+    batch.graph_dependencies = std::move(t.new_graph_dependencies);
+    if (t.edges) rpl::capture::take_edge_records(batch);
+    if (!batch.devices.empty() || !batch.graph_dependencies.empty() || !batch.syncs.empty() || !batch.events.empty() ||
+        !batch.streams.empty()) {
       t.batches.push_back(std::move(batch));
     }
     t.stopping = true;
@@ -319,11 +328,15 @@ void record_graph_dependency(const CUpti_ResourceData* r) {
 // Records reach us only when flushed: before a device reset or context teardown drops them.
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
   if (capturing) rpl::capture::on_capture_callback(domain, cbid, cbdata);
+  if (tracer().edges && rpl::capture::on_edge_callback(domain, cbid, cbdata)) return;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
     if (static_cast<const CUpti_CallbackData*>(cbdata)->callbackSite == CUPTI_API_ENTER) cuptiActivityFlushAll(0);
   } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     const auto* r = static_cast<const CUpti_ResourceData*>(cbdata);
-    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) record_device(r->context);
+    if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+      record_device(r->context);
+      if (tracer().edges) rpl::capture::record_context_streams(r->context);
+    }
     if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED) record_graph_dependency(r);
   }
@@ -350,6 +363,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const char* dir = std::getenv("RPL_TRACE_DIR");
     t.dir = dir && *dir ? dir : ".";
     t.verbose = std::getenv("RPL_TRACE_VERBOSE") != nullptr;
+    const char* level = std::getenv("RPL_TRACE_LEVEL");
+    t.process.trace_level = level && *level ? level : "default";
+    if (t.process.trace_level != "kernels" && t.process.trace_level != "default" && t.process.trace_level != "full") {
+      refuse("RPL_TRACE_LEVEL=" + t.process.trace_level + ": give kernels, default or full");
+    }
+    t.edges = t.process.trace_level != "kernels";
+    t.api_calls = t.process.trace_level == "full";
     if (const char* kb = std::getenv("RPL_TRACE_BUFFER_KB")) {
       const long v = std::strtol(kb, nullptr, 10);
       if (v >= 64 && v <= (1 << 20)) t.buffer_bytes = static_cast<size_t>(v) << 10;
@@ -368,7 +388,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-    cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED);
+    if (t.edges) {
+      cuptiEnableCallback(1, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED);
+      rpl::capture::enable_edge_callbacks(t.subscriber);
+    }
     if (rpl::capture::capture_requested()) {
       const std::string why = rpl::capture::start_capture(t.subscriber);
       if (!why.empty()) refuse("cannot capture: " + why);
@@ -380,9 +403,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     }
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity buffers: ") + cupti_error(r));
-    for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-                                    CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_STREAM}) {
+    // Only what a callback cannot give: kernels, copies and memsets as they ran on the GPU (and, at
+    // level full, every host call). The edges come from callbacks on the few calls that make them.
+    std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                             CUPTI_ACTIVITY_KIND_MEMSET};
+    if (t.api_calls) kinds.insert(kinds.end(), {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER});
+    for (CUpti_ActivityKind kind : kinds) {
       r = cuptiActivityEnable(kind);
       if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity kind ") + std::to_string(kind) + ": " + cupti_error(r));
     }

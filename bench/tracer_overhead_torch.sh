@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Benchmark (needs an NVIDIA GPU and PyTorch): the tracer's cost on a launch-bound PyTorch loop
+# (bench/torch_launch_bound.py: a few hundred kernels of a few microseconds per step), one
+# configuration per CUPTI activity kind and callback (the probe library, records discarded), the
+# tracer at each --trace-level, and torch.profiler with CUDA activities; wall time inside the loop,
+# configurations alternating within each round, medians, ratios to untraced.
+#   usage: bench/tracer_overhead_torch.sh [BUILD_DIR] [REPEATS] [STEPS]
+# CONFIGS=name,name,... runs only those; RAW=FILE keeps every run's seconds; CPUS=4-7 pins every
+# run to those cores (taskset), apart from the rest of a shared machine.
+set -euo pipefail
+source "$(dirname "$0")/timing.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build/release}
+repeats=${2:-5}
+steps=${3:-200}
+lib="$(cd "$build/lib" && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+probe="CUDA_INJECTION64_PATH=$lib/librpl_cupti_probe.so RPL_PROBE"
+base="subscribe,reset,kernel"
+tracer="CUDA_INJECTION64_PATH=$lib/librpl_cupti_trace.so RPL_TRACE_DIR=$work/trace RPL_TRACE_LEVEL"
+configs=(
+  "untraced|"
+  "cupti:kernel|$probe=$base"
+  "cupti:+copies|$probe=$base,copies"
+  "cupti:+syncs|$probe=$base,copies,syncs"
+  "cupti:+events|$probe=$base,copies,events"
+  "cupti:+streams|$probe=$base,copies,streams"
+  "cupti:+edge-callbacks|$probe=$base,copies,edgecb"
+  "cupti:old-tracer-kinds|$probe=$base,copies,sync,streams,graphcb"
+  "tracer:kernels|$tracer=kernels"
+  "tracer:default|$tracer=default"
+  "tracer:full|$tracer=full"
+  "torch.profiler|--profiler"
+)
+if [ -n "${CONFIGS:-}" ]; then
+  picked=()
+  for c in "${configs[@]}"; do [[ ",$CONFIGS," == *",${c%%|*},"* ]] && picked+=("$c"); done
+  configs=("${picked[@]}")
+fi
+
+run_once() {  # config index -> seconds inside the loop
+  local spec=${configs[$1]#*|} flag=""
+  if [ "$spec" = "--profiler" ]; then flag=--profiler spec=""; fi
+  # shellcheck disable=SC2086  # the spec is a list of NAME=VALUE words
+  ${CPUS:+taskset -c "$CPUS"} env $spec python3 "$here/torch_launch_bound.py" "$steps" 20 $flag 2> "$work/err" | awk '{print $2}'
+  grep -q '^rpl-cupti-trace' "$work/err" && grep '^rpl-cupti-trace' "$work/err" >&2
+  rm -rf "$work/trace"
+}
+
+python3 "$here/torch_launch_bound.py" 20 5 > /dev/null  # warm-up: driver, cuBLAS, page cache
+declare -A samples
+for ((r = 0; r < repeats; r++)); do
+  for i in "${!configs[@]}"; do
+    s=$(run_once "$i")
+    samples[$i]+="$s "
+    [ -n "${RAW:-}" ] && echo "${configs[$i]%%|*} $s" >> "$RAW"
+  done
+done
+# shellcheck disable=SC2086  # the samples are a list of numbers
+u=$(median ${samples[0]})
+printf '%-26s %10s %8s\n' "torch_launch_bound $steps steps" "seconds" "ratio"
+for i in "${!configs[@]}"; do
+  # shellcheck disable=SC2086
+  m=$(median ${samples[$i]})
+  awk -v n="${configs[$i]%%|*}" -v m="$m" -v u="$u" 'BEGIN { printf "%-26s %10.4f %8.3f\n", n, m, m / u }'
+done

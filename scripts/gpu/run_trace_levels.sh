@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs on the NVIDIA machine (through the device tool) with a build carried in CARRY
+# (scripts/gpu/prepare_carry.sh): the gpu tests of the DAG's recorded edges (event waits, the
+# legacy default stream, CUDA Graphs, PyTorch's streams and graphs) at the tracer's default level,
+# then the overhead benchmark of the trace levels on a launch-bound PyTorch loop
+# (bench/tracer_overhead_torch.sh), and one PyTorch two-stream profile per level. Results in $OUT.
+set -uo pipefail
+carry="$PWD/${1:-.devcarry}"
+out=${OUT:-/tmp/rpl-gpu}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
+export PYTHONPATH="$carry/py"
+export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3
+nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$out/machine.txt"
+filter=${GTEST_FILTER:-'NvidiaGpu.Multistream*:NvidiaGpu.TheLegacy*:NvidiaGpu.Graph*:NvidiaGpu.APytorch*:NvidiaGpu.ExportAndDiff*:NvidiaGpu.SeveralThreads*:NvidiaGpu.CrashMidRun*:NvidiaGpu.TestbedsProfile*:NvidiaGpu.TraceLevels*'}
+timeout 300 "$carry/tests/test_nvidia_gpu" --gtest_filter="$filter" 2>&1 | tee "$out/gpu_tests.log" | grep -E '^\[|critical|edges|torch'
+for level in kernels default full; do
+  dir=$(mktemp -d)
+  "$carry/bin/rocm-perf" profile --backend cuda --runs 1 --quiet-app --trace-level "$level" --out "$dir" -- \
+    python3 tests/gpu/programs/torch_two_streams.py > "$out/two_streams_$level.txt" 2>&1
+  echo "level $level: $(python3 -c "import json,sys; d=json.load(open('$dir/dag.json')); print(d['edges'], d['critical_path_ns'], d['warnings'][:1])")" \
+    | tee -a "$out/levels.txt"
+  "$carry/bin/rocm-perf" export "$dir"/.rocpd_profile/run1_*.db -o "$out/two_streams_$level.json" > /dev/null 2>&1
+done
+[ -n "${SKIP_BENCH:-}" ] || bash bench/tracer_overhead_torch.sh "$carry" "${REPEATS:-5}" 2>&1 | tee "$out/overhead_torch.log"
