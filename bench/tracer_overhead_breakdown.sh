@@ -31,7 +31,7 @@ configs=(
   "probe:kernel,shared|$probe=kernel,shared"
   "probe:kernel,copies|$probe=kernel,copies"
   "probe:kernel,sync|$probe=kernel,sync"
-  "cupti-alone|$probe=subscribe,reset,kernel,copies,sync"
+  "cupti-alone|$probe=subscribe,reset,kernel,copies,edgecb,graphcb"
   "tracer|CUDA_INJECTION64_PATH=$lib/librpl_cupti_trace.so RPL_TRACE_DIR=$work/trace RPL_TRACE_VERBOSE=1"
   "tracer:2MB|CUDA_INJECTION64_PATH=$lib/librpl_cupti_trace.so RPL_TRACE_DIR=$work/trace RPL_TRACE_VERBOSE=1 RPL_TRACE_BUFFER_KB=2048"
 )

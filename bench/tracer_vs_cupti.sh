@@ -36,7 +36,7 @@ width=${TORCH_WIDTH:-2048}
 loop() { "$@" python3 "$here/torch_train_loop.py" 200 20 "$width" | awk '{print $2}'; }
 for ((r = 0; r < repeats; r++)); do
   untraced+=("$(loop env)")
-  cupti+=("$(loop env CUDA_INJECTION64_PATH="$lib/librpl_cupti_probe.so" RPL_PROBE=subscribe,reset,kernel,copies,sync)")
+  cupti+=("$(loop env CUDA_INJECTION64_PATH="$lib/librpl_cupti_probe.so" RPL_PROBE=subscribe,reset,kernel,copies,edgecb,graphcb)")
   traced+=("$(loop env CUDA_INJECTION64_PATH="$lib/librpl_cupti_trace.so" RPL_TRACE_DIR="$work/trace")")
   rm -rf "$work/trace"
 done
