@@ -8,6 +8,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libelf-dev
   libzstd-dev liblz4-dev       # compressed cubins in CUDA fatbins
   libeigen3-dev libmuparser-dev libglib2.0-dev  # the tuner: least squares, expressions, template splitting
+  libclang-dev                 # the optimizer: Clang's AST of the kernels' source
+  libcurl4-openssl-dev         # the optimizer's LLM client (OpenAI-compatible chat completions over HTTPS)
   libboost-dev                 # Boost.Math's Student t (diff's noise), header-only
   libgtest-dev libgmock-dev
   python3 python3-jsonschema   # JSON Schema validation in the tests
