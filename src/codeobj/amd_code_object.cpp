@@ -176,11 +176,19 @@ std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& fi
 }
 
 std::vector<AmdCodeObject> read_amd_code_objects(std::string_view data, const std::string& name) {
-  if (data.empty()) fail(Errc::bad_input, "{}: empty file", name);
   std::vector<AmdCodeObject> out;
+  for_each_amd_image(data, name, [&](std::string_view image, const std::string& where) { out.push_back(parse_hsaco(image, where)); });
+  return out;
+}
+
+void for_each_amd_image(std::string_view data, const std::string& name,
+                        const std::function<void(std::string_view, const std::string&)>& f) {
+  if (data.empty()) fail(Errc::bad_input, "{}: empty file", name);
+  bool found = false;
   auto add_bundle = [&](std::string_view bundle, const std::string& where) {
     for (const auto& [id, image] : parse_offload_bundle(bundle, where)) {
-      out.push_back(parse_hsaco(image, where + ": " + id));
+      f(image, where + ": " + id);
+      found = true;
     }
   };
   if (data.substr(0, kBundleMagic.size()) == kBundleMagic || data.substr(0, 4) == kCompressedBundleMagic) {
@@ -188,7 +196,7 @@ std::vector<AmdCodeObject> read_amd_code_objects(std::string_view data, const st
   } else if (detail::is_elf(data)) {
     const detail::ElfImage elf(data, name);
     if (elf.header().e_machine == kEmAmdgpu) {
-      out.push_back(parse_hsaco(data, name));
+      f(data, name);
     } else {
       for (const auto& section : elf.sections()) {
         if (section.name != ".hip_fatbin") continue;
@@ -198,13 +206,12 @@ std::vector<AmdCodeObject> read_amd_code_objects(std::string_view data, const st
           add_bundle(fatbin.substr(at), name + " (.hip_fatbin)");
         }
       }
-      if (out.empty()) fail(Errc::bad_input, "{}: ELF file with no GPU code (no .hip_fatbin or .nv_fatbin section)", name);
+      if (!found) fail(Errc::bad_input, "{}: ELF file with no GPU code (no .hip_fatbin or .nv_fatbin section)", name);
     }
   } else {
     fail(Errc::bad_input, "{}: not a GPU binary (an AMD code object, clang offload bundle, CUDA cubin or fatbin, or an "
                           "executable with embedded GPU code)", name);
   }
-  return out;
 }
 
 }  // namespace rpl::codeobj

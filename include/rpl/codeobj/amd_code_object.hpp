@@ -3,6 +3,7 @@
 // notes, msgpack), clang offload bundles, and host binaries with an embedded .hip_fatbin.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,11 @@ struct AmdCodeObject {
 std::vector<AmdCodeObject> read_amd_code_objects(std::string_view content, const std::string& origin);
 /// The same, reading the file.
 std::vector<AmdCodeObject> read_amd_code_objects(const std::filesystem::path& file);
+
+/// Calls f with each AMD code object image in a file's bytes (a bare HSACO, a clang offload
+/// bundle, or an executable's .hip_fatbin bundles) and where it was found. Error(bad_input) as above.
+void for_each_amd_image(std::string_view data, const std::string& name,
+                        const std::function<void(std::string_view image, const std::string& where)>& f);
 
 /// The code objects of one HSACO ELF image in memory.
 AmdCodeObject parse_hsaco(std::string_view image, const std::string& origin);
