@@ -31,9 +31,16 @@ configs=(
   "probe:kernel,shared|$probe=kernel,shared"
   "probe:kernel,copies|$probe=kernel,copies"
   "probe:kernel,sync|$probe=kernel,sync"
+  "probe:kernel,syncs|$probe=kernel,syncs"
+  "probe:kernel,events|$probe=kernel,events"
+  "probe:kernel,streams|$probe=kernel,streams"
+  "probe:subscribe,kernel,edgecb|$probe=subscribe,kernel,edgecb"
+  "probe:subscribe,kernel,graphcb|$probe=subscribe,kernel,graphcb"
   "cupti-alone|$probe=subscribe,reset,kernel,copies,edgecb,graphcb"
   "tracer|CUDA_INJECTION64_PATH=$lib/librpl_cupti_trace.so RPL_TRACE_DIR=$work/trace RPL_TRACE_VERBOSE=1"
   "tracer:2MB|CUDA_INJECTION64_PATH=$lib/librpl_cupti_trace.so RPL_TRACE_DIR=$work/trace RPL_TRACE_VERBOSE=1 RPL_TRACE_BUFFER_KB=2048"
+  "tracer:kernels|CUDA_INJECTION64_PATH=$lib/librpl_cupti_trace.so RPL_TRACE_DIR=$work/trace RPL_TRACE_LEVEL=kernels"
+  "tracer:full|CUDA_INJECTION64_PATH=$lib/librpl_cupti_trace.so RPL_TRACE_DIR=$work/trace RPL_TRACE_LEVEL=full"
 )
 
 run_once() {  # config index, repeat -> "wall startup launches wait"
