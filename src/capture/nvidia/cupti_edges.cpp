@@ -3,6 +3,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -25,99 +26,111 @@ Pending& pending() {
   return *p;
 }
 
-// A call's handles as its parameters give them.
-struct Decoded {
+// The calls followed, each once: its callback id, what it does, and whether it is the per-thread
+// default stream form (_ptsz: there a null stream is the thread's own default stream).
+struct EdgeCallId {
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
   EdgeCallKind kind;
+  bool per_thread;
+};
+
+constexpr auto kRuntime = CUPTI_CB_DOMAIN_RUNTIME_API;
+constexpr auto kDriver = CUPTI_CB_DOMAIN_DRIVER_API;
+constexpr EdgeCallId kEdgeCalls[] = {
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, EdgeCallKind::event_record, false},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000, EdgeCallKind::event_record, true},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010, EdgeCallKind::event_record, false},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010, EdgeCallKind::event_record, true},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, EdgeCallKind::stream_wait_event, false},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000, EdgeCallKind::stream_wait_event, true},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, EdgeCallKind::stream_synchronize, false},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, EdgeCallKind::stream_synchronize, true},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, EdgeCallKind::event_synchronize, false},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020, EdgeCallKind::event_destroy, false},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, EdgeCallKind::context_synchronize, false},
+    {kRuntime, CUPTI_RUNTIME_TRACE_CBID_cudaThreadSynchronize_v3020, EdgeCallKind::context_synchronize, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuEventRecord, EdgeCallKind::event_record, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz, EdgeCallKind::event_record, true},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, EdgeCallKind::event_record, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz, EdgeCallKind::event_record, true},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, EdgeCallKind::stream_wait_event, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, EdgeCallKind::stream_wait_event, true},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, EdgeCallKind::stream_synchronize, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, EdgeCallKind::stream_synchronize, true},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, EdgeCallKind::event_synchronize, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, EdgeCallKind::event_destroy, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, EdgeCallKind::event_destroy, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, EdgeCallKind::context_synchronize, false},
+    {kDriver, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, EdgeCallKind::context_synchronize, false},
+};
+
+const EdgeCallId* edge_call_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  for (const auto& c : kEdgeCalls) {
+    if (c.domain == domain && c.cbid == cbid) return &c;
+  }
+  return nullptr;
+}
+
+// A call's event and stream handles. The variants of a kind lay out their parameters alike
+// (WithFlags adds a flags field after them; cuEventDestroy and its _v2 both hold the event alone),
+// so one parameter struct per kind and API reads them all.
+struct Handles {
   CUevent event = nullptr;
   CUstream stream = nullptr;
-  bool per_thread = false;  // a _ptsz form: a null stream is the thread's default stream
 };
+
+// That layout, checked: each variant read through its kind's struct has its handles at the same offsets.
+#define RPL_SAME_FIELD(A, B, FA, FB) static_assert(offsetof(A, FA) == offsetof(B, FB) && sizeof(A::FA) == sizeof(B::FB))
+RPL_SAME_FIELD(cudaEventRecord_ptsz_v7000_params, cudaEventRecord_v3020_params, event, event);
+RPL_SAME_FIELD(cudaEventRecord_ptsz_v7000_params, cudaEventRecord_v3020_params, stream, stream);
+RPL_SAME_FIELD(cudaEventRecordWithFlags_v11010_params, cudaEventRecord_v3020_params, event, event);
+RPL_SAME_FIELD(cudaEventRecordWithFlags_v11010_params, cudaEventRecord_v3020_params, stream, stream);
+RPL_SAME_FIELD(cudaEventRecordWithFlags_ptsz_v11010_params, cudaEventRecord_v3020_params, event, event);
+RPL_SAME_FIELD(cudaEventRecordWithFlags_ptsz_v11010_params, cudaEventRecord_v3020_params, stream, stream);
+RPL_SAME_FIELD(cudaStreamWaitEvent_ptsz_v7000_params, cudaStreamWaitEvent_v3020_params, event, event);
+RPL_SAME_FIELD(cudaStreamWaitEvent_ptsz_v7000_params, cudaStreamWaitEvent_v3020_params, stream, stream);
+RPL_SAME_FIELD(cudaStreamSynchronize_ptsz_v7000_params, cudaStreamSynchronize_v3020_params, stream, stream);
+RPL_SAME_FIELD(cudaEventDestroy_v3020_params, cudaEventSynchronize_v3020_params, event, event);
+RPL_SAME_FIELD(cuEventRecord_ptsz_params, cuEventRecord_params, hEvent, hEvent);
+RPL_SAME_FIELD(cuEventRecord_ptsz_params, cuEventRecord_params, hStream, hStream);
+RPL_SAME_FIELD(cuEventRecordWithFlags_params, cuEventRecord_params, hEvent, hEvent);
+RPL_SAME_FIELD(cuEventRecordWithFlags_params, cuEventRecord_params, hStream, hStream);
+RPL_SAME_FIELD(cuEventRecordWithFlags_ptsz_params, cuEventRecord_params, hEvent, hEvent);
+RPL_SAME_FIELD(cuEventRecordWithFlags_ptsz_params, cuEventRecord_params, hStream, hStream);
+RPL_SAME_FIELD(cuStreamWaitEvent_ptsz_params, cuStreamWaitEvent_params, hEvent, hEvent);
+RPL_SAME_FIELD(cuStreamWaitEvent_ptsz_params, cuStreamWaitEvent_params, hStream, hStream);
+RPL_SAME_FIELD(cuStreamSynchronize_ptsz_params, cuStreamSynchronize_params, hStream, hStream);
+RPL_SAME_FIELD(cuEventDestroy_params, cuEventSynchronize_params, hEvent, hEvent);
+RPL_SAME_FIELD(cuEventDestroy_v2_params, cuEventSynchronize_params, hEvent, hEvent);
+#undef RPL_SAME_FIELD
 
 template <typename Params>
-const Params& params_of(const CUpti_CallbackData* d) {
-  return *static_cast<const Params*>(d->functionParams);
+const Params& params_as(const void* params) {
+  return *static_cast<const Params*>(params);
 }
 
-#define RPL_RECORD(P, PTSZ) Decoded{EdgeCallKind::event_record, reinterpret_cast<CUevent>(params_of<P>(d).event), reinterpret_cast<CUstream>(params_of<P>(d).stream), PTSZ}
-#define RPL_WAIT(P, PTSZ) Decoded{EdgeCallKind::stream_wait_event, reinterpret_cast<CUevent>(params_of<P>(d).event), reinterpret_cast<CUstream>(params_of<P>(d).stream), PTSZ}
-#define RPL_STREAM_SYNC(P, PTSZ) Decoded{EdgeCallKind::stream_synchronize, nullptr, reinterpret_cast<CUstream>(params_of<P>(d).stream), PTSZ}
-
-std::optional<Decoded> decode_runtime(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
-  switch (cbid) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020: return RPL_RECORD(cudaEventRecord_v3020_params, false);
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000: return RPL_RECORD(cudaEventRecord_ptsz_v7000_params, true);
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010: return RPL_RECORD(cudaEventRecordWithFlags_v11010_params, false);
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010:
-      return RPL_RECORD(cudaEventRecordWithFlags_ptsz_v11010_params, true);
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020: return RPL_WAIT(cudaStreamWaitEvent_v3020_params, false);
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000: return RPL_WAIT(cudaStreamWaitEvent_ptsz_v7000_params, true);
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: return RPL_STREAM_SYNC(cudaStreamSynchronize_v3020_params, false);
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
-      return RPL_STREAM_SYNC(cudaStreamSynchronize_ptsz_v7000_params, true);
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020:
-      return Decoded{EdgeCallKind::event_synchronize, reinterpret_cast<CUevent>(params_of<cudaEventSynchronize_v3020_params>(d).event)};
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020:
-      return Decoded{EdgeCallKind::event_destroy, reinterpret_cast<CUevent>(params_of<cudaEventDestroy_v3020_params>(d).event)};
-    case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaThreadSynchronize_v3020:
-      return Decoded{EdgeCallKind::context_synchronize};
-    default:
-      return std::nullopt;
+Handles handles_of(const EdgeCallId& call, const void* p) {
+  const bool rt = call.domain == kRuntime;
+  switch (call.kind) {
+    case EdgeCallKind::event_record:
+      if (rt) return {params_as<cudaEventRecord_v3020_params>(p).event, params_as<cudaEventRecord_v3020_params>(p).stream};
+      return {params_as<cuEventRecord_params>(p).hEvent, params_as<cuEventRecord_params>(p).hStream};
+    case EdgeCallKind::stream_wait_event:
+      if (rt) return {params_as<cudaStreamWaitEvent_v3020_params>(p).event, params_as<cudaStreamWaitEvent_v3020_params>(p).stream};
+      return {params_as<cuStreamWaitEvent_params>(p).hEvent, params_as<cuStreamWaitEvent_params>(p).hStream};
+    case EdgeCallKind::stream_synchronize:
+      if (rt) return {nullptr, params_as<cudaStreamSynchronize_v3020_params>(p).stream};
+      return {nullptr, params_as<cuStreamSynchronize_params>(p).hStream};
+    case EdgeCallKind::event_synchronize:
+    case EdgeCallKind::event_destroy:
+      if (rt) return {params_as<cudaEventSynchronize_v3020_params>(p).event, nullptr};
+      return {params_as<cuEventSynchronize_params>(p).hEvent, nullptr};
+    case EdgeCallKind::context_synchronize:
+      return {};
   }
+  return {};
 }
-
-#undef RPL_RECORD
-#undef RPL_WAIT
-#undef RPL_STREAM_SYNC
-#define RPL_RECORD(P, PTSZ) Decoded{EdgeCallKind::event_record, params_of<P>(d).hEvent, params_of<P>(d).hStream, PTSZ}
-#define RPL_WAIT(P, PTSZ) Decoded{EdgeCallKind::stream_wait_event, params_of<P>(d).hEvent, params_of<P>(d).hStream, PTSZ}
-#define RPL_STREAM_SYNC(P, PTSZ) Decoded{EdgeCallKind::stream_synchronize, nullptr, params_of<P>(d).hStream, PTSZ}
-
-std::optional<Decoded> decode_driver(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord: return RPL_RECORD(cuEventRecord_params, false);
-    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz: return RPL_RECORD(cuEventRecord_ptsz_params, true);
-    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags: return RPL_RECORD(cuEventRecordWithFlags_params, false);
-    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz: return RPL_RECORD(cuEventRecordWithFlags_ptsz_params, true);
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent: return RPL_WAIT(cuStreamWaitEvent_params, false);
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz: return RPL_WAIT(cuStreamWaitEvent_ptsz_params, true);
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize: return RPL_STREAM_SYNC(cuStreamSynchronize_params, false);
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz: return RPL_STREAM_SYNC(cuStreamSynchronize_ptsz_params, true);
-    case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
-      return Decoded{EdgeCallKind::event_synchronize, params_of<cuEventSynchronize_params>(d).hEvent};
-    case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy:
-      return Decoded{EdgeCallKind::event_destroy, params_of<cuEventDestroy_params>(d).hEvent};
-    case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2:
-      return Decoded{EdgeCallKind::event_destroy, params_of<cuEventDestroy_v2_params>(d).hEvent};
-    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
-    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2:
-      return Decoded{EdgeCallKind::context_synchronize};
-    default:
-      return std::nullopt;
-  }
-}
-
-#undef RPL_RECORD
-#undef RPL_WAIT
-#undef RPL_STREAM_SYNC
-
-constexpr CUpti_CallbackId kRuntimeCalls[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,         CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,     CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,   CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,    CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020,
-    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,   CUPTI_RUNTIME_TRACE_CBID_cudaThreadSynchronize_v3020,
-};
-constexpr CUpti_CallbackId kDriverCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuEventRecord,         CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,     CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,   CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,    CUPTI_DRIVER_TRACE_CBID_cuEventDestroy,
-    CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2,     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
-    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2,
-};
 
 // A runtime call reaches the driver's own form of it: followed once, as the runtime call.
 thread_local int t_runtime_depth = 0;
@@ -158,8 +171,7 @@ void on_stream_created(const CUpti_ResourceData* r) {
 }  // namespace
 
 void enable_edge_callbacks(CUpti_SubscriberHandle subscriber) {
-  for (auto cbid : kRuntimeCalls) cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-  for (auto cbid : kDriverCalls) cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  for (const auto& c : kEdgeCalls) cuptiEnableCallback(1, subscriber, c.domain, c.cbid);
   cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_STREAM_CREATED);
 }
 
@@ -171,11 +183,10 @@ bool on_edge_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
     on_stream_created(static_cast<const CUpti_ResourceData*>(cbdata));
     return true;
   }
-  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return false;
-  const auto* d = static_cast<const CUpti_CallbackData*>(cbdata);
-  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-  const auto call = runtime ? decode_runtime(cbid, d) : decode_driver(cbid, d);
+  const EdgeCallId* call = edge_call_of(domain, cbid);
   if (!call) return false;
+  const auto* d = static_cast<const CUpti_CallbackData*>(cbdata);
+  const bool runtime = domain == kRuntime;
   if (!runtime && t_runtime_depth > 0) return true;  // the runtime call it serves is followed
   if (d->callbackSite == CUPTI_API_ENTER) {
     if (runtime) ++t_runtime_depth;
@@ -187,12 +198,13 @@ bool on_edge_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
                       (runtime ? *static_cast<const cudaError_t*>(d->functionReturnValue) != cudaSuccess
                                : *static_cast<const CUresult*>(d->functionReturnValue) != CUDA_SUCCESS);
   if (failed) return true;  // nothing was recorded, waited for or synchronized
+  const Handles h = handles_of(*call, d->functionParams);
   const bool on_stream = call->kind == EdgeCallKind::event_record || call->kind == EdgeCallKind::stream_wait_event;
-  if (on_stream && capturing(call->stream, call->per_thread)) return true;
+  if (on_stream && capturing(h.stream, call->per_thread)) return true;
   EdgeCall e;
   e.kind = call->kind;
-  e.event = reinterpret_cast<uint64_t>(call->event);
-  if (on_stream || call->kind == EdgeCallKind::stream_synchronize) e.stream = stream_id(d->context, call->stream, call->per_thread);
+  e.event = reinterpret_cast<uint64_t>(h.event);
+  if (on_stream || call->kind == EdgeCallKind::stream_synchronize) e.stream = stream_id(d->context, h.stream, call->per_thread);
   e.correlation = d->correlationId;
   e.start = t_entered;
   cuptiGetTimestamp(&e.end);
@@ -203,22 +215,8 @@ bool on_edge_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
 }
 
 bool is_synchronization_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  switch (domain) {
-    case CUPTI_CB_DOMAIN_RUNTIME_API:
-      return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020 || cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000 ||
-             cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020 ||
-             cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000 ||
-             cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020 ||
-             cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020 ||
-             cbid == CUPTI_RUNTIME_TRACE_CBID_cudaThreadSynchronize_v3020;
-    case CUPTI_CB_DOMAIN_DRIVER_API:
-      return cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz ||
-             cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz ||
-             cbid == CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize || cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize ||
-             cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2;
-    default:
-      return false;
-  }
+  const EdgeCallId* call = edge_call_of(domain, cbid);
+  return call && call->kind != EdgeCallKind::event_record && call->kind != EdgeCallKind::event_destroy;
 }
 
 void take_edge_records(CudaTraceData& batch) {
