@@ -218,7 +218,6 @@ Action add_autotune_command(CLI::App& app) {
 
     const fs::path out_dir = o->out_dir;
     create_output_folder(out_dir);
-    std::error_code ec;
     eval.work_dir = out_dir;
     // Opened now: a CSV path that cannot be written fails before the first measurement.
     std::optional<OutputFile> csv;

@@ -230,12 +230,14 @@ class Parser {
     CXToken* tokens = nullptr;
     unsigned count = 0;
     clang_tokenize(tu_, clang_getCursorExtent(loop), &tokens, &count);
+    std::string before;  // the previous token's spelling
     for (unsigned i = 0; i < count; ++i) {
-      if (clang_getTokenKind(tokens[i]) != CXToken_Identifier) continue;
-      const std::string name = text_of(clang_getTokenSpelling(tu_, tokens[i]));
-      const std::string before = i > 0 ? text_of(clang_getTokenSpelling(tu_, tokens[i - 1])) : "";
-      if (is_barrier(name, before)) refuse("a barrier (" + name + ") in its body");
-      if (is_atomic(name)) refuse("an atomic (" + name + ") in its body");
+      std::string name = text_of(clang_getTokenSpelling(tu_, tokens[i]));
+      if (clang_getTokenKind(tokens[i]) == CXToken_Identifier) {
+        if (is_barrier(name, before)) refuse("a barrier (" + name + ") in its body");
+        if (is_atomic(name)) refuse("an atomic (" + name + ") in its body");
+      }
+      before = std::move(name);
     }
     clang_disposeTokens(tu_, tokens, count);
     visit_children(loop, [&](CXCursor c, CXCursor) {
