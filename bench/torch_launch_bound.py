@@ -2,10 +2,12 @@
 bf16 transformer-style MLP (LayerNorm, two Linear layers with GELU, a residual add, four blocks),
 forward and backward with AdamW, on 64 tokens. Each step launches about a hundred kernels of a few
 microseconds, so a tracer's cost per launch shows in the loop's wall time.
-Prints the wall time of the timed steps alone (after warm-up, synchronized).
-  usage: python3 bench/torch_launch_bound.py [STEPS] [WARMUP] [--profiler]
+Prints the wall time of STEPS timed steps alone (after warm-up, synchronized): the median of CHUNKS
+such timings in the one process, so that a passing hiccup of a shared machine does not decide it.
+  usage: python3 bench/torch_launch_bound.py [STEPS] [WARMUP] [CHUNKS] [--profiler]
 --profiler: the timed steps run inside torch.profiler with CUDA activities only (Kineto), to
 compare with."""
+import statistics
 import sys
 import time
 
@@ -14,6 +16,7 @@ import torch
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 steps = int(args[0]) if args else 200
 warmup = int(args[1]) if len(args) > 1 else 20
+chunks = int(args[2]) if len(args) > 2 else 1
 torch.manual_seed(0)
 dev = torch.device("cuda")
 width, tokens, blocks = 512, 64, 4
@@ -45,12 +48,15 @@ def step():
 
 
 def timed():
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(steps):
-        loss = step()
-    torch.cuda.synchronize()
-    return time.perf_counter() - start, loss
+    times = []
+    for _ in range(chunks):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(steps):
+            loss = step()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), loss
 
 
 for _ in range(warmup):

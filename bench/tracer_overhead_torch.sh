@@ -4,7 +4,8 @@
 # configuration per CUPTI activity kind and callback (the probe library, records discarded), the
 # tracer at each --trace-level, and torch.profiler with CUDA activities; wall time inside the loop,
 # configurations alternating within each round, medians, ratios to untraced.
-#   usage: bench/tracer_overhead_torch.sh [BUILD_DIR] [REPEATS] [STEPS]
+# Each run reports the median of CHUNKS timings of STEPS steps inside the one process.
+#   usage: bench/tracer_overhead_torch.sh [BUILD_DIR] [REPEATS] [STEPS] [CHUNKS]
 # CONFIGS=name,name,... runs only those; RAW=FILE keeps every run's seconds; CPUS=4-7 pins every
 # run to those cores (taskset), apart from the rest of a shared machine.
 set -euo pipefail
@@ -13,6 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build/release}
 repeats=${2:-5}
 steps=${3:-200}
+chunks=${4:-5}
 lib="$(cd "$build/lib" && pwd)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -44,7 +46,7 @@ run_once() {  # config index -> seconds inside the loop
   local spec=${configs[$1]#*|} flag=""
   if [ "$spec" = "--profiler" ]; then flag=--profiler spec=""; fi
   # shellcheck disable=SC2086  # the spec is a list of NAME=VALUE words
-  ${CPUS:+taskset -c "$CPUS"} env $spec python3 "$here/torch_launch_bound.py" "$steps" 20 $flag 2> "$work/err" | awk '{print $2}'
+  ${CPUS:+taskset -c "$CPUS"} env $spec python3 "$here/torch_launch_bound.py" "$steps" 20 "$chunks" $flag 2> "$work/err" | awk '{print $2}'
   grep -q '^rpl-cupti-trace' "$work/err" && grep '^rpl-cupti-trace' "$work/err" >&2
   rm -rf "$work/trace"
 }

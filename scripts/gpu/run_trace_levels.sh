@@ -3,7 +3,10 @@
 # (scripts/gpu/prepare_carry.sh): the gpu tests of the DAG's recorded edges (event waits, the
 # legacy default stream, CUDA Graphs, PyTorch's streams and graphs) at the tracer's default level,
 # then the overhead benchmark of the trace levels on a launch-bound PyTorch loop
-# (bench/tracer_overhead_torch.sh), and one PyTorch two-stream profile per level. Results in $OUT.
+# (bench/tracer_overhead_torch.sh), one PyTorch two-stream profile per level, and the per-kind
+# breakdown on launch_patterns (bench/tracer_overhead_breakdown.sh). Results in $OUT.
+# PARTS=tests,levels,torch,breakdown picks parts (default all); REPEATS, TORCH_CONFIGS and BREAKDOWN_CONFIGS reach the
+# benchmarks (one CPU call stays under the device's 10 minutes with REPEATS=3 and about 6 configs).
 set -uo pipefail
 carry="$PWD/${1:-.devcarry}"
 out=${OUT:-/tmp/rpl-gpu}
@@ -13,8 +16,9 @@ export PYTHONPATH="$carry/py"
 export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$out/machine.txt"
 filter=${GTEST_FILTER:-'NvidiaGpu.Multistream*:NvidiaGpu.TheLegacy*:NvidiaGpu.Graph*:NvidiaGpu.APytorch*:NvidiaGpu.ExportAndDiff*:NvidiaGpu.SeveralThreads*:NvidiaGpu.CrashMidRun*:NvidiaGpu.TestbedsProfile*:NvidiaGpu.TraceLevels*'}
-timeout 300 "$carry/tests/test_nvidia_gpu" --gtest_filter="$filter" 2>&1 | tee "$out/gpu_tests.log" | grep -E '^\[|critical|edges|torch'
-for level in kernels default full; do
+parts=",${PARTS:-tests,levels,torch,breakdown},"
+[[ $parts == *,tests,* ]] && timeout 300 "$carry/tests/test_nvidia_gpu" --gtest_filter="$filter" 2>&1 | tee "$out/gpu_tests.log" | grep -E '^\[|critical|edges|torch'
+[[ $parts == *,levels,* ]] && for level in kernels default full; do
   dir=$(mktemp -d)
   "$carry/bin/rocm-perf" profile --backend cuda --runs 1 --quiet-app --trace-level "$level" --out "$dir" -- \
     python3 tests/gpu/programs/torch_two_streams.py > "$out/two_streams_$level.txt" 2>&1
@@ -22,4 +26,8 @@ for level in kernels default full; do
     | tee -a "$out/levels.txt"
   "$carry/bin/rocm-perf" export "$dir"/.rocpd_profile/run1_*.db -o "$out/two_streams_$level.json" > /dev/null 2>&1
 done
-[ -n "${SKIP_BENCH:-}" ] || bash bench/tracer_overhead_torch.sh "$carry" "${REPEATS:-5}" 2>&1 | tee "$out/overhead_torch.log"
+[[ $parts == *,torch,* ]] && CONFIGS=${TORCH_CONFIGS:-} CPUS=${CPUS:-4-7} RAW="$out/overhead_torch_raw.txt" \
+  bash bench/tracer_overhead_torch.sh "$carry" "${REPEATS:-5}" 2>&1 | tee "$out/overhead_torch.log"
+[[ $parts == *,breakdown,* ]] && CONFIGS=${BREAKDOWN_CONFIGS:-} RAW="$out/breakdown_raw.txt" \
+  bash bench/tracer_overhead_breakdown.sh "$carry" "${REPEATS:-5}" 2>&1 | tee "$out/breakdown.log"
+true

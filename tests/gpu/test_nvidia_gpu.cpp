@@ -608,7 +608,8 @@ TEST(NvidiaGpu, TraceLevelsRecordWhatTheySay) {
     const auto db = p.databases().at(0);
     auto x = run_cli({"export", db.string(), "-o", (p.out / "trace.json").string()});
     ASSERT_EQ(x.exit_code, 0) << x.err;
-    for (const auto& e : json::parse(read_text(p.out / "trace.json"))["traceEvents"]) {
+    const auto timeline = json::parse(read_text(p.out / "trace.json"));  // a range-for would not keep a temporary alive
+    for (const auto& e : timeline["traceEvents"]) {
       if (e["ph"] == "X") ++slices[level][e["cat"].get<std::string>()];
     }
   }
