@@ -5,8 +5,9 @@
 # then the overhead benchmark of the trace levels on a launch-bound PyTorch loop
 # (bench/tracer_overhead_torch.sh), one PyTorch two-stream profile per level, and the per-kind
 # breakdown on launch_patterns (bench/tracer_overhead_breakdown.sh). Results in $OUT.
-# PARTS=tests,levels,torch,breakdown picks parts (default all); REPEATS, TORCH_CONFIGS and BREAKDOWN_CONFIGS reach the
-# benchmarks (one CPU call stays under the device's 10 minutes with REPEATS=3 and about 6 configs).
+# PARTS=tests,levels,torch,breakdown picks parts (default all); REPEATS, TORCH_CONFIGS and
+# BREAKDOWN_CONFIGS reach the benchmarks (one call stays under the device's 10 minutes with
+# REPEATS=3 and about 6 configurations).
 set -uo pipefail
 carry="$PWD/${1:-.devcarry}"
 out=${OUT:-/tmp/rpl-gpu}
