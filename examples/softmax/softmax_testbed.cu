@@ -1,7 +1,9 @@
-// softmax_testbed ROWS COLS LAUNCHES [--crash-after N]
+// softmax_testbed ROWS COLS LAUNCHES [--crash-after N] [--scale S]
 // A deliberately naive row softmax: one thread per row, three serial passes over its columns,
-// uncoalesced loads. The optimizer's future target. Checks its result on the CPU; exits 1 when
-// wrong. --crash-after N dies of SIGSEGV after N launches (for the tracer's crash test).
+// uncoalesced loads. The optimizer's target. Checks its result on the CPU; exits 1 when wrong.
+// --crash-after N dies of SIGSEGV after N launches (for the tracer's crash test); --scale S
+// multiplies the inputs (in -5..5 by default), so that at 100 a softmax that does not subtract
+// the row's maximum overflows.
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -23,19 +25,23 @@ __global__ void softmax_naive(const float* in, float* out, int rows, int cols) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s ROWS COLS LAUNCHES [--crash-after N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s ROWS COLS LAUNCHES [--crash-after N] [--scale S]\n", argv[0]);
     return 2;
   }
   const int rows = std::atoi(argv[1]), cols = std::atoi(argv[2]), launches = std::atoi(argv[3]);
   int crash_after = -1;
-  if (argc >= 6 && std::strcmp(argv[4], "--crash-after") == 0) crash_after = std::atoi(argv[5]);
+  float scale = 1;
+  for (int i = 4; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--crash-after") == 0) crash_after = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--scale") == 0) scale = static_cast<float>(std::atof(argv[i + 1]));
+  }
   if (rows <= 0 || cols <= 0 || launches <= 0) {
     std::fprintf(stderr, "ROWS, COLS and LAUNCHES must be positive\n");
     return 2;
   }
   const size_t n = static_cast<size_t>(rows) * cols;
   std::vector<float> host(n), result(n);
-  for (size_t i = 0; i < n; ++i) host[i] = static_cast<float>((i * 2654435761u) % 1000) / 100.0f - 5.0f;
+  for (size_t i = 0; i < n; ++i) host[i] = scale * (static_cast<float>((i * 2654435761u) % 1000) / 100.0f - 5.0f);
   float *in = nullptr, *out = nullptr;
   GPU_CHECK(gpuMalloc(&in, n * sizeof(float)));
   GPU_CHECK(gpuMalloc(&out, n * sizeof(float)));

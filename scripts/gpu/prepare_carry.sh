@@ -4,6 +4,10 @@
 # Debian's that the machine lacks, Python's jsonschema for the schema checks, and Chart.js for the
 # HTML report.
 # PRESET=release reuses that build instead of the device preset's (debug info is stripped either way).
+# EXAMPLES="softmax_testbed ..." carries only those testbeds. WITH_CLANG=1 adds clang.tar.xz: the
+# libclang of Debian's that rocm-perf optimize parses kernels with (and libLLVM and libz3 that it
+# needs), which the machine lacks, with clang's own headers beside it; scripts/gpu/run_optimize.sh
+# unpacks it. Together they are too large for the carry's 64 MiB unless the testbeds are left out.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 preset=${PRESET:-device}
@@ -13,7 +17,7 @@ rm -rf .devcarry
 mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py,js}
 cp build/$preset/bin/rocm-perf build/$preset/bin/rpl-cuda-replay .devcarry/bin/
 cp build/$preset/lib/librpl_cupti_trace.so build/$preset/lib/librpl_cupti_probe.so build/$preset/lib/librpl_callback_probe.so .devcarry/lib/
-for e in softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels cubin_registers isolate_targets va_hint_probe stream_kinds_probe legacy_stream graph_probe graph_diamond graph_copies; do
+for e in ${EXAMPLES:-softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels cubin_registers isolate_targets va_hint_probe stream_kinds_probe legacy_stream graph_probe graph_diamond graph_copies}; do
   cp build/$preset/examples/$e .devcarry/examples/
 done
 cp build/$preset/tests/test_nvidia_gpu .devcarry/tests/
@@ -21,4 +25,15 @@ strip --strip-debug .devcarry/bin/* .devcarry/lib/* .devcarry/examples/* .devcar
 cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1,libzstd.so.1,liblz4.so.1,libmuparser.so.2,libglib-2.0.so.0,libpcre2-8.so.0} .devcarry/syslib/
 cp -r /usr/lib/python3/dist-packages/{jsonschema,pyrsistent,_pyrsistent_version.py} .devcarry/py/
 cp /usr/share/javascript/chart.js/chart.min.js .devcarry/js/
+if [ -n "${WITH_CLANG:-}" ]; then
+  clang=$(mktemp -d)
+  libclang=$(ldd build/$preset/bin/rocm-perf | awk '/libclang/ {print $3}')
+  cp -L "$libclang" $(ldd "$libclang" | awk '/libLLVM|libz3/ {print $3}') "$clang/"
+  cp -L "$(ldd "$(ldd "$libclang" | awk '/libLLVM/ {print $3}')" | awk '/libz3/ {print $3}')" "$clang/"
+  # libclang finds its headers in clang/VERSION beside itself.
+  resource=$(ls -d /usr/lib/llvm-*/lib/clang/* | sort -V | tail -1)
+  mkdir -p "$clang/clang" && cp -r "$resource" "$clang/clang/"
+  tar -C "$clang" -cf - . | xz -T0 -6 > .devcarry/clang.tar.xz
+  rm -rf "$clang"
+fi
 du -sh .devcarry

@@ -14,6 +14,15 @@ bool is_runtime_helper(std::string_view name) {
   return name.rfind("__amd_rocclr_", 0) == 0 || name.rfind("hip", 0) == 0 || name.rfind("hsa_", 0) == 0;
 }
 
+std::string exact_name_regex(std::string_view name) {
+  std::string out = "^";
+  for (char c : name) {
+    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out + "$";
+}
+
 std::vector<KernelGroup> group_by_kernel(const trace::Trace& trace) {
   // First per symbol (cheap, indexed), then symbols of the same kernel across runs and processes.
   struct PerSymbol {

@@ -105,6 +105,24 @@ double noise_of_difference(StandardError a, StandardError b) {
   return boost::math::quantile(boost::math::students_t(df), 1 - 0.0027 / 2) * std::sqrt(variance);
 }
 
+StandardError standard_error(const std::vector<double>& samples) {
+  if (samples.size() < 2) return {};
+  const double n = static_cast<double>(samples.size());
+  double mean = 0, ss = 0;
+  for (double t : samples) mean += t / n;
+  for (double t : samples) ss += (t - mean) * (t - mean);
+  return {std::sqrt(ss / (n - 1)) / std::sqrt(n), n - 1};
+}
+
+// The change from a to b, and whether it is beyond noise (none measured: any change counts).
+template <typename Change>
+void judge(double a, double b, double noise, Change& c) {
+  c.change_pct = a > 0 ? (b - a) / a * 100 : 0;
+  if (noise > 0 && a > 0) c.noise_pct = noise / a * 100;
+  const bool beyond = c.noise_pct ? std::abs(b - a) > noise : b != a;
+  c.verdict = !beyond ? Verdict::unchanged : b < a ? Verdict::faster : Verdict::slower;
+}
+
 KernelSide side(const KernelTimes& k, const ProfileTimes& p) {
   const double total = p.per_run_ms();
   return {k.per_run_ms(), total > 0 ? k.per_run_ms() / total : 0,
@@ -112,6 +130,20 @@ KernelSide side(const KernelTimes& k, const ProfileTimes& p) {
 }
 
 }  // namespace
+
+SampleChange compare_samples(const std::vector<double>& before, const std::vector<double>& after) {
+  auto mean = [](const std::vector<double>& v) {
+    double m = 0;
+    for (double t : v) m += t / static_cast<double>(v.size());
+    return m;
+  };
+  SampleChange c;
+  if (before.empty() || after.empty()) return c;
+  c.before_mean = mean(before);
+  c.after_mean = mean(after);
+  judge(c.before_mean, c.after_mean, noise_of_difference(standard_error(before), standard_error(after)), c);
+  return c;
+}
 
 std::vector<KernelChange> compare_kernel_times(const ProfileTimes& before, const ProfileTimes& after) {
   std::map<std::string, std::pair<const KernelTimes*, const KernelTimes*>> names;
@@ -128,12 +160,8 @@ std::vector<KernelChange> compare_kernel_times(const ProfileTimes& before, const
     } else if (!pair.second) {
       c.verdict = Verdict::removed;
     } else {
-      const double a = c.before->per_run_ms, b = c.after->per_run_ms;
-      const double noise = noise_of_difference(standard_error(*pair.first, before.runs), standard_error(*pair.second, after.runs));
-      c.change_pct = a > 0 ? (b - a) / a * 100 : 0;
-      if (noise > 0 && a > 0) c.noise_pct = noise / a * 100;
-      const bool beyond = c.noise_pct ? std::abs(b - a) > noise : b != a;
-      c.verdict = !beyond ? Verdict::unchanged : b < a ? Verdict::faster : Verdict::slower;
+      judge(c.before->per_run_ms, c.after->per_run_ms,
+            noise_of_difference(standard_error(*pair.first, before.runs), standard_error(*pair.second, after.runs)), c);
     }
     changes.push_back(std::move(c));
   }

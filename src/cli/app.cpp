@@ -39,7 +39,7 @@ int run(const std::vector<std::string>& args) {
   std::vector<Action> actions = {add_profile_command(app, program), add_analyze_command(app), add_occupancy_command(app),
                                  add_inspect_command(app), add_autotune_command(app),
                                  add_isolate_command(app, program), add_replay_command(app), add_export_command(app),
-                                 add_diff_command(app), add_report_command(app)};
+                                 add_diff_command(app), add_report_command(app), add_optimize_command(app, program)};
   std::vector<CLI::App*> subs = app.get_subcommands([](const CLI::App*) { return true; });
   try {
     if (ours.size() > 1 && ours[1].rfind('-', 0) != 0) {
@@ -53,8 +53,8 @@ int run(const std::vector<std::string>& args) {
     }
     std::vector<std::string> reversed(ours.rbegin(), ours.rend() - (ours.empty() ? 0 : 1));
     app.parse(reversed);
-    if (dashes != args.end() && !app.got_subcommand("profile") && !app.got_subcommand("isolate")) {
-      fail(Errc::bad_input, "'--' and a program to run are only accepted by 'profile' and 'isolate'");
+    if (dashes != args.end() && !app.got_subcommand("profile") && !app.got_subcommand("isolate") && !app.got_subcommand("optimize")) {
+      fail(Errc::bad_input, "'--' and a program to run are only accepted by 'profile', 'isolate' and 'optimize'");
     }
     for (size_t i = 0; i < subs.size(); ++i) {
       if (subs[i]->parsed()) return actions[i]();

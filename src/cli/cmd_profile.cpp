@@ -1,6 +1,7 @@
 // rocm-perf profile [opts] -- CMD [ARGS...]
 #include <iostream>
 
+#include <rpl/analysis/kernel_selection.hpp>
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/backends/cuda_tracer.hpp>
 #include <rpl/backends/ncu_source.hpp>
@@ -46,16 +47,6 @@ struct ProfileOptions {
   std::vector<std::string> command;  // given without "--"
   AnalysisOutputOptions analyses;
 };
-
-// A regular expression that matches exactly this text.
-std::string regex_matching(const std::string& text) {
-  std::string out = "^";
-  for (char c : text) {
-    if (std::string_view(".^$|()[]{}*+?\\").find(c) != std::string_view::npos) out += '\\';
-    out += c;
-  }
-  return out + "$";
-}
 
 }  // namespace
 
@@ -147,12 +138,12 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       AnalysisOutputOptions analyses = o->analyses;
       if (o->deep && summary.kernel) {
         // The dominant kernel once more: AMD's thread trace, or ncu's per-instruction stall samples.
-        const std::string regex = o->kernel.empty() ? regex_matching(summary.kernel->name) : o->kernel;
+        const std::string regex = o->kernel.empty() ? analysis::exact_name_regex(summary.kernel->name) : o->kernel;
         if (backend == "rocm") {
           analyses.thread_trace_dir = backends::collect_thread_trace(run, regex, o->att_target_cu, trace_dir / "att").string();
         } else {
           // ncu matches the user's --kernel against function names, and ours against the mangled one.
-          const backends::NcuKernelFilter filter{o->kernel.empty() ? regex_matching(summary.kernel->mangled_name) : o->kernel,
+          const backends::NcuKernelFilter filter{o->kernel.empty() ? analysis::exact_name_regex(summary.kernel->mangled_name) : o->kernel,
                                                  o->kernel.empty()};
           // The hottest lines are a part of --deep that a program may not give (no SASS view): the stall
           // pass has run, so the profile goes on without them.

@@ -154,4 +154,15 @@ std::vector<std::string> time_dependent_macros(const std::string& text) {
   return out;
 }
 
+std::optional<std::string> kernel_code_object(const fs::path& binary, const std::string& arch, const std::string& mangled_name) {
+  const MappedFile file(binary);
+  for (auto& image : codeobj::device_images(file.bytes(), binary.string())) {
+    const bool same_arch = image.arch == arch || (image.arch.rfind(arch, 0) == 0 && (image.arch[arch.size()] == 'a' ||
+                                                                                     image.arch[arch.size()] == ':'));
+    // A symbol name is stored with its terminating NUL.
+    if (same_arch && image.bytes.find(mangled_name + '\0') != std::string::npos) return std::move(image.bytes);
+  }
+  return std::nullopt;
+}
+
 }  // namespace rpl::optimize

@@ -128,6 +128,21 @@ std::string chat_completions_url(const std::string& url) {
   return u + std::string(tail);
 }
 
+std::optional<std::string> unreachable(const LlmEndpoint& e) {
+  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  if (!curl) return "libcurl cannot start";
+  CURL* c = curl.get();
+  const std::string url = chat_completions_url(e.url);
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(std::min(e.timeout_seconds, 30.0) * 1000));
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  const CURLcode code = curl_easy_perform(c);
+  if (code == CURLE_OK) return std::nullopt;
+  return fmt::format("{}: {}", url, curl_easy_strerror(code));
+}
+
 ChatReply chat_completion(const LlmEndpoint& e, const std::vector<ChatMessage>& messages) {
   Json request = {{"model", e.model}, {"messages", Json::array()}};
   for (const auto& m : messages) request["messages"].push_back({{"role", m.role}, {"content", m.content}});

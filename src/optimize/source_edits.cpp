@@ -22,6 +22,8 @@ UnrollProposals unroll_variants(const KernelSource& source, const KernelDefiniti
     for (int factor : factors) {
       SourceVariant v;
       v.origin = fmt::format("unroll loop {} (line {}) by {}", i + 1, loop.line, factor);
+      v.loop_line = loop.line;
+      v.factor = factor;
       const std::string pragma = starts_line ? fmt::format("#pragma unroll {}\n{}", factor, before)
                                              : fmt::format("\n#pragma unroll {}\n", factor);
       if (loop.unroll_pragma) {
@@ -72,6 +74,48 @@ std::optional<std::string> fenced_code_block(std::string_view answer, const std:
   why = fmt::format("{} code blocks, {} of them defining {}: which one is meant is unclear", blocks.size(), defining.size(),
                     kernel_name);
   return std::nullopt;
+}
+
+namespace {
+
+// The lines of text, each with its newline (the last may lack one).
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const size_t n = end == std::string_view::npos ? text.size() : end + 1;
+    lines.push_back(text.substr(0, n));
+    text.remove_prefix(n);
+  }
+  return lines;
+}
+
+void add_line(std::string& out, char mark, std::string_view line) {
+  out += mark;
+  out += line;
+  if (line.empty() || line.back() != '\n') out += "\n\\ No newline at end of file\n";
+}
+
+}  // namespace
+
+std::string unified_diff(std::string_view before, std::string_view after, const std::string& label) {
+  if (before == after) return "";
+  const auto a = split_lines(before), b = split_lines(after);
+  size_t head = 0;
+  while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
+  size_t tail = 0;
+  while (tail < a.size() - head && tail < b.size() - head && a[a.size() - 1 - tail] == b[b.size() - 1 - tail]) ++tail;
+  constexpr size_t kContext = 3;
+  const size_t from = head > kContext ? head - kContext : 0;
+  const size_t a_end = a.size() - tail + std::min(tail, kContext), b_end = b.size() - tail + std::min(tail, kContext);
+  // A hunk of no lines is numbered by the line before it.
+  auto range = [](size_t start, size_t count) { return fmt::format("{},{}", count ? start + 1 : start, count); };
+  std::string out = fmt::format("--- a/{}\n+++ b/{}\n@@ -{} +{} @@\n", label, label, range(from, a_end - from), range(from, b_end - from));
+  for (size_t i = from; i < head; ++i) add_line(out, ' ', a[i]);
+  for (size_t i = head; i < a.size() - tail; ++i) add_line(out, '-', a[i]);
+  for (size_t i = head; i < b.size() - tail; ++i) add_line(out, '+', b[i]);
+  for (size_t i = a.size() - tail; i < a_end; ++i) add_line(out, ' ', a[i]);
+  return out;
 }
 
 }  // namespace rpl::optimize

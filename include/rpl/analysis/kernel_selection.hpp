@@ -31,6 +31,9 @@ struct KernelSelection {
 /// Runtime helpers are not the user's kernels: __amd_rocclr_*, names starting with hip or hsa_.
 bool is_runtime_helper(std::string_view name);
 
+/// A regular expression (ECMAScript) that matches exactly name: every special character escaped.
+std::string exact_name_regex(std::string_view name);
+
 /// Groups dispatches by kernel, largest total time first (ties by name, for determinism).
 std::vector<KernelGroup> group_by_kernel(const trace::Trace& trace);
 

@@ -47,6 +47,17 @@ struct KernelChange {
   Verdict verdict = Verdict::unchanged;
 };
 
+/// Whether after's samples (times of one thing measured repeatedly, such as a replayed kernel's
+/// median per replay) differ from before's beyond noise, by the same test as compare_kernel_times:
+/// Student's t at Welch's degrees of freedom. Each side needs two samples or more.
+struct SampleChange {
+  double before_mean = 0, after_mean = 0;
+  double change_pct = 0;
+  std::optional<double> noise_pct;  // none where neither side varied
+  Verdict verdict = Verdict::unchanged;
+};
+SampleChange compare_samples(const std::vector<double>& before, const std::vector<double>& after);
+
 /// The kernels of both profiles, the ones with the most time first (then by name).
 std::vector<KernelChange> compare_kernel_times(const ProfileTimes& before, const ProfileTimes& after);
 

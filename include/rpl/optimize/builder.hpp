@@ -3,6 +3,7 @@
 // folder of the optimizer's own (the user's files are never written), its relative #includes made
 // to resolve as they did beside the original, and built with {SOURCE} and {BINARY} replaced.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,12 @@ std::string anchor_relative_includes(const std::string& text, const std::filesys
 /// Whether two binaries hold the same machine code: the same device images (cubins, AMD code
 /// objects), or for files with none, the same bytes. When not, difference says where they differ.
 bool same_machine_code(const std::filesystem::path& a, const std::filesystem::path& b, std::string& difference);
+
+/// The device image in binary for arch ("sm_90", "gfx942"; an image for a variant of it such as
+/// "sm_90a" or "gfx942:xnack-" counts) that defines the function mangled_name; none when the
+/// binary holds no such image (built for another architecture, or as PTX alone).
+std::optional<std::string> kernel_code_object(const std::filesystem::path& binary, const std::string& arch,
+                                              const std::string& mangled_name);
 
 /// The macros in text that make two builds differ (__TIME__, __DATE__, __TIMESTAMP__), each with
 /// its first line: "__TIME__ (line 12)".

@@ -6,6 +6,7 @@
 // answer, a body that is no chat completion) is a reply with its error set, never an exception:
 // one bad answer must not end an optimization run.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct ChatReply {
 
 /// The full URL requests go to: url itself when it ends in /chat/completions, else url + "/chat/completions".
 std::string chat_completions_url(const std::string& url);
+
+/// Why the server cannot be reached (a connection refused, a host that does not resolve), or none
+/// when a connection opens: checked before a run spends time on what comes before the first request.
+std::optional<std::string> unreachable(const LlmEndpoint& endpoint);
 
 ChatReply chat_completion(const LlmEndpoint& endpoint, const std::vector<ChatMessage>& messages);
 

@@ -14,6 +14,8 @@ namespace rpl::optimize {
 struct SourceVariant {
   std::string origin;  // "unroll loop 2 (line 18) by 4"
   std::string text;    // the whole file
+  unsigned loop_line = 0;  // an unrolled loop's line, and the factor
+  int factor = 0;
 };
 
 struct RefusedLoop {
@@ -37,5 +39,10 @@ std::string splice_definition(const KernelSource& source, const KernelDefinition
 /// that defines kernel_name as a __global__ function. Empty, with why set, when there is none or
 /// it is ambiguous.
 std::optional<std::string> fenced_code_block(std::string_view answer, const std::string& kernel_name, std::string& why);
+
+/// A unified diff (diff -u, one hunk with three lines of context) that turns before into after,
+/// with "--- a/label" and "+++ b/label" headers; empty when they are equal. A variant changes
+/// one definition, so one hunk from the first differing line to the last is the whole change.
+std::string unified_diff(std::string_view before, std::string_view after, const std::string& label);
 
 }  // namespace rpl::optimize

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release EXAMPLES=softmax_testbed WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh`:
+# the gpu tests of rocm-perf optimize (tests/gpu/test_optimize_gpu.cpp) on the softmax testbed,
+# the unroll proposer with a candidate file, a stand-in model's answers, and a library kernel
+# refused. Their logs and every optimize.json in $OUT.
+set -uo pipefail
+carry="$PWD/${1:-.devcarry}"
+out=${OUT:-/tmp/rpl-gpu}
+mkdir -p "$out"
+clang=$(mktemp -d)
+xz -dc "$carry/clang.tar.xz" | tar -C "$clang" -xf -
+export LD_LIBRARY_PATH="$clang:$carry/syslib:${LD_LIBRARY_PATH:-}"
+export PYTHONPATH="$carry/py"
+export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3 TMPDIR=${TMPDIR:-/tmp} RPL_KEEP_TEST_FILES=1
+nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$out/machine.txt"
+timeout "${LIMIT:-560}" "$carry/tests/test_nvidia_gpu" --gtest_filter="${GTEST_FILTER:-NvidiaOptimize.*}" 2>&1 | tee "$out/optimize_tests.log"
+find "$TMPDIR" -name optimize.json -path '*optimize_*' 2>/dev/null | while read -r f; do
+  name=$(basename "$(dirname "$(dirname "$f")")")
+  cp "$f" "$out/${name}_optimize.json"
+  [ -f "$(dirname "$f")/best.patch" ] && cp "$(dirname "$f")/best.patch" "$out/${name}_best.patch"
+done
+true

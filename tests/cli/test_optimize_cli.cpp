@@ -1,0 +1,78 @@
+// rocm-perf optimize refuses bad input with one line and exit 2 before it builds or runs anything
+// (the loop itself needs a GPU: tests/gpu/test_optimize_gpu.cpp).
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <rpl/core/files.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+const fs::path kSoftmax = source_dir() / "examples/softmax/softmax_testbed.cu";
+
+CliResult optimize(const fs::path& source, const std::string& build, const std::vector<std::string>& extra,
+                   const std::vector<std::string>& program) {
+  std::vector<std::string> args = {"optimize", "--source", source.string(), "--build", build,
+                                   "--out", (fresh_dir("optimize-out") / "out").string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back("--");
+  args.insert(args.end(), program.begin(), program.end());
+  return run_cli(args);
+}
+
+void expect_refused(const CliResult& r, const std::string& says) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+}
+
+TEST(CliOptimize, ASourceWithoutAKernelIsRefused) {
+  const auto dir = fresh_dir("optimize-nokernel");
+  std::ofstream(dir / "host.cu") << "int main() { return 0; }\n";
+  expect_refused(optimize(dir / "host.cu", "nvcc {SOURCE} -o {BINARY}", {}, {"{BINARY}"}), "defines no __global__ kernel");
+}
+
+TEST(CliOptimize, ABuildTemplateNeedsBothPlaceholders) {
+  expect_refused(optimize(kSoftmax, "nvcc -O3 {SOURCE}", {}, {"{BINARY}"}), "has no {BINARY}");
+  expect_refused(optimize(kSoftmax, "nvcc -O3 -o {BINARY} k.cu", {}, {"{BINARY}"}), "has no {SOURCE}");
+}
+
+TEST(CliOptimize, TheProgramMustRunTheBuiltBinary) {
+  expect_refused(optimize(kSoftmax, "nvcc {SOURCE} -o {BINARY}", {}, {"./softmax_testbed", "64"}), "does not name {BINARY}");
+}
+
+TEST(CliOptimize, AnUnreachableModelServerIsRefusedBeforeAnythingRuns) {
+  // Port 1 on this machine: nothing listens there.
+  expect_refused(optimize(kSoftmax, "nvcc {SOURCE} -o {BINARY}", {"--llm-url", "http://127.0.0.1:1/v1", "--llm-model", "m"}, {"{BINARY}"}),
+                 "the server cannot be reached");
+}
+
+TEST(CliOptimize, AMissingCandidateFileIsRefused) {
+  expect_refused(optimize(kSoftmax, "nvcc {SOURCE} -o {BINARY}", {"--candidate", "/nonexistent/new.cu"}, {"{BINARY}"}),
+                 "/nonexistent/new.cu");
+}
+
+// As root every file is writable, so the tool runs as nobody where the tests run as root.
+TEST(CliOptimize, ApplyOnAReadOnlySourceIsRefusedAndTheFileKept) {
+  TempDir dir("rpl-optimize-ro-");
+  const fs::path source = dir.path() / "softmax_testbed.cu";
+  fs::copy_file(kSoftmax, source);
+  const auto open = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(source, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(dir.path(), open);
+  const auto before = read_text(source);
+  const auto r = run_cli_unprivileged({"optimize", "--apply", "--source", source.string(), "--build", "nvcc {SOURCE} -o {BINARY}",
+                                       "--out", (dir.path() / "out").string(), "--", "{BINARY}"});
+  expect_refused(r, "--apply");
+  EXPECT_EQ(read_text(source), before);
+  EXPECT_FALSE(fs::exists(dir.path() / "out"));
+}
+
+}  // namespace
+}  // namespace rpl::test

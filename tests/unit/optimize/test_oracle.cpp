@@ -1,0 +1,107 @@
+// The optimizer's oracle without a GPU: a stand-in replayer plays a kernel that reads one region
+// and writes the other, the same values the launch before it had written, so that only poisoning
+// tells which bytes it writes and a candidate that does nothing fails.
+#include <sys/stat.h>
+
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
+#include <rpl/isolate/snapshot.hpp>
+#include <rpl/optimize/oracle.hpp>
+
+#include "test_snapshot_files.hpp"
+#include "test_support.hpp"
+
+namespace rpl::optimize {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr uint64_t kInput = 0x7f0000000000, kOutput = 0x7f0000200000;
+const std::string kResult = test::float_bytes({10, 20, 30, 40});
+
+// The code objects: an ELF header and what the stand-in kernel does.
+std::string code(const std::string& behaviour) { return test::elf_header(190) + behaviour; }
+
+// Runs the snapshot's "kernel": "compute" writes kResult into the output when the input holds
+// its 0x07 bytes (else zeros); "nothing" writes nothing; "fault" fails as a faulting kernel would.
+void stand_in_replay(const fs::path& snapshot_dir, const fs::path& dump_dir) {
+  const auto s = isolate::read_snapshot(snapshot_dir);
+  const std::string behaviour = read_file(snapshot_dir / s.dispatch.code_object).substr(64);
+  if (behaviour == "fault") fail(Errc::run_failed, "the replayed kernel: CUDA_ERROR_ILLEGAL_ADDRESS");
+  create_output_folder(dump_dir / "memory");
+  std::string input;
+  for (const auto& r : s.memory.regions) {
+    if (r.base == kInput) input = read_file(snapshot_dir / r.file);
+  }
+  for (const auto& r : s.memory.regions) {
+    std::string bytes = read_file(snapshot_dir / r.file);
+    if (r.base == kOutput && behaviour == "compute") bytes = input == std::string(8, '\x07') ? kResult : std::string(16, '\0');
+    write_output_file(dump_dir / r.file, bytes);
+  }
+  isolate::write_memory_regions(dump_dir, s.memory.regions);
+}
+
+// A snapshot whose output already holds the result (the launch before computed the same), with
+// the memory after it in after/.
+isolate::Snapshot recomputing_snapshot(const fs::path& dir) {
+  test::write_test_snapshot(dir);
+  const auto s = isolate::read_snapshot(dir);
+  for (const auto& r : s.memory.regions) {
+    if (r.base == kOutput) write_output_file(dir / r.file, kResult);
+  }
+  stand_in_replay(dir, dir / "after");
+  return isolate::read_snapshot(dir);
+}
+
+TEST(Oracle, FindsTheBytesAKernelRewritesWithTheValuesTheyHeld) {
+  const auto dir = test::fresh_dir("oracle-find");
+  const auto s = recomputing_snapshot(dir / "snap");
+  EXPECT_TRUE(differing_bytes(s.memory, isolate::read_memory_image(dir / "snap/after")).empty());
+  const auto found = find_written_bytes(s, code("compute"), dir / "work", stand_in_replay);
+  ASSERT_EQ(found.bytes.size(), 1u) << "the input is read, not written";
+  EXPECT_EQ(found.bytes.at(kOutput), (ByteRanges{{0, 16}}));
+  EXPECT_TRUE(found.notes.empty());
+}
+
+TEST(Oracle, ACandidateThatDoesNothingFailsWhereTheOutputWasAlreadyRight) {
+  const auto dir = test::fresh_dir("oracle-noop");
+  const auto s = recomputing_snapshot(dir / "snap");
+  const auto written = find_written_bytes(s, code("compute"), dir / "work", stand_in_replay).bytes;
+  EXPECT_TRUE(check_on_oracle(s, code("compute"), written, dir / "good", stand_in_replay, {}).passed);
+  const auto noop = check_on_oracle(s, code("nothing"), written, dir / "noop", stand_in_replay, {});
+  EXPECT_FALSE(noop.passed);
+  EXPECT_NE(noop.failure.find("16 of 16 bytes differ, the first at byte 0"), std::string::npos) << noop.failure;
+  // Without the poison it would have passed: what the test guards against.
+  EXPECT_TRUE(check_on_oracle(s, code("nothing"), {}, dir / "unpoisoned", stand_in_replay, {}).passed);
+  const auto fault = check_on_oracle(s, code("fault"), written, dir / "fault", stand_in_replay, {});
+  EXPECT_FALSE(fault.passed);
+  EXPECT_EQ(fault.failure, "the replay failed: the replayed kernel: CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
+TEST(Oracle, ADerivedSnapshotLinksWhatItKeepsAndLeavesTheOriginalAlone) {
+  const auto dir = test::fresh_dir("oracle-derive");
+  const auto s = recomputing_snapshot(dir / "snap");
+  const auto d = derive_snapshot(s, dir / "derived", code("nothing"), {{kOutput, {{4, 8}}}});
+  for (const auto& r : s.memory.regions) {
+    struct stat a {}, b {};
+    ASSERT_EQ(::stat((s.dir / r.file).c_str(), &a), 0);
+    ASSERT_EQ(::stat((d.dir / r.file).c_str(), &b), 0);
+    EXPECT_EQ(a.st_ino == b.st_ino, r.base != kOutput) << "only the poisoned region is a copy";
+    if (r.base == kOutput) {
+      const std::string poisoned = read_file(d.dir / r.file);
+      EXPECT_EQ(poisoned.substr(0, 4), kResult.substr(0, 4));
+      EXPECT_EQ(poisoned.substr(4, 4), std::string(4, static_cast<char>(kPoisonByte)));
+      EXPECT_EQ(poisoned.substr(8), kResult.substr(8));
+      EXPECT_EQ(read_file(s.dir / r.file), kResult);
+    }
+  }
+  EXPECT_EQ(read_file(d.dir / d.dispatch.code_object), code("nothing"));
+  EXPECT_NE(read_file(s.dir / s.dispatch.code_object), code("nothing"));
+}
+
+}  // namespace
+}  // namespace rpl::optimize
