@@ -98,11 +98,13 @@ class Parser {
   KernelSource parse() {
     const std::string file = out_.path.string();
     const std::string shim = "-I" + gpu_header_shim_dir().string();
+    // nvcc and hipcc include their runtime header in every file without being asked; so does this.
+    const std::string runtime = "-include" + (gpu_header_shim_dir() / "rpl_gpu_shim.h").string();
     const std::string here = "-I" + (out_.path.has_parent_path() ? out_.path.parent_path() : fs::path(".")).string();
     const bool hip = out_.path.extension() == ".hip" || out_.text.find("hip/hip_runtime.h") != std::string::npos;
     std::vector<const char*> args = {"-x",         "cuda", "--cuda-device-only", "-nocudainc", "-nocudalib",
                                      "--cuda-path=/nonexistent", "-std=c++17", "-ferror-limit=0", "-w",
-                                     shim.c_str(), here.c_str()};
+                                     shim.c_str(), here.c_str(), runtime.c_str()};
     if (hip) args.insert(args.end(), {"-D__HIPCC__", "-D__HIP__", "-D__HIP_PLATFORM_AMD__"});
     CXUnsavedFile unsaved{file.c_str(), out_.text.data(), static_cast<unsigned long>(out_.text.size())};
     std::unique_ptr<void, void (*)(CXIndex)> index(clang_createIndex(0, 0), clang_disposeIndex);

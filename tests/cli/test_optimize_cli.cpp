@@ -58,6 +58,16 @@ TEST(CliOptimize, AMissingCandidateFileIsRefused) {
                  "/nonexistent/new.cu");
 }
 
+TEST(CliOptimize, ABuildThatDiffersEachTimeIsRefusedNamingTheMacro) {
+  const fs::path fixtures = source_dir() / "tests/fixtures/optimize";
+  const auto r = optimize(fixtures / "stamped_kernel.cu", "python3 " + (fixtures / "time_stamping_compiler.py").string() + " {SOURCE} {BINARY}",
+                          {}, {"{BINARY}"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  // After the line saying what it does: the refusal, naming the macro and its line.
+  EXPECT_NE(r.err.find("\nrocm-perf: error: two builds of the untouched source differ"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the source uses __TIME__ (line 2)"), std::string::npos) << r.err;
+}
+
 // As root every file is writable, so the tool runs as nobody where the tests run as root.
 TEST(CliOptimize, ApplyOnAReadOnlySourceIsRefusedAndTheFileKept) {
   TempDir dir("rpl-optimize-ro-");

@@ -74,5 +74,20 @@ TEST(ProfileDiff, AddedRemovedAndSharesAndOrder) {
   EXPECT_EQ(c[2].verdict, Verdict::removed);
 }
 
+// The optimizer's alternating replays: samples judged by the same Welch test as the profiles.
+TEST(ProfileDiff, SamplesFasterOnlyBeyondTheirSpread) {
+  const std::vector<double> original = {0.5804, 0.5803, 0.5807, 0.5803, 0.5806};
+  auto c = compare_samples(original, {0.2330, 0.2332, 0.2331, 0.2329, 0.2333});
+  EXPECT_EQ(c.verdict, Verdict::faster);
+  EXPECT_NEAR(c.change_pct, -59.8, 0.1);
+  ASSERT_TRUE(c.noise_pct);
+  EXPECT_LT(*c.noise_pct, 0.2);
+  c = compare_samples(original, {0.5805, 0.5802, 0.5806, 0.5804, 0.5803});
+  EXPECT_EQ(c.verdict, Verdict::unchanged);
+  // Two samples a side need a difference about six times their standard error.
+  EXPECT_EQ(compare_samples({1.0, 1.2}, {0.9, 1.1}).verdict, Verdict::unchanged);
+  EXPECT_EQ(compare_samples({1.0, 1.0}, {1.1, 1.1}).verdict, Verdict::slower);  // no spread: any change counts
+}
+
 }  // namespace
 }  // namespace rpl::analysis

@@ -93,7 +93,7 @@ TEST(KernelSource, TheSoftmaxTestbedsKernel) {
   EXPECT_EQ(k.mangled_name, "_Z13softmax_naivePKfPfii");
   ASSERT_EQ(k.loops.size(), 3u);
   for (const auto& loop : k.loops) EXPECT_EQ(loop.refusal, "") << loop.line;
-  EXPECT_EQ(k.loops[0].line, 18u);
+  EXPECT_EQ(k.loops[0].line, 20u);
 }
 
 TEST(KernelSource, UnreadableAndKernellessFiles) {
@@ -109,7 +109,7 @@ TEST(UnrollVariants, APragmaPerSafeLoopAndFactorAndNothingElseChanges) {
   const auto p = unroll_variants(s, k, {2, 4, 8});
   ASSERT_EQ(p.variants.size(), 9u);
   EXPECT_TRUE(p.refused.empty());
-  EXPECT_EQ(p.variants[1].origin, "unroll loop 1 (line 18) by 4");
+  EXPECT_EQ(p.variants[1].origin, "unroll loop 1 (line 20) by 4");
   const std::string& v = p.variants[1].text;
   EXPECT_EQ(v.size(), s.text.size() + std::string("#pragma unroll 4\n  ").size());
   EXPECT_NE(v.find("  #pragma unroll 4\n  for (int c = 0; c < cols; ++c) m = fmaxf(m, x[c]);"), std::string::npos);
