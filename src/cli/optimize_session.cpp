@@ -561,7 +561,10 @@ void Session::confirm(CandidateRecord& c) {
   }
   c.program_critical_path = analysis::compare_samples(out_.baseline_critical_path_ms, p.critical_path_ms);
   if (!c.program_kernel || c.program_kernel->verdict != analysis::Verdict::faster) {
-    reject(c, "program_speed", fmt::format("the kernel is not faster in the program ({:+.1f}%)", c.program_kernel ? c.program_kernel->change_pct : 0.0));
+    const auto& k = c.program_kernel;
+    reject(c, "program_speed", k ? fmt::format("the kernel is not faster in the program beyond noise ({:+.1f}%{})", k->change_pct,
+                                               k->noise_pct ? fmt::format(", noise ±{:.1f}%", *k->noise_pct) : "")
+                                 : "the kernel did not run in the program");
   } else if (c.program_critical_path->verdict == analysis::Verdict::slower) {
     reject(c, "program_speed", fmt::format("the program's critical path is longer ({:+.1f}%)", c.program_critical_path->change_pct));
   } else {
