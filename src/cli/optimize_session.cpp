@@ -102,6 +102,7 @@ class Session {
   void propose_initial();
   void evaluate(std::vector<CandidateRecord*> batch);
   bool check_code(CandidateRecord& c, const fs::path& binary);
+  std::optional<analysis::InspectedKernel> inspect_kernel(const fs::path& binary) const;
   void time_replays(CandidateRecord& c);
   void llm_rounds();
   void confirm(CandidateRecord& c);
@@ -376,20 +377,26 @@ void Session::propose_initial() {
   evaluate(batch);
 }
 
+// The kernel's registers, spills and occupancy in binary's code object, at the captured block size.
+std::optional<analysis::InspectedKernel> Session::inspect_kernel(const fs::path& binary) const {
+  analysis::InspectOptions io;
+  io.arch = out_.architecture;
+  io.kernel_regex = analysis::exact_name_regex(out_.mangled_name);
+  const auto& d = snapshots_.front().dispatch;
+  io.block = static_cast<int>(d.block[0] * d.block[1] * d.block[2]);
+  auto report = analysis::inspect_binary(binary, io);
+  if (report.kernels.empty()) return std::nullopt;
+  return std::move(report.kernels.front());
+}
+
 bool Session::check_code(CandidateRecord& c, const fs::path& binary) {
   auto code = optimize::kernel_code_object(binary, out_.architecture, out_.mangled_name);
   if (!code) {
     reject(c, "code_object", fmt::format("the build holds no {} code object that defines {}", out_.architecture, out_.mangled_name));
     return false;
   }
-  analysis::InspectOptions io;
-  io.arch = out_.architecture;
-  io.kernel_regex = analysis::exact_name_regex(out_.mangled_name);
-  const auto& d = snapshots_.front().dispatch;
-  io.block = static_cast<int>(d.block[0] * d.block[1] * d.block[2]);
   try {
-    const auto report = analysis::inspect_binary(binary, io);
-    if (!report.kernels.empty()) c.resources = report.kernels.front();
+    c.resources = inspect_kernel(binary);
   } catch (const Error& e) {
     reject(c, "code_object", e.what());
     return false;
@@ -612,15 +619,7 @@ OptimizeOutcome Session::run() {
     baseline_output_ = matching_output_lines(baseline.folder / ".rocpd_profile" / "run1.log", o_.check_output);
   }
   capture_oracles();
-  {
-    analysis::InspectOptions io;
-    io.arch = out_.architecture;
-    io.kernel_regex = analysis::exact_name_regex(out_.mangled_name);
-    const auto& d = snapshots_.front().dispatch;
-    io.block = static_cast<int>(d.block[0] * d.block[1] * d.block[2]);
-    const auto report = analysis::inspect_binary(baseline_binary_, io);
-    if (!report.kernels.empty()) out_.baseline_resources = report.kernels.front();
-  }
+  out_.baseline_resources = inspect_kernel(baseline_binary_);
   propose_initial();
   llm_rounds();
   // The survivors, fastest first, each confirmed in the whole program.
