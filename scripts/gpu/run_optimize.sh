@@ -2,8 +2,9 @@
 # On the NVIDIA machine, from the repository root, with the carry of
 # `PRESET=release EXAMPLES=softmax_testbed WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh`:
 # the gpu tests of rocm-perf optimize (tests/gpu/test_optimize_gpu.cpp) on the softmax testbed,
-# the unroll proposer with a candidate file, a stand-in model's answers, and a library kernel
-# refused. Their logs and every optimize.json in $OUT.
+# the unroll proposer with candidate files, a stand-in model's answers, and a library kernel
+# refused; a faster SGEMM for the matmul testbed (about 5 minutes alone: run it in a call of its
+# own with GTEST_FILTER). Their logs and every optimize.json in $OUT.
 set -uo pipefail
 carry="$PWD/${1:-.devcarry}"
 out=${OUT:-/tmp/rpl-gpu}

@@ -25,7 +25,8 @@ Action add_optimize_command(CLI::App& app, const std::vector<std::string>& progr
                   "dispatch and measured faster (the source is written only with --apply)");
   add_output_options(*cmd, *output, false);
   cmd->add_option("--source", o->source, "the CUDA or HIP file that defines the kernel")->required();
-  cmd->add_option("--build", o->build, "the build command, with {SOURCE} (a variant's path) and {BINARY} (its output)")->required();
+  cmd->add_option("--build", o->build, "the build command, with {SOURCE} (a variant's path) or {SOURCE_DIR} (its folder, with copies of the "
+                                   "sources beside the original), and {BINARY} (its output)")->required();
   cmd->add_option("--kernel", o->kernel_regex, "regular expression choosing the kernel (default: the first by its share of the "
                                                "critical path that the source defines)");
   cmd->add_option("--runs", o->runs, "runs of each profile of the program")->check(CLI::Range(1, 100))->capture_default_str();

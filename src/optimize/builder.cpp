@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -25,19 +26,38 @@ std::string tail_of(const fs::path& file) {
   return text.size() > kLogTail ? text.substr(text.size() - kLogTail) : text;
 }
 
+// The files a build with {SOURCE_DIR} finds beside the variant: the sources and headers of the
+// original's folder (not of its subfolders), by name.
+std::vector<std::string> source_files_in(const fs::path& dir) {
+  static const std::set<std::string> kSourceExtensions = {".cu", ".cuh", ".hip", ".h",  ".hh", ".hpp", ".hxx",
+                                                          ".inc", ".inl", ".c",   ".cc", ".cpp", ".cxx"};
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec) && kSourceExtensions.count(entry.path().extension().string())) {
+      out.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 VariantBuilder::VariantBuilder(const std::string& build_template, fs::path original_source, double timeout_seconds)
     : template_(build_template, "--build"), original_(std::move(original_source)), timeout_seconds_(timeout_seconds) {
   const auto names = template_.placeholders();
-  for (const char* needed : {"BINARY", "SOURCE"}) {
-    if (!std::binary_search(names.begin(), names.end(), needed)) {
-      fail(Errc::bad_input, "--build '{}' has no {{{}}}: the optimizer builds each variant with it", build_template, needed);
+  const auto has = [&](const char* name) { return std::binary_search(names.begin(), names.end(), name); };
+  if (!has("SOURCE") && !has("SOURCE_DIR")) {
+    fail(Errc::bad_input, "--build '{}' has no {{SOURCE}} (or {{SOURCE_DIR}}): the optimizer builds each variant with it", build_template);
+  }
+  if (!has("BINARY")) fail(Errc::bad_input, "--build '{}' has no {{BINARY}}: the optimizer builds each variant with it", build_template);
+  for (const auto& n : names) {
+    if (n != "BINARY" && n != "SOURCE" && n != "SOURCE_DIR") {
+      fail(Errc::bad_input, "--build: unknown placeholder {{{}}} (only {{SOURCE}}, {{SOURCE_DIR}} and {{BINARY}})", n);
     }
   }
-  for (const auto& n : names) {
-    if (n != "BINARY" && n != "SOURCE") fail(Errc::bad_input, "--build: unknown placeholder {{{}}} (only {{SOURCE}} and {{BINARY}})", n);
-  }
+  if (has("SOURCE_DIR")) folder_files_ = source_files_in(original_.parent_path());
 }
 
 BuiltVariant VariantBuilder::build(const std::string& text, const fs::path& dir) const {
@@ -45,11 +65,17 @@ BuiltVariant VariantBuilder::build(const std::string& text, const fs::path& dir)
   create_output_folder(dir);
   out.source = dir / original_.filename();
   out.binary = dir / "variant";
-  write_output_file(out.source, anchor_relative_includes(text, original_.parent_path()));
+  const fs::path folder = original_.parent_path();
+  write_output_file(out.source, anchor_relative_includes(text, folder, folder_files_));
+  for (const auto& name : folder_files_) {
+    if (name != original_.filename()) write_output_file(dir / name, anchor_relative_includes(read_file(folder / name), folder, folder_files_));
+  }
   std::error_code ec;
   fs::remove(out.binary, ec);
   ProcessOptions p;
-  p.argv = template_.instantiate([&](const std::string& name) { return name == "SOURCE" ? out.source.string() : out.binary.string(); });
+  p.argv = template_.instantiate([&](const std::string& name) {
+    return name == "SOURCE" ? out.source.string() : name == "SOURCE_DIR" ? dir.string() : out.binary.string();
+  });
   p.output_file = dir / "build.log";
   p.working_directory = original_.parent_path();
   if (timeout_seconds_ > 0) p.timeout = std::chrono::duration<double>(timeout_seconds_);
@@ -91,7 +117,7 @@ std::vector<BuiltVariant> VariantBuilder::build_all(const std::vector<std::pair<
   return out;
 }
 
-std::string anchor_relative_includes(const std::string& text, const fs::path& original_dir) {
+std::string anchor_relative_includes(const std::string& text, const fs::path& original_dir, const std::vector<std::string>& copied) {
   std::string out;
   out.reserve(text.size());
   size_t at = 0;
@@ -107,7 +133,8 @@ std::string anchor_relative_includes(const std::string& text, const fs::path& or
         if (close != std::string::npos) {
           const fs::path named = line.substr(open + 1, close - open - 1);
           std::error_code ec;
-          if (named.is_relative() && fs::is_regular_file(original_dir / named, ec)) {
+          const bool beside = named.parent_path().empty() && std::binary_search(copied.begin(), copied.end(), named.string());
+          if (named.is_relative() && !beside && fs::is_regular_file(original_dir / named, ec)) {
             const std::string absolute = fs::absolute(original_dir / named).lexically_normal().string();
             line = line.substr(0, open + 1) + absolute + line.substr(close);
           }

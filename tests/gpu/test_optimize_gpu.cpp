@@ -2,7 +2,8 @@
 // runs to a verdict; a faster kernel given as --candidate is accepted and --apply writes it; a
 // stand-in chat-completions server answers a kernel that does not build and then its fix, a
 // softmax without the max subtraction, an empty kernel, one that never ends and one that writes
-// out of bounds: each wrong one is rejected by correctness and the run goes on.
+// out of bounds: each wrong one is rejected by correctness and the run goes on. A faster SGEMM
+// for the matmul testbed, whose kernel is a template in a header, is accepted.
 #include <chrono>
 #include <iostream>
 
@@ -47,9 +48,11 @@ struct Run {
   double seconds = 0;
 };
 
-Run optimize(const fs::path& source, const fs::path& out, const std::vector<std::string>& extra, const std::vector<std::string>& program) {
+// build: the files after nvcc's flags ({SOURCE} by default).
+Run optimize(const fs::path& source, const fs::path& out, const std::vector<std::string>& extra, const std::vector<std::string>& program,
+             const std::string& build = "{SOURCE}") {
   std::vector<std::string> args = {"optimize", "--json", "--source", source.string(), "--out", out.string(),
-                                   "--build", nvcc()->string() + " -O3 -arch=sm_90 {SOURCE} -o {BINARY}"};
+                                   "--build", nvcc()->string() + " -O3 -arch=sm_90 " + build + " -o {BINARY}"};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back("--");
   args.insert(args.end(), program.begin(), program.end());
@@ -66,6 +69,13 @@ const json* candidate(const json& doc, const std::string& kind, int attempt_or_r
     if (c["origin"]["kind"] != kind) continue;
     if (kind == "llm" && c["origin"][by_round ? "round" : "attempt"] != attempt_or_round) continue;
     return &c;
+  }
+  return nullptr;
+}
+
+const json* candidate_file(const json& doc, const std::string& name) {
+  for (const auto& c : doc["candidates"]) {
+    if (c["origin"]["kind"] == "file" && fs::path(c["origin"]["file"].get<std::string>()).filename() == name) return &c;
   }
   return nullptr;
 }
@@ -88,7 +98,7 @@ TEST(NvidiaOptimize, UnrollAndACandidateFileOnTheSoftmaxTestbed) {
   const std::string original = read_text(source);
   const auto r = optimize(source, dir / "out",
                           {"--candidate", fixture("softmax_warp.cu").string(), "--candidate", fixture("softmax_warp_online.cu").string(),
-                           "--dtype", "f32", "--rtol", "1e-5", "--atol", "1e-7", "--apply"},
+                           "--candidate", fixture("softmax_warp_vectors.cu").string(), "--dtype", "f32", "--rtol", "1e-5", "--atol", "1e-7", "--apply"},
                           {"{BINARY}", "4096", "1024", "30"});
   ASSERT_EQ(r.cli.exit_code, 0) << r.cli.err;
   EXPECT_EQ(schema_errors(r.cli.out, "optimize"), "");
@@ -108,13 +118,21 @@ TEST(NvidiaOptimize, UnrollAndACandidateFileOnTheSoftmaxTestbed) {
     EXPECT_TRUE(c["stage"].is_null() || !c["stage"].get<std::string>().empty());
   }
   EXPECT_EQ(unrolled, 9u) << "three loops, each by 2, 4 and 8";
-  const json* warp = candidate(r.doc, "file", 0);
+  const json* warp = candidate_file(r.doc, "softmax_warp.cu");
   ASSERT_NE(warp, nullptr);
   EXPECT_EQ((*warp)["verdict"], "accepted") << *warp;
   EXPECT_EQ((*warp)["correct"], true);
-  // 2.5x measured on an H100: the launch's 16 blocks of 256 threads keep 16 SMs busy whatever the kernel does.
+  // 2.5x measured on an H100: coalesced, but each lane has only a few loads in flight.
   EXPECT_GE((*warp)["replay"]["speedup"].get<double>(), 2.0);
+  // The launch's 16 blocks of 256 threads keep 16 SMs busy; float4 loads, within the original's
+  // 32 registers, are 5.7x in the testbed's own timing on an H100 (7.2x with inputs scaled by 100).
+  const json* vectors = candidate_file(r.doc, "softmax_warp_vectors.cu");
+  ASSERT_NE(vectors, nullptr);
+  EXPECT_EQ((*vectors)["verdict"], "accepted") << *vectors;
+  EXPECT_GE((*vectors)["replay"]["speedup"].get<double>(), 4.0);
+  EXPECT_EQ((*vectors)["program"]["critical_path"]["verdict"], "faster");
   ASSERT_FALSE(r.doc["best"].is_null());
+  EXPECT_EQ(r.doc["best"]["id"], (*vectors)["id"]);
   EXPECT_TRUE(r.doc["best"]["applied"].get<bool>());
   EXPECT_EQ(read_text(source), read_text(dir / "out/best/softmax_testbed.cu"));
   EXPECT_NE(read_text(source), original);
@@ -124,7 +142,7 @@ TEST(NvidiaOptimize, UnrollAndACandidateFileOnTheSoftmaxTestbed) {
 TEST(NvidiaOptimize, StandInModelAnswersAreBuiltCheckedAndTimed) {
   SKIP_WITHOUT_OPTIMIZE();
   auto answer = [](const std::string& file) { return json{{"content", "Here it is:\n```cuda\n" + read_text(fixture(file)) + "```\n"}}; };
-  FakeLlmServer server(json::array({answer("softmax_compile_error.cu"), answer("softmax_warp.cu"), answer("softmax_no_max.cu"),
+  FakeLlmServer server(json::array({answer("softmax_compile_error.cu"), answer("softmax_warp_vectors.cu"), answer("softmax_no_max.cu"),
                                     answer("softmax_empty.cu"), answer("softmax_forever.cu"), answer("softmax_out_of_bounds.cu")}));
   const fs::path dir = fresh_dir("optimize_llm");
   const fs::path source = source_dir() / "examples/softmax/softmax_testbed.cu";
@@ -141,14 +159,14 @@ TEST(NvidiaOptimize, StandInModelAnswersAreBuiltCheckedAndTimed) {
   const json* broken = candidate(r.doc, "llm", 1, false);
   ASSERT_NE(broken, nullptr);
   EXPECT_EQ((*broken)["stage"], "compile");
-  // Round 1, attempt 2: the repair, a warp per 32 rows with shuffles.
+  // Round 1, attempt 2: the repair, a warp per 32 rows with float4 loads and shuffles.
   const json* fixed = nullptr;
   for (const auto& c : r.doc["candidates"]) {
     if (c["origin"]["round"] == 1 && c["origin"]["attempt"] == 2) fixed = &c;
   }
   ASSERT_NE(fixed, nullptr);
   EXPECT_EQ((*fixed)["verdict"], "accepted") << *fixed;
-  EXPECT_GE((*fixed)["replay"]["speedup"].get<double>(), 1.2);  // 1.5x measured on an H100 with inputs scaled by 100
+  EXPECT_GE((*fixed)["replay"]["speedup"].get<double>(), 5.0);  // 7.2x in the testbed's own timing on an H100
   EXPECT_EQ((*fixed)["program"]["critical_path"]["verdict"], "faster");
   for (int round = 2; round <= 5; ++round) {
     const json* wrong = candidate(r.doc, "llm", round);
@@ -157,6 +175,34 @@ TEST(NvidiaOptimize, StandInModelAnswersAreBuiltCheckedAndTimed) {
   }
   EXPECT_TRUE(fs::exists(dir / "out/llm/round1_attempt2.answer.md"));
   EXPECT_EQ(r.doc["best"]["id"], (*fixed)["id"]);
+}
+
+// The matmul testbed's kernel is a template in a header that four .cu files include: built with
+// {SOURCE_DIR}, its files beside each variant. The candidate changes only the loads, so its result
+// is bitwise the original's (no tolerance given).
+TEST(NvidiaOptimize, AFasterSgemmForTheMatmulTestbedsTile) {
+  SKIP_WITHOUT_OPTIMIZE();
+  const fs::path dir = fresh_dir("optimize_sgemm");
+  const fs::path source = source_dir() / "examples/matmul/sgemm_tiled.hpp";
+  std::string files;
+  for (const char* f : {"matmul_tunable.cu", "sgemm_configs_bm32.cu", "sgemm_configs_bm64.cu", "sgemm_configs_bm128.cu"}) {
+    files += std::string(files.empty() ? "" : " ") + "{SOURCE_DIR}/" + f;
+  }
+  const auto r = optimize(source, dir / "out", {"--no-unroll", "--candidate", fixture("sgemm_vector_loads.cu").string()},
+                          {"{BINARY}", "2048", "2048", "2048", "--repeat", "10"}, files);
+  ASSERT_EQ(r.cli.exit_code, 0) << r.cli.err;
+  EXPECT_EQ(schema_errors(r.cli.out, "optimize"), "");
+  print_candidates(r.doc, r.seconds);
+  EXPECT_NE(r.doc["kernel"]["name"].get<std::string>().find("sgemm_tiled<64, 64, 16, 4, 4>"), std::string::npos) << r.doc["kernel"];
+  const json* c = candidate_file(r.doc, "sgemm_vector_loads.cu");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ((*c)["verdict"], "accepted") << *c;
+  EXPECT_EQ((*c)["correct"], true);
+  EXPECT_GE((*c)["replay"]["speedup"].get<double>(), 1.1);  // 1.37x in the testbed's own timing on an H100
+  // The kernel is half the critical path; the copies and the host's gaps around it vary by ±28 %
+  // over three runs, so the path is judged not longer (it was 17 % shorter on the H100).
+  EXPECT_NE((*c)["program"]["critical_path"]["verdict"], "slower");
+  EXPECT_TRUE(fs::exists(dir / "out/best/sgemm_tiled.hpp"));
 }
 
 TEST(NvidiaOptimize, AKernelOfALibraryIsRefusedWithItsName) {

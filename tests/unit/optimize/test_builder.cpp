@@ -48,6 +48,30 @@ TEST(VariantBuilder, RelativeIncludesResolveFromTheVariantsFolder) {
   EXPECT_EQ(read_file(kKernel), text) << "the original is never written";
 }
 
+// A kernel in a header: with {SOURCE_DIR} the program's other files are built beside the variant,
+// so they include it; includes that leave the folder still resolve; other files are not copied.
+TEST(VariantBuilder, AHeadersVariantReachesTheFilesThatIncludeIt) {
+  const fs::path header = test::source_dir() / "tests/fixtures/optimize/header_kernel/scale.cuh";
+  const std::string original = read_file(header);
+  const VariantBuilder builder("cpp -P {SOURCE_DIR}/main.cu -o {BINARY}", header, 60);
+  const auto dir = test::fresh_dir("source_dir");
+  std::string variant = original;
+  variant.replace(variant.find("SHARED_CONSTANT * N"), 19, "SHARED_CONSTANT * N * 2");
+  const auto built = builder.build(variant, dir / "v");
+  ASSERT_TRUE(built.ok) << built.failure << "\n" << built.log;
+  const std::string preprocessed = read_file(built.binary);
+  EXPECT_NE(preprocessed.find("x[0] *= 3.0f * N * 2"), std::string::npos) << preprocessed;
+  EXPECT_NE(preprocessed.find("void launch_scale"), std::string::npos) << preprocessed;
+  EXPECT_EQ(read_file(dir / "v/main.cu"), read_file(header.parent_path() / "main.cu")) << "its include names a copied file";
+  EXPECT_FALSE(fs::exists(dir / "v/notes.txt"));
+  EXPECT_NE(read_file(dir / "v/scale.cuh").find("#include \"" + (header.parent_path() / "../with_header/include/shared_constant.h").lexically_normal().string()),
+            std::string::npos);
+  EXPECT_EQ(read_file(header), original) << "the original is never written";
+  std::string message;
+  EXPECT_EQ(test::error_code_of([&] { VariantBuilder("nvcc main.cu -o {BINARY}", header, 60); }, &message), Errc::bad_input);
+  EXPECT_NE(message.find("has no {SOURCE} (or {SOURCE_DIR})"), std::string::npos) << message;
+}
+
 TEST(VariantBuilder, AFailedBuildKeepsItsOutputForTheRepair) {
   const VariantBuilder builder("sh -c \"echo 'kernel.cu(3): error: expected a ;' >&2; exit 1\" {SOURCE} {BINARY}", kKernel, 60);
   const auto built = builder.build("broken", test::fresh_dir("failing"));

@@ -170,6 +170,25 @@ TEST_F(Guards, TheSameDefinitionAndAnAddedDeviceHelperPass) {
   EXPECT_TRUE(v.passed()) << v.guard << ": " << v.reason;
 }
 
+// The candidate files the gpu tests give reach the GPU only through these guards.
+TEST_F(Guards, TheSoftmaxCandidateFixturesPass) {
+  for (const char* name : {"softmax_warp.cu", "softmax_warp_online.cu", "softmax_warp_vectors.cu", "softmax_no_max.cu",
+                           "softmax_empty.cu", "softmax_forever.cu", "softmax_out_of_bounds.cu"}) {
+    const auto v = with_definition(read_file(fixture(name)));
+    EXPECT_TRUE(v.passed()) << name << ": " << v.guard << ": " << v.reason;
+  }
+}
+
+// The matmul testbed's kernel is a template in a header; a candidate keeps its template parameters.
+TEST(KernelSource, TheMatmulTestbedsTemplateKernelAndItsCandidate) {
+  const auto s = parse_kernel_file(test::source_dir() / "examples/matmul/sgemm_tiled.hpp");
+  const auto* k = s.find("sgemm_tiled");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->template_parameters, "template <int BM, int BN, int BK, int TM, int TN>");
+  const auto v = check_source_guards(s, *k, parse_kernel_source(s.path, splice_definition(s, *k, read_file(fixture("sgemm_vector_loads.cu")))));
+  EXPECT_TRUE(v.passed()) << v.guard << ": " << v.reason;
+}
+
 TEST_F(Guards, AChangedSignatureIsRefused) {
   auto v = with_definition(replaced("const float* in", "const double* in"));
   EXPECT_EQ(v.guard, "signature");
