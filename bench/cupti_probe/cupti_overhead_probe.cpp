@@ -18,6 +18,9 @@
 //   pinned     CUPTI's timestamp buffers in pinned host memory instead of device memory
 //   devbuf32   32 MB timestamp buffers instead of CUPTI's default 3.2 MB
 //   shared     one activity buffer for all threads instead of one per thread
+//   switch     rpl_probe_switch("kernel,memcpy,...") may change the activity kinds while the
+//              program runs, so that one process compares them chunk by chunk (a paired
+//              comparison, free of the spread between processes)
 // Nothing is written; at exit it prints the record count when RPL_PROBE_VERBOSE is set.
 #include <cupti.h>
 
@@ -25,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 namespace {
@@ -51,12 +55,31 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
+constexpr CUpti_ActivityKind kSwitchable[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                              CUPTI_ACTIVITY_KIND_MEMSET};
+constexpr const char* kSwitchableNames[] = {"kernel", "memcpy", "memset"};
+
 void at_exit() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (std::getenv("RPL_PROBE_VERBOSE")) std::fprintf(stderr, "cupti probe: %zu records\n", records.load());
 }
 
 }  // namespace
+
+// With RPL_PROBE=...,switch: the records since the last call (flushed, so that they show which
+// kinds were on), then only the kinds named in `kinds` (kernel, memcpy, memset) stay enabled.
+extern "C" __attribute__((visibility("default"))) long rpl_probe_switch(const char* kinds) {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  const long since = static_cast<long>(records.exchange(0));
+  for (size_t i = 0; i < std::size(kSwitchable); ++i) {
+    if (has(kinds, kSwitchableNames[i])) {
+      cuptiActivityEnable(kSwitchable[i]);
+    } else {
+      cuptiActivityDisable(kSwitchable[i]);
+    }
+  }
+  return since;
+}
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   const char* env = std::getenv("RPL_PROBE");
@@ -89,7 +112,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   const bool serial = has(probe, "serial");
   const bool kernel = has(probe, "kernel") || serial, copies = has(probe, "copies"), sync = has(probe, "sync");
   const bool syncs = has(probe, "syncs"), events = has(probe, "events"), streams = has(probe, "streams"), api = has(probe, "api");
-  if (!kernel && !copies && !sync && !syncs && !events && !streams && !api) return 1;
+  if (!kernel && !copies && !sync && !syncs && !events && !streams && !api && !has(probe, "switch")) return 1;
   zeroed = has(probe, "zeroed");
   if (zeroed) {
     uint8_t on = 1;
