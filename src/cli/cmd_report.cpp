@@ -104,17 +104,21 @@ void write_html_report(const fs::path& folder, const fs::path& output, const std
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) fail(Errc::bad_input, "{}: not a folder; give the folder that rocm-perf profile wrote", folder.string());
   report::HtmlReportInput in;
-  in.profile = optional_json_document(folder / "profile.json");
+  // A folder of rocm-perf optimize: the profile of its baseline, and its candidates.
+  in.optimize = optional_json_document(folder / "optimize.json");
+  const fs::path profiled = !in.optimize.is_null() && !fs::exists(folder / "profile.json", ec) ? folder / "work/baseline/profile" : folder;
+  in.profile = optional_json_document(profiled / "profile.json");
   if (in.profile.is_null()) {
-    fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile (or analyze --out) wrote", folder.string());
+    fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile, analyze --out or optimize --out wrote",
+         profiled.string());
   }
   OutputFile page(output);  // a path that cannot be written fails before the traces are read
-  in.roofline = optional_json_document(folder / "roofline.json");
-  in.analysis = optional_json_document(folder / "analysis.json");
-  in.dag = optional_json_document(folder / "dag.json");
+  in.roofline = optional_json_document(profiled / "roofline.json");
+  in.analysis = optional_json_document(profiled / "analysis.json");
+  in.dag = optional_json_document(profiled / "dag.json");
   // Each set of databases is read once: a folder of one run, or --trace beside a folder with no
   // runs, gives the table and the timeline the same trace.
-  const auto runs = run_databases(folder);
+  const auto runs = run_databases(profiled);
   const auto& table_dbs = runs.empty() ? traces : runs;
   const auto timeline_dbs = timeline_databases(runs, traces);
   std::optional<trace::Trace> table_trace, timeline_trace;
@@ -134,7 +138,7 @@ void write_html_report(const fs::path& folder, const fs::path& output, const std
 Action add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   auto* cmd = app.add_subcommand("report", "write a self-contained HTML report of a profile folder");
-  cmd->add_option("folder", o->folder, "the folder that rocm-perf profile (or analyze --out) wrote")->required();
+  cmd->add_option("folder", o->folder, "the folder that rocm-perf profile (or analyze --out, or optimize --out) wrote")->required();
   cmd->add_option("-o,--output", o->output, "the HTML file to write (default: FOLDER/report.html; - for stdout)");
   cmd->add_option("--trace", o->traces,
                   "rocpd databases whose timeline the report shows (default: the folder's first run; analyze --out keeps none)");

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "html_optimize.hpp"
 #include "html_timeline.hpp"
 
 namespace rpl::report {
@@ -214,6 +215,7 @@ table.sortable th { cursor: pointer; border-bottom: 1px solid #999; }
 table.sortable td { border-bottom: 1px solid #eee; font-variant-numeric: tabular-nums; }
 table.sortable td:first-child { min-width: 16em; }
 table.sortable td:not(:first-child) { text-align: right; white-space: nowrap; }
+table.sortable td.text { text-align: left; white-space: normal; }
 .chart { max-width: 900px; }
 .timeline { position: relative; width: 100%; }
 .toolbar button { margin-right: 0.4em; } .toolbar .hint { color: #777; margin-left: 1em; font-size: 0.9em; }
@@ -229,6 +231,7 @@ std::string html_report(const HtmlReportInput& in) {
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escaped(title) +
                      "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + escaped(title) + "</h1>\n";
   html += "<h2>Summary</h2>\n" + summary(in);
+  html += optimize_section(in.optimize);
   html += "<h2>Roofline</h2>\n<div class=\"chart\"><canvas id=\"roofline\"></canvas></div>\n";
   if (!in.roofline.is_object()) {
     html += "<p>No roofline: profile with <code>--roofline</code>.</p>\n";

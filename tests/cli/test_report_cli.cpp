@@ -224,6 +224,41 @@ TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {
   EXPECT_NE(element_text(page->dom, "bottleneck").find(analysis["classification"]["bottleneck"].get<std::string>()), std::string::npos);
 }
 
+// A folder of rocm-perf optimize: its baseline's profile, and a row per candidate. The optimize.json
+// is a real one, recorded on an H100 (bench/data).
+TEST(CliReport, AnOptimizeFolderShowsItsCandidates) {
+  const auto dir = fresh_dir("report_optimize");
+  const auto out = dir / "out";
+  ASSERT_EQ(run_cli({"analyze", "--out", (out / "work/baseline/profile").string(), scenario("mi300x", 1, dir).string()}).exit_code, 0);
+  auto missing = run_cli({"report", out.string()});
+  EXPECT_EQ(missing.exit_code, 2) << "no optimize.json and no profile.json in the folder itself";
+  fs::copy_file(source_dir() / "bench/data/optimize_softmax_h100_stand_in_model.json", out / "optimize.json");
+  const auto r = run_cli({"report", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(read_text(out / "optimize.json"));
+  const auto html = read_text(out / "report.html");
+  const auto table = html.substr(html.find("<table id=\"candidates\""));
+  size_t rows = 0;
+  for (size_t at = table.find("<tr class="); at != std::string::npos && at < table.find("</table>"); at = table.find("<tr class=", at + 1)) ++rows;
+  EXPECT_EQ(rows, doc["candidates"].size());
+  for (const auto& c : doc["candidates"]) {
+    const auto row_at = table.find("<td>" + c["origin"]["description"].get<std::string>() + "</td>");
+    ASSERT_NE(row_at, std::string::npos) << c["origin"];
+    const auto row = table.substr(row_at, table.find("</tr>", row_at) - row_at);
+    if (c["verdict"] == "accepted") {
+      EXPECT_NE(row.find(fmt::format("{:.3f}x", c["replay"]["speedup"].get<double>())), std::string::npos) << row;
+    } else {
+      EXPECT_NE(row.find(c["stage"].get<std::string>() + ": "), std::string::npos) << row;
+    }
+  }
+  EXPECT_NE(html.find(fmt::format("candidate {}: {:.2f}x on replay", doc["best"]["id"].get<int>(), doc["best"]["kernel_speedup"].get<double>())),
+            std::string::npos);
+  EXPECT_NE(html.find("id=\"optimize-rejections\">compile 1, correctness 4<"), std::string::npos);
+  OPEN_OR_SKIP(page, open_in_chromium(out / "report.html"));
+  EXPECT_EQ(page->console, "");
+  EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
+}
+
 TEST(CliReport, SameFolderSameBytes) {
   const auto dir = fresh_dir("report_bytes");
   ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), scenario("multistream", 1, dir).string()}).exit_code, 0);

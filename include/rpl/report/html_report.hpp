@@ -1,7 +1,7 @@
 #pragma once
 // The HTML report of a profile folder (docs/report.md): one self-contained file that opens offline,
 // with the summary, a roofline chart, a timeline of the trace, the stall breakdown and a sortable
-// table of every kernel.
+// table of every kernel; for a folder of rocm-perf optimize, its candidates as a table too.
 // The charts are drawn by Chart.js, whose text the caller supplies and the page inlines.
 #include <optional>
 #include <string>
@@ -28,6 +28,7 @@ struct HtmlReportInput {
   nlohmann::json roofline;                 // roofline.json, or null
   nlohmann::json analysis;                 // analysis.json, or null
   nlohmann::json dag;                      // dag.json, or null
+  nlohmann::json optimize;                 // optimize.json, or null
   nlohmann::json timeline;                 // timeline_json() of a trace, or null
   std::string timeline_source;             // where that trace came from ("run1.db"), for its caption
   std::vector<ReportKernel> kernels;       // by time, most first
