@@ -1,0 +1,63 @@
+// The AMD side of rocm-perf optimize's guards on real hipcc builds (Debian's, no GPU needed): two
+// builds of the softmax testbed hold the same code objects (the deterministic-rebuild check) and an
+// unrolled variant does not; the kernel's code object is found for the target it was built for and
+// only that one; its resources and wave64 occupancy read as the spill and occupancy guards read them.
+// What needs an AMD GPU (isolate, rpl-hsa-replay, rocprofv3) is not exercised here.
+#include <gtest/gtest.h>
+
+#include <rpl/analysis/inspect.hpp>
+#include <rpl/analysis/kernel_selection.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/optimize/builder.hpp>
+#include <rpl/optimize/kernel_source.hpp>
+#include <rpl/optimize/source_edits.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(AmdOfflineOptimize, HipccBuildsOfTheTestbedThroughTheGuards) {
+  const std::string hipcc = RPL_HIPCC;
+  if (hipcc.empty() || hipcc.find("NOTFOUND") != std::string::npos) FAIL() << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
+  const fs::path source = source_dir() / "examples/softmax/softmax_testbed.cu";
+  const auto parsed = optimize::parse_kernel_file(source);
+  const auto* kernel = parsed.find("softmax_naive");
+  ASSERT_NE(kernel, nullptr);
+  const auto unrolled = optimize::unroll_variants(parsed, *kernel, {8});
+  ASSERT_FALSE(unrolled.variants.empty());
+  // An object file holds the offload bundle; linking would need the HIP runtime, not the point here.
+  const optimize::VariantBuilder builder(hipcc + " -std=c++17 -x hip --offload-arch=gfx90a -O3 -c {SOURCE} -o {BINARY}", source, 300);
+  const auto dir = fresh_dir("hipcc_optimize");
+  const auto built = builder.build_all({{parsed.text, dir / "a"}, {parsed.text, dir / "b"}, {unrolled.variants[0].text, dir / "unrolled"}}, 3);
+  for (const auto& b : built) ASSERT_TRUE(b.ok) << b.failure << "\n" << b.log;
+  std::string difference;
+  EXPECT_TRUE(optimize::same_machine_code(built[0].binary, built[1].binary, difference)) << difference;
+  EXPECT_FALSE(optimize::same_machine_code(built[0].binary, built[2].binary, difference));
+  EXPECT_NE(difference.find("(gfx90a"), std::string::npos) << difference;
+
+  const auto code = optimize::kernel_code_object(built[0].binary, "gfx90a", kernel->mangled_name);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(code->substr(0, 4), "\x7f" "ELF");
+  EXPECT_FALSE(optimize::kernel_code_object(built[0].binary, "gfx1030", kernel->mangled_name).has_value());
+
+  analysis::InspectOptions io;
+  io.arch = "gfx90a";
+  io.kernel_regex = analysis::exact_name_regex(kernel->mangled_name);
+  io.block = 256;
+  for (const auto& b : built) {
+    const auto report = analysis::inspect_binary(b.binary, io);
+    ASSERT_EQ(report.kernels.size(), 1u);
+    const auto& k = report.kernels[0];
+    EXPECT_EQ(k.wave_size, 64);
+    EXPECT_EQ(k.vgpr_spills + k.sgpr_spills + k.resources.scratch_bytes, 0);
+    ASSERT_TRUE(k.occupancy.has_value());
+    EXPECT_GT(k.occupancy->theoretical, 0.0);
+    EXPECT_LE(k.occupancy->theoretical, 1.0);
+    EXPECT_FALSE(k.occupancy->limiter.empty());
+  }
+}
+
+}  // namespace
+}  // namespace rpl::test
