@@ -97,6 +97,24 @@ TEST(CliAnalyze, BundledExampleTraceAnalyzes) {
   EXPECT_EQ(golden_difference(r.out, "analyze_example.json"), "");
 }
 
+// What scripts/demo.sh shows a new user: the PyTorch trace with counters and two streams gives
+// the roofline, the critical path across the streams and the bottleneck, and its report.
+TEST(CliAnalyze, TheDemosPytorchTraceShowsRooflineDagAndBottleneck) {
+  const auto db = source_dir() / "examples/traces/torch_two_streams_h100.db";
+  const auto out = fresh_dir("demo") / "out";
+  auto r = run_cli({"analyze", "--out", out.string(), db.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* line : {"Roofline    compute-bound", "DAG         critical path 13.792 ms through 13 of 26 GPU operations",
+                           "Bottleneck  compute_bound"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+  const auto dag = nlohmann::json::parse(read_text(out / "dag.json"));
+  EXPECT_GT(dag["edges"]["event"].get<int>(), 0) << "the events between the two streams";
+  auto report = run_cli({"report", out.string(), "--trace", db.string()});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_TRUE(fs::exists(out / "report.html"));
+}
+
 // The human summary in each vendor's words (NVIDIA: registers, shared and local memory).
 TEST(CliAnalyze, HumanSummaryGoldenNvidia) {
   auto r = run_cli({"analyze", (source_dir() / "examples/traces/softmax_h100.db").string()});
