@@ -78,7 +78,7 @@ std::string write_analysis_outputs(const trace::Trace& trace, const analysis::Pr
   if (bottleneck) write_output_file(out_dir / "analysis.json", report::dump(report::analysis_json(*bottleneck)));
 
   for (const auto& w : dag.warnings) log::warning("dag: " + w);
-  std::string text = report::dag_text(dag);
+  std::string text = report::dag_text(dag, options.names);
   if (bottleneck) {
     if (bottleneck->stalls) text += report::stalls_text(*bottleneck->stalls);
     text += report::bottleneck_text(*bottleneck);

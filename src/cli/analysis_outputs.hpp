@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <rpl/analysis/profile_summary.hpp>
+#include <rpl/analysis/short_names.hpp>
 #include <rpl/analysis/roofline.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/trace/model.hpp>
@@ -20,6 +21,7 @@ struct AnalysisOutputOptions {
   std::string ceilings_file;
   std::string thread_trace_dir;  // analyze --att: the dominant kernel's stalls from an AMD thread trace
   std::string ncu_source_file;   // analyze --ncu-source: its hot instructions and lines from ncu's source view
+  analysis::NameStyle names = analysis::NameStyle::short_names;  // in the text it returns
 };
 void add_analysis_output_options(CLI::App& cmd, AnalysisOutputOptions& options);
 

@@ -17,6 +17,11 @@ void add_output_options(CLI::App& cmd, OutputOptions& options, bool with_quiet) 
   cmd.add_flag("--json", options.json, "print the result document alone on stdout");
   if (with_quiet) cmd.add_flag("--quiet", options.quiet, "print one figure only");
   cmd.add_flag("--debug", options.debug, "print the commands run and keep temporary folders");
+  cmd.add_option("--names", options.names,
+                 "kernel names in the human output: short (the qualified name, template arguments abbreviated) or full; JSON "
+                 "gives both")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, analysis::NameStyle>{{"short", analysis::NameStyle::short_names},
+                                                                                    {"full", analysis::NameStyle::full_names}}));
 }
 
 void print_warnings(const std::vector<std::string>& warnings) {

@@ -52,6 +52,7 @@ Action add_analyze_command(CLI::App& app) {
     std::string closing_text = roofline.text;
     if (!o->out_dir.empty()) {
       create_output_folder(o->out_dir);
+      o->analyses.names = o->output.names;
       closing_text += write_analysis_outputs(trace, summary, roofline, o->out_dir, o->analyses);
       write_output_file(std::filesystem::path(o->out_dir) / "profile.json", report::dump(document));
     }

@@ -109,7 +109,9 @@ std::string percent_or_dash(const std::optional<analysis::KernelSide>& s) {
   return s ? fmt::format("{:.0f} %", s->share * 100) : "-";
 }
 
-void print_text(const Profile& before, const Profile& after, const std::vector<analysis::KernelChange>& changes) {
+// labels: each kernel's name as the output shows it.
+void print_text(const Profile& before, const Profile& after, const std::vector<analysis::KernelChange>& changes,
+                const std::map<std::string, std::string>& labels) {
   for (const auto* p : {&before, &after}) {
     std::cout << fmt::format("{:<7} {} ({} run{}{}{})\n", p == &before ? "before" : "after", p->path, p->times.runs,
                              p->times.runs == 1 ? "" : "s", gpu_of(*p).empty() ? "" : ", ", gpu_of(*p));
@@ -132,8 +134,9 @@ void print_text(const Profile& before, const Profile& after, const std::vector<a
       bound = "  " + (at(before) == at(after) ? at(before) : at(before) + " -> " + at(after));
     }
     // A long name (templates, C++ signatures) gets a line of its own: cut short, several would look alike.
-    if (c.name.size() > 48) std::cout << c.name << "\n";
-    std::cout << fmt::format("{:<48} {:>11} {:>11} {:>9} {:>9} {:>13}  {}{}\n", c.name.size() > 48 ? "" : c.name, a, b, change, noise,
+    const std::string& name = labels.at(c.name);
+    if (name.size() > 48) std::cout << name << "\n";
+    std::cout << fmt::format("{:<48} {:>11} {:>11} {:>9} {:>9} {:>13}  {}{}\n", name.size() > 48 ? "" : name, a, b, change, noise,
                              percent_or_dash(c.before) + " -> " + percent_or_dash(c.after), analysis::verdict_name(c.verdict),
                              bound);
     const auto o1 = occupancy_of(before, c.name), o2 = occupancy_of(after, c.name);
@@ -165,6 +168,13 @@ Action add_diff_command(CLI::App& app) {
       warnings.push_back("one profile is a profile.json alone: only its dominant kernel can be compared");
     }
     const auto changes = analysis::compare_kernel_times(before.times, after.times);
+    std::vector<std::string> all_names;
+    for (const auto& c : changes) all_names.push_back(c.name);
+    const auto short_names = analysis::unique_short_names(all_names);
+    std::map<std::string, std::string> labels = short_names;
+    if (o->output.names == analysis::NameStyle::full_names) {
+      for (auto& [full, label] : labels) label = full;
+    }
     std::vector<const analysis::KernelChange*> regressions;
     for (const auto& c : changes) {
       if (o->fail_on_regression_pct && c.verdict == analysis::Verdict::slower && c.change_pct > *o->fail_on_regression_pct) {
@@ -180,6 +190,7 @@ Action add_diff_command(CLI::App& app) {
       Json kernels = Json::array();
       for (const auto& c : changes) {
         kernels.push_back({{"name", c.name},
+                           {"short_name", short_names.at(c.name)},
                            {"before", side_json(c.before, before, c.name)},
                            {"after", side_json(c.after, after, c.name)},
                            {"change_pct", report::round6(c.change_pct)},
@@ -195,10 +206,10 @@ Action add_diff_command(CLI::App& app) {
       std::cout << report::dump(doc);
     } else {
       print_warnings(warnings);
-      print_text(before, after, changes);
+      print_text(before, after, changes, labels);
     }
     for (const auto* c : regressions) {
-      std::cerr << fmt::format("regression: {} is {:.1f} % slower (noise {}), over the {} % allowed\n", c->name, c->change_pct,
+      std::cerr << fmt::format("regression: {} is {:.1f} % slower (noise {}), over the {} % allowed\n", labels.at(c->name), c->change_pct,
                                c->noise_pct ? fmt::format("±{:.1f} %", *c->noise_pct) : std::string("unknown"),
                                *o->fail_on_regression_pct);
     }

@@ -136,6 +136,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       summary = analysis::summarize_trace(trace, options);
       roofline = roofline_for(trace, summary, o->analyses);
       AnalysisOutputOptions analyses = o->analyses;
+      analyses.names = o->output.names;
       if (o->deep && summary.kernel) {
         // The dominant kernel once more: AMD's thread trace, or ncu's per-instruction stall samples.
         const std::string regex = o->kernel.empty() ? analysis::exact_name_regex(summary.kernel->name) : o->kernel;

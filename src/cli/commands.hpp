@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <rpl/analysis/short_names.hpp>
+
 namespace rpl::cli {
 
 using Action = std::function<int()>;
@@ -16,6 +18,7 @@ struct OutputOptions {
   bool json = false;
   bool quiet = false;
   bool debug = false;
+  analysis::NameStyle names = analysis::NameStyle::short_names;  // --names short|full
 };
 void add_output_options(CLI::App& cmd, OutputOptions& options, bool with_quiet);
 

@@ -15,7 +15,7 @@ int render_profile(const analysis::ProfileSummary& summary, const report::Json& 
   } else if (output.quiet) {
     std::cout << fmt::format("{}\n", report::round6(summary.runtime_ms));
   } else {
-    std::cout << report::profile_text(summary) << closing_text;
+    std::cout << report::profile_text(summary, output.names) << closing_text;
     print_warnings(summary.warnings);
   }
   return 0;

@@ -97,6 +97,7 @@ Json dag_json(const analysis::DagResult& dag, const trace::Trace& trace, const a
                 {"saved_fraction", round6(dag.critical_path_ns > 0 ? static_cast<double>(saved) / static_cast<double>(dag.critical_path_ns) : 0)}};
     }
     kernels.push_back({{"name", k.name},
+                       {"short_name", analysis::short_kernel_name(k.name)},
                        {"kind", k.is_copy ? "copy" : "kernel"},
                        {"dispatches", k.dispatches},
                        {"on_critical_path", k.on_path},
@@ -128,7 +129,7 @@ Json dag_json(const analysis::DagResult& dag, const trace::Trace& trace, const a
   return j;
 }
 
-std::string dag_text(const analysis::DagResult& dag) {
+std::string dag_text(const analysis::DagResult& dag, analysis::NameStyle names) {
   if (dag.nodes == 0) return "";
   const auto& process = dag.processes[dag.critical_process];
   std::string text = fmt::format("DAG         critical path {} through {} of {} GPU operations ({} span{})\n",
@@ -137,7 +138,7 @@ std::string dag_text(const analysis::DagResult& dag) {
                                  process.dependencies_recorded ? "" : "; cross-stream dependencies inferred");
   if (!dag.kernels.empty() && dag.kernels.front().path_ns > 0) {
     const auto& k = dag.kernels.front();
-    text += fmt::format("            {} holds {:.1f} % of it", k.name, 100.0 * k.critical_path_score);
+    text += fmt::format("            {} holds {:.1f} % of it", analysis::kernel_label(k.name, names), 100.0 * k.critical_path_score);
     if (k.critical_path_ns_if_2x) {
       text += fmt::format("; twice as fast it would save {}", ms(dag.critical_path_ns - *k.critical_path_ns_if_2x));
     }

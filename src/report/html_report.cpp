@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <rpl/analysis/short_names.hpp>
+
 #include "html_optimize.hpp"
 #include "html_timeline.hpp"
 
@@ -48,12 +50,17 @@ std::string row(const std::string& label, const std::string& id, const std::stri
   return fmt::format("<tr><th>{}</th><td id=\"{}\">{}</td></tr>\n", escaped(label), id, value);
 }
 
+// A kernel's short name, its full name on hover.
+std::string named(const std::string& full, const std::string& short_name) {
+  return short_name == full ? escaped(full) : fmt::format("<span title=\"{}\">{}</span>", escaped(full), escaped(short_name));
+}
+
 std::string summary(const HtmlReportInput& in) {
   const Json& p = in.profile;
   std::string html = "<table class=\"summary\">\n";
   const Json& k = p.value("kernel", Json());
   if (k.is_object()) {
-    html += row("Dominant kernel", "kernel-name", escaped(text_at(k, "name")));
+    html += row("Dominant kernel", "kernel-name", named(text_at(k, "name"), analysis::short_kernel_name(text_at(k, "name"))));
     html += row("Dispatches", "kernel-dispatches", fmt::format("{}", k.value("dispatches", 0)));
     html += row("Share of GPU time", "kernel-share", fmt::format("{:.1f} %", k.value("time_fraction", 0.0) * 100));
   }
@@ -100,6 +107,9 @@ std::string kernel_table(const std::vector<ReportKernel>& kernels) {
       "<table id=\"kernels\" class=\"sortable\">\n<thead><tr><th data-type=\"text\">Kernel</th><th>Dispatches per run</th>"
       "<th>ms per run</th><th>Mean ms</th><th>Share</th><th>Occupancy</th><th data-type=\"text\">Bound</th></tr></thead>\n"
       "<tbody>\n";
+  std::vector<std::string> names;
+  for (const auto& k : kernels) names.push_back(k.name);
+  const auto short_names = analysis::unique_short_names(names);
   for (const auto& k : kernels) {
     const std::string occupancy =
         k.occupancy ? fmt::format("<td data-value=\"{}\">{:.1f} % ({})</td>", *k.occupancy, *k.occupancy * 100, escaped(k.limiter))
@@ -107,7 +117,7 @@ std::string kernel_table(const std::vector<ReportKernel>& kernels) {
     html += fmt::format(
         "<tr><td>{}</td><td data-value=\"{}\">{:.1f}</td><td data-value=\"{}\">{:.4f}</td><td data-value=\"{}\">{:.4f}</td>"
         "<td data-value=\"{}\">{:.1f} %</td>{}<td>{}</td></tr>\n",
-        escaped(k.name), k.dispatches_per_run, k.dispatches_per_run, k.per_run_ms, k.per_run_ms, k.mean_ms, k.mean_ms, k.share,
+        named(k.name, short_names.at(k.name)), k.dispatches_per_run, k.dispatches_per_run, k.per_run_ms, k.per_run_ms, k.mean_ms, k.mean_ms, k.share,
         k.share * 100, occupancy, escaped(k.bound.empty() ? "-" : k.bound));
   }
   return html + "</tbody></table>\n";
@@ -226,7 +236,7 @@ table.sortable td.text { text-align: left; white-space: normal; }
 std::string html_report(const HtmlReportInput& in) {
   Json data = {{"profile", in.profile}, {"roofline", in.roofline}, {"analysis", in.analysis}, {"timeline", in.timeline}};
   const std::string title = in.profile.value("kernel", Json()).is_object()
-                                ? "rocm-perf: " + text_at(in.profile["kernel"], "name")
+                                ? "rocm-perf: " + analysis::short_kernel_name(text_at(in.profile["kernel"], "name"))
                                 : std::string("rocm-perf report");
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escaped(title) +
                      "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n<h1>" + escaped(title) + "</h1>\n";

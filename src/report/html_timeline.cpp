@@ -98,7 +98,7 @@ function timelineChart(data) {
           const { x, base, y } = bar.getProps(['x', 'base', 'y'], true);
           const left = Math.max(a.left, Math.min(x, base)), right = Math.min(a.right, Math.max(x, base));
           if (span.n > 1 || right - left < 60) return;
-          let text = t.names[t.name[span.i]];
+          let text = t.short_names[t.name[span.i]];
           const fit = Math.max(1, Math.floor((right - left - 8) / 5));  // no glyph is narrower than 5 px here
           if (text.length > fit) text = text.slice(0, fit) + '…';
           while (text.length > 1 && ctx.measureText(text).width > right - left - 8) text = text.slice(0, -2) + '…';

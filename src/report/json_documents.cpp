@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include <rpl/analysis/short_names.hpp>
 #include <rpl/version.hpp>
 
 namespace rpl::report {
@@ -58,6 +59,7 @@ Json profile_json(const analysis::ProfileSummary& s) {
   if (s.kernel) {
     const auto& k = *s.kernel;
     j["kernel"] = {{"name", k.name},
+                   {"short_name", analysis::short_kernel_name(k.name)},
                    {"mangled_name", k.mangled_name},
                    {"grid", triple(k.grid)},
                    {"block", triple(k.block)},

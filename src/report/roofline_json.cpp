@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <rpl/analysis/short_names.hpp>
 #include <rpl/core/units.hpp>
 
 namespace rpl::report {
@@ -23,6 +24,7 @@ Json by_name(const Names& names, const Values& values) {
 Json kernel_roofline_json(const analysis::KernelRoofline& k) {
   Json j;
   j["name"] = k.name;
+  j["short_name"] = analysis::short_kernel_name(k.name);
   j["dispatches"] = k.dispatches;
   j["measured_dispatches"] = k.measured_dispatches;
   j["time_ms"] = round6(k.time_ns / 1e6);

@@ -54,12 +54,12 @@ std::string inspect_text(const analysis::InspectReport& report) {
   return out;
 }
 
-std::string profile_text(const analysis::ProfileSummary& s) {
+std::string profile_text(const analysis::ProfileSummary& s, analysis::NameStyle names) {
   std::string out;
   auto line = [&out](std::string_view label, const std::string& text) { out += fmt::format("{:<12}{}\n", label, text); };
   if (s.kernel) {
     const auto& k = *s.kernel;
-    line("Kernel", k.name);
+    line("Kernel", analysis::kernel_label(k.name, names));
     line("", fmt::format("{}, {:.3f} ms in all, {:.1f} % of kernel time; grid [{}, {}, {}], block [{}, {}, {}]",
                          count(k.dispatches, "dispatch", "dispatches"), k.total_ms, k.time_fraction * 100, k.grid[0], k.grid[1], k.grid[2], k.block[0],
                          k.block[1], k.block[2]));

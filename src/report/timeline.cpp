@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <rpl/analysis/short_names.hpp>
+
 #include "trace_processes.hpp"
 
 namespace rpl::report {
@@ -74,6 +76,10 @@ Json timeline_json(const trace::Trace& trace, const analysis::DagResult& dag, si
     start.push_back(op.start - origin);
     duration.push_back(op.end - op.start);
   }
+  // The bars' labels: short names, unique among the timeline's; hovering gives the full one.
+  const auto short_of = analysis::unique_short_names(names.get<std::vector<std::string>>());
+  Json short_names = Json::array();
+  for (const auto& n : names) short_names.push_back(short_of.at(n.get<std::string>()));
   Json critical = Json::array();
   for (const auto& step : dag.path) {
     int64_t at = -1;
@@ -82,7 +88,7 @@ Json timeline_json(const trace::Trace& trace, const analysis::DagResult& dag, si
     if (at >= 0) critical.push_back(at);  // host synchronizations are no bars; unshown steps are left out
   }
   return {{"operations", ops.size()}, {"shown", shown}, {"origin_ns", origin}, {"critical_path_ns", dag.critical_path_ns},
-          {"lanes", std::move(labels)}, {"names", std::move(names)}, {"lane", std::move(lane)}, {"kind", std::move(kind)},
+          {"lanes", std::move(labels)}, {"names", std::move(names)}, {"short_names", std::move(short_names)}, {"lane", std::move(lane)}, {"kind", std::move(kind)},
           {"name", std::move(name)}, {"start_ns", std::move(start)}, {"duration_ns", std::move(duration)},
           {"critical", std::move(critical)}};
 }

@@ -58,7 +58,9 @@ TEST(CliAnalyze, SameInputSameBytes) {
 TEST(CliAnalyze, HumanSummaryAndWarningsGoToTheirStreams) {
   auto r = run_cli({"analyze", three_runs("mi300x")[0]});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Kernel      matmul_kernel(float const*, float const*, float*, int, int, int)"), std::string::npos);
+  EXPECT_NE(r.out.find("Kernel      matmul_kernel\n"), std::string::npos) << r.out;
+  auto full = run_cli({"analyze", "--names", "full", three_runs("mi300x")[0]});
+  EXPECT_NE(full.out.find("Kernel      matmul_kernel(float const*, float const*, float*, int, int, int)\n"), std::string::npos);
   EXPECT_NE(r.out.find("Occupancy   25.0 %"), std::string::npos);
   EXPECT_NE(r.out.find("limited by lds"), std::string::npos);
   EXPECT_NE(r.err.find("warning: the selected kernel holds only"), std::string::npos);

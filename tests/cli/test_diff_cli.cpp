@@ -56,18 +56,26 @@ TEST(CliDiff, FindsTheKernelsThatChangedBeyondTheNoise) {
 
   auto text = run_cli({"diff", p.before.string(), p.after.string()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("softmax_kernel(float*, int, int)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\nsoftmax_kernel "), std::string::npos) << "short names by default: " << text.out;
+  EXPECT_EQ(text.out.find("softmax_kernel(float*, int, int)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("slower"), std::string::npos);
   EXPECT_NE(text.out.find("occupancy"), std::string::npos);
-  EXPECT_NE(text.out.find("\nmatmul_kernel(float const*, float const*, float*, int, int, int)\n"), std::string::npos)
+  for (const auto& k : doc["kernels"]) EXPECT_EQ(k["short_name"].get<std::string>().find('('), std::string::npos) << k;
+  auto full = run_cli({"diff", "--names", "full", p.before.string(), p.after.string()});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_NE(full.out.find("softmax_kernel(float*, int, int)"), std::string::npos) << full.out;
+  EXPECT_NE(full.out.find("\nmatmul_kernel(float const*, float const*, float*, int, int, int)\n"), std::string::npos)
       << "a long name is printed whole, on a line of its own";
+  auto bad = run_cli({"diff", "--names", "medium", p.before.string(), p.after.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(count_lines(bad.err), 1) << bad.err;
 }
 
 TEST(CliDiff, FailOnRegressionGatesOnlyBeyondItsThreshold) {
   TwoProfiles p;
   auto strict = run_cli({"diff", "--fail-on-regression", "10", p.before.string(), p.after.string()});
   EXPECT_EQ(strict.exit_code, 1);
-  EXPECT_NE(strict.err.find("regression: softmax_kernel(float*, int, int) is 30"), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("regression: softmax_kernel is 30"), std::string::npos) << strict.err;
   auto loose = run_cli({"diff", "--fail-on-regression", "50", p.before.string(), p.after.string()});
   EXPECT_EQ(loose.exit_code, 0) << loose.err;
   auto same = run_cli({"diff", "--fail-on-regression", "0", p.before.string(), p.before.string()});

@@ -4,11 +4,12 @@
 
 #include <rpl/analysis/inspect.hpp>
 #include <rpl/analysis/profile_summary.hpp>
+#include <rpl/analysis/short_names.hpp>
 #include <rpl/hal/occupancy.hpp>
 
 namespace rpl::report {
 
-std::string profile_text(const analysis::ProfileSummary& summary);
+std::string profile_text(const analysis::ProfileSummary& summary, analysis::NameStyle names = analysis::NameStyle::short_names);
 std::string occupancy_text(const hal::OccupancyResult& occupancy);
 std::string inspect_text(const analysis::InspectReport& report);
 enum class Vendor { amd, nvidia };

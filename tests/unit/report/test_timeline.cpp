@@ -1,11 +1,15 @@
 // The report's timeline document: lanes per (process, stream), operations by start, the critical
 // path's steps found among them, the cap on what is drawn.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/dag.hpp>
 #include <rpl/report/timeline.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
 
 #include "../analysis/trace_builder.hpp"
+#include "test_support.hpp"
 
 namespace rpl::test {
 namespace {
@@ -87,6 +91,21 @@ TEST(Timeline, ProcessesGetLanesOfTheirOwn) {
   const json empty = report::timeline_json(trace::Trace{}, analysis::DagResult{}, 100);
   EXPECT_EQ(empty["shown"], 0);
   EXPECT_EQ(empty["lanes"], json::array());
+}
+
+// The bars carry short names, unique among the timeline's; the full ones stay for hovering.
+TEST(Timeline, BarsCarryShortNames) {
+  const auto trace = trace::read_rocpd({source_dir() / "examples/traces/torch_two_streams_h100.db"});
+  const json t = report::timeline_json(trace, analysis::analyze_dag(trace), 1000);
+  ASSERT_EQ(t["short_names"].size(), t["names"].size());
+  std::set<std::string> distinct;
+  for (size_t i = 0; i < t["names"].size(); ++i) {
+    const auto full = t["names"][i].get<std::string>(), short_name = t["short_names"][i].get<std::string>();
+    EXPECT_LE(short_name.size(), full.size());
+    EXPECT_LE(short_name.size(), 130u) << short_name;
+    distinct.insert(short_name);
+  }
+  EXPECT_EQ(distinct.size(), t["names"].size());
 }
 
 }  // namespace
