@@ -1,0 +1,85 @@
+#pragma once
+// The state of one rocm-perf optimize run, shared by the files that define its steps:
+// optimize_session.cpp (the baseline, the kernel, the oracles, the outcome) and
+// optimize_candidates.cpp (each candidate through the guards, the LLM rounds, the confirmation).
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <rpl/analysis/dag.hpp>
+#include <rpl/analysis/inspect.hpp>
+#include <rpl/analysis/profile_summary.hpp>
+#include <rpl/isolate/snapshot.hpp>
+#include <rpl/optimize/builder.hpp>
+#include <rpl/optimize/kernel_source.hpp>
+#include <rpl/optimize/oracle.hpp>
+#include <rpl/trace/model.hpp>
+
+#include "optimize_session.hpp"
+
+namespace rpl::cli::optimize_steps {
+namespace fs = std::filesystem;
+
+// The function's own name in a demangled kernel name: "void ns::k<4>(float*, int)" -> "k".
+std::string base_name(const std::string& demangled);
+// The program's arguments with {BINARY} replaced by binary.
+std::vector<std::string> with_binary(const std::vector<std::string>& program, const fs::path& binary);
+
+// One traced profile of the program built into binary.
+struct ProgramProfile {
+  trace::Trace trace;
+  analysis::DagResult dag;
+  std::vector<double> critical_path_ms;  // each run's
+  fs::path folder;
+};
+
+class Session {
+ public:
+  Session(const OptimizeOptions& o, const std::function<void(const std::string&)>& progress)
+      : o_(o), progress_(progress), builder_(o.build, fs::absolute(o.source), o.build_timeout) {}
+
+  OptimizeOutcome run();
+
+ private:
+  void check_inputs();
+  void build_baseline();
+  ProgramProfile profile(const fs::path& binary, const fs::path& folder);
+  void write_documents(const ProgramProfile& p);
+  void choose_kernel(const ProgramProfile& p);
+  void capture_oracles();
+  void propose_initial();
+  void evaluate(std::vector<CandidateRecord*> batch);
+  bool check_code(CandidateRecord& c, const fs::path& binary);
+  std::optional<analysis::InspectedKernel> inspect_kernel(const fs::path& binary) const;
+  void time_replays(CandidateRecord& c);
+  void llm_rounds();
+  void confirm(CandidateRecord& c);
+  void finish();
+
+  CandidateRecord& add_candidate(std::string kind, std::string origin, std::string text);
+  void reject(CandidateRecord& c, std::string stage, std::string reason);
+  void report(const CandidateRecord& c);
+  optimize::Replayer replayer() const;
+  double time_replay(const fs::path& snapshot) const;
+  std::string vendor_backend() const { return out_.vendor == "amd" ? "rocm" : "cuda"; }
+
+  const OptimizeOptions& o_;
+  const std::function<void(const std::string&)>& progress_;
+  optimize::VariantBuilder builder_;
+  OptimizeOutcome out_;
+  fs::path out_dir_, work_;
+  optimize::KernelSource source_;
+  const optimize::KernelDefinition* kernel_ = nullptr;
+  fs::path baseline_binary_;
+  std::string baseline_code_;   // the kernel's code object in the baseline build
+  std::vector<isolate::Snapshot> snapshots_;
+  analysis::ProfileTimes baseline_times_;
+  std::string baseline_output_;  // the first run's lines that --check-output picks
+  std::set<std::string> seen_texts_;
+  std::vector<fs::path> timing_dirs_;  // per oracle: the snapshot with the baseline's code object
+};
+
+}  // namespace rpl::cli::optimize_steps
