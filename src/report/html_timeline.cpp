@@ -196,6 +196,12 @@ function timelineChart(data) {
   if (wanted && wanted[1] === 'critical') showPath();
   const range = wanted ? wanted[1].split(',').map(Number) : [];
   if (range.length === 2 && range[1] > range[0]) show(range[0] * 1e6, range[1] * 1e6);
+  // Otherwise where the GPU works, not the program's start-up; Whole trace shows the rest.
+  const w = t.window;
+  if (!wanted && w && (w.start_ns > 0 || w.end_ns < end)) {
+    const margin = (w.end_ns - w.start_ns) * 0.02;
+    show(w.start_ns - margin, w.end_ns + margin);
+  }
   render();
   return { chart, canvas, view, end, render };
 }
@@ -257,7 +263,20 @@ std::string timeline_section(const Json& timeline, const std::string& source) {
   if (shown < operations) {
     html += fmt::format(" (the first {} are drawn; rocm-perf export --format perfetto has all)", grouped(shown));
   }
-  html += fmt::format("; the critical path, in red, is {:.3f} ms.</p>\n", timeline.value("critical_path_ns", 0.0) / 1e6);
+  html += fmt::format("; the critical path, in red, is {:.3f} ms.", timeline.value("critical_path_ns", 0.0) / 1e6);
+  const Json& w = timeline.value("window", Json());
+  if (w.is_object()) {
+    const double from = w["start_ns"].get<double>() / 1e6, to = w["end_ns"].get<double>() / 1e6;
+    const double busy = w["busy_fraction"].get<double>() * 100, whole = w["whole_busy_fraction"].get<double>() * 100;
+    if (from > 0 || w["end_ns"].get<int64_t>() < w["trace_end_ns"].get<int64_t>()) {
+      html += fmt::format(" <span id=\"timeline-window\">The GPU works from {:.3f} to {:.3f} ms, busy {:.1f} % of that window "
+                          "({:.1f} % of the whole trace); the view opens there, <em>Whole trace</em> shows the rest.</span>",
+                          from, to, busy, whole);
+    } else {
+      html += fmt::format(" <span id=\"timeline-window\">The GPU is busy {:.1f} % of the trace.</span>", whole);
+    }
+  }
+  html += "</p>\n";
   html += "<div class=\"toolbar\"><button id=\"timeline-in\">Zoom in</button><button id=\"timeline-out\">Zoom out</button>"
           "<button id=\"timeline-path\">Critical path</button><button id=\"timeline-all\">Whole trace</button>"
           "<span class=\"hint\">wheel: zoom, drag: pan, double-click: whole trace</span></div>\n";

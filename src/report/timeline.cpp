@@ -24,6 +24,39 @@ struct Operation {
   auto key() const { return std::tie(start, end, lane, node.kind, node.index); }
 };
 
+// Idle gaps longer than this share of the whole trace, and than a millisecond, split it (a
+// program's start-up, its first calls).
+constexpr double kLongGap = 0.05;
+constexpr double kLongGapAtLeastNs = 1e6;
+
+// Where the GPU works: the trace split at its long idle gaps, the part with the most busy time;
+// its span and busy fraction, and the whole trace's. Operations sorted by start.
+Json working_window(const std::vector<Operation>& ops, int64_t origin) {
+  if (ops.empty()) return nullptr;
+  struct Part {
+    int64_t start, end, busy;
+  };
+  std::vector<Part> parts;
+  int64_t covered_to = ops.front().start, last_end = ops.front().start, first = ops.front().start;
+  for (const auto& op : ops) last_end = std::max(last_end, op.end);
+  const double long_gap = std::max(kLongGapAtLeastNs, kLongGap * static_cast<double>(last_end - first));
+  int64_t whole_busy = 0;
+  for (const auto& op : ops) {
+    if (parts.empty() || static_cast<double>(op.start - covered_to) > long_gap) parts.push_back({op.start, op.start, 0});
+    if (op.end > covered_to) {
+      const int64_t added = op.end - std::max(op.start, covered_to);
+      parts.back().busy += added;
+      whole_busy += added;
+      covered_to = op.end;
+    }
+    parts.back().end = std::max(parts.back().end, op.end);
+  }
+  const auto& w = *std::max_element(parts.begin(), parts.end(), [](const Part& a, const Part& b) { return a.busy < b.busy; });
+  const auto fraction = [](int64_t busy, int64_t span) { return span > 0 ? static_cast<double>(busy) / static_cast<double>(span) : 1.0; };
+  return {{"start_ns", w.start - origin}, {"end_ns", w.end - origin}, {"busy_fraction", fraction(w.busy, w.end - w.start)},
+          {"whole_busy_fraction", fraction(whole_busy, last_end - first)}, {"trace_end_ns", last_end - origin}};
+}
+
 }  // namespace
 
 Json timeline_json(const trace::Trace& trace, const analysis::DagResult& dag, size_t max_operations) {
@@ -90,7 +123,7 @@ Json timeline_json(const trace::Trace& trace, const analysis::DagResult& dag, si
   return {{"operations", ops.size()}, {"shown", shown}, {"origin_ns", origin}, {"critical_path_ns", dag.critical_path_ns},
           {"lanes", std::move(labels)}, {"names", std::move(names)}, {"short_names", std::move(short_names)}, {"lane", std::move(lane)}, {"kind", std::move(kind)},
           {"name", std::move(name)}, {"start_ns", std::move(start)}, {"duration_ns", std::move(duration)},
-          {"critical", std::move(critical)}};
+          {"critical", std::move(critical)}, {"window", working_window(ops, origin)}};
 }
 
 }  // namespace rpl::report

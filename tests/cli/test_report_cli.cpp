@@ -262,6 +262,22 @@ TEST(CliReport, AnOptimizeFolderShowsItsCandidates) {
   EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
 }
 
+// A PyTorch program's trace opens where the GPU works (from 225 ms), not on its start-up; the
+// whole trace is one click away.
+TEST(CliReport, TheTimelineOpensWhereTheGpuWorks) {
+  const auto dir = fresh_dir("report_window");
+  const auto db = source_dir() / "examples/traces/torch_two_streams_h100.db";
+  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), db.string()}).exit_code, 0);
+  ASSERT_EQ(run_cli({"report", (dir / "out").string(), "--trace", db.string(), "-o", (dir / "page.html").string()}).exit_code, 0);
+  OPEN_OR_SKIP(page, open_in_chromium(dir / "page.html"));
+  EXPECT_EQ(page->console, "");
+  const std::string view = attribute_of_canvas(page->dom, "timeline", "data-view");
+  ASSERT_NE(view.find(','), std::string::npos) << view;
+  EXPECT_GT(std::stod(view.substr(0, view.find(','))), 220e6) << view;
+  OPEN_OR_SKIP(whole, open_in_chromium(dir / "page.html", "#view=0,300"));
+  EXPECT_EQ(attribute_of_canvas(whole->dom, "timeline", "data-view").rfind("0,", 0), 0u) << "an asked-for view wins";
+}
+
 TEST(CliReport, SameFolderSameBytes) {
   const auto dir = fresh_dir("report_bytes");
   ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), scenario("multistream", 1, dir).string()}).exit_code, 0);

@@ -93,6 +93,22 @@ TEST(Timeline, ProcessesGetLanesOfTheirOwn) {
   EXPECT_EQ(empty["lanes"], json::array());
 }
 
+// Where the GPU works: PyTorch's start-up and first calls are left out (idle gaps of 159, 28, 19
+// and 16 ms in a 239 ms trace); a trace without long gaps is its own window.
+TEST(Timeline, TheWindowWhereTheGpuWorks) {
+  const auto trace = trace::read_rocpd({source_dir() / "examples/traces/torch_two_streams_h100.db"});
+  const json w = report::timeline_json(trace, analysis::analyze_dag(trace), 1000)["window"];
+  EXPECT_EQ(w["start_ns"].get<int64_t>() / 1000, 225421) << w;
+  EXPECT_EQ(w["end_ns"], w["trace_end_ns"]);
+  EXPECT_GT(w["busy_fraction"].get<double>(), 0.8);
+  EXPECT_LT(w["whole_busy_fraction"].get<double>(), 0.1);
+  const auto steady = two_streams();
+  const json s = report::timeline_json(steady, analysis::analyze_dag(steady), 100)["window"];
+  EXPECT_EQ(s["start_ns"], 0);
+  EXPECT_EQ(s["end_ns"], s["trace_end_ns"]);
+  EXPECT_TRUE(report::timeline_json(trace::Trace{}, analysis::DagResult{}, 100)["window"].is_null());
+}
+
 // The bars carry short names, unique among the timeline's; the full ones stay for hovering.
 TEST(Timeline, BarsCarryShortNames) {
   const auto trace = trace::read_rocpd({source_dir() / "examples/traces/torch_two_streams_h100.db"});
