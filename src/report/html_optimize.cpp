@@ -49,10 +49,12 @@ std::string summary(const Json& o) {
   }
   const Json& best = o.value("best", Json());
   if (best.is_object()) {
+    const auto number = [&](const char* key) { return number_at(best, {key}).value_or(0); };
+    const Json* applied = at(best, {"applied"});
     row("Best", "optimize-best",
-        fmt::format("candidate {}: {:.2f}x on replay, the kernel {:+.1f} % and the critical path {:+.1f} % in the program{}",
-                    best.value("id", 0), best.value("kernel_speedup", 0.0), best.value("program_kernel_change_pct", 0.0),
-                    best.value("critical_path_change_pct", 0.0), best.value("applied", false) ? "; applied" : ""));
+        fmt::format("candidate {:.0f}: {:.2f}x on replay, the kernel {:+.1f} % and the critical path {:+.1f} % in the program{}",
+                    number("id"), number("kernel_speedup"), number("program_kernel_change_pct"), number("critical_path_change_pct"),
+                    applied && *applied == true ? "; applied" : ""));
   } else {
     row("Best", "optimize-best", "none: no candidate was both correct and faster");
   }
@@ -69,11 +71,15 @@ std::string summary(const Json& o) {
 
 std::string candidate_rows(const Json& o) {
   std::string html;
-  for (const auto& c : o.value("candidates", Json::array())) {
+  const Json* candidates = at(o, {"candidates"});
+  if (!candidates || !candidates->is_array()) return html;
+  for (const auto& c : *candidates) {
+    if (!c.is_object()) continue;
+    const double id = number_at(c, {"id"}).value_or(0);
     const auto occupancy = number_at(c, {"resources", "occupancy"});
     const std::string why = text_of(c, "stage").empty() ? "" : text_of(c, "stage") + ": " + text_of(c, "reason");
     html += fmt::format("<tr class=\"{}\"><td>{}</td><td data-value=\"{}\">{}</td><td class=\"text\">{}</td>", escaped(text_of(c, "verdict")),
-                        escaped(text_of(c.value("origin", Json()), "description")), c.value("id", 0), c.value("id", 0),
+                        escaped(text_of(c.value("origin", Json()), "description")), id, id,
                         escaped(text_of(c, "verdict")));
     const Json* path_verdict = at(c, {"program", "critical_path", "verdict"});
     html += cell(number_at(c, {"resources", "registers_per_thread"}), "{:.0f}");

@@ -260,6 +260,13 @@ TEST(CliReport, AnOptimizeFolderShowsItsCandidates) {
   OPEN_OR_SKIP(page, open_in_chromium(out / "report.html"));
   EXPECT_EQ(page->console, "");
   EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
+  // An optimize.json edited by hand into odd shapes: its odd fields shown as "-", never a crash.
+  for (const char* odd : {R"({"candidates": [{"id": "x", "origin": 5, "replay": {"speedup": "fast"}}, 3], "best": {"id": "y"}})",
+                          R"({"candidates": 7, "kernel": 3, "rejections": [1]})"}) {
+    std::ofstream(out / "optimize.json") << odd;
+    const auto again = run_cli({"report", out.string(), "-o", (dir / "odd.html").string()});
+    EXPECT_EQ(again.exit_code, 0) << odd << "\n" << again.err;
+  }
 }
 
 // A PyTorch program's trace opens where the GPU works (from 225 ms), not on its start-up; the
