@@ -18,6 +18,7 @@ packages=(
   time                         # peak memory in the benchmark
   libjs-chart.js               # the HTML report's charts (Chart.js), inlined into each report
   chromium                     # the report's tests open it headless
+  slurm-wlm munge              # a throwaway Slurm on localhost for the Slurm tests (tests/slurm/)
 )
 
 missing=()
