@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -182,12 +183,15 @@ class FileReader {
   FileReader(Trace& trace, const fs::path& file, SQLite::Database& db, const ReadOptions& options)
       : trace_(trace), file_(file), db_(db), options_(options), source_(static_cast<int16_t>(trace.sources.size())) {
     if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files (at most {})", file.string(), INT16_MAX);
-    trace_.sources.push_back({file.string(), {}, {}});
+    trace::Source source;
+    source.path = file.string();
+    trace_.sources.push_back(std::move(source));
     for (uint32_t i = 0; i < trace_.geometries.size(); ++i) geometry_index_.emplace(trace_.geometries[i], i);
   }
 
   void read(const TableSet& set) {
     read_metadata(set);
+    read_host(set);
     if (set.has("info_agent")) read_agents(set);
     if (!set.has("info_kernel_symbol")) {
       fail(Errc::bad_input, "{}: rocpd_info_kernel_symbol{} is missing; cannot name the kernels", file_.string(), set.suffix);
@@ -230,18 +234,30 @@ class FileReader {
     if (std::find(guids.begin(), guids.end(), guid) == guids.end()) guids.push_back(guid);
   }
 
+  // The host of the file's processes (one node per file, as rocprofv3 and the tracer write them).
+  void read_host(const TableSet& set) {
+    if (!set.has("info_node") || !columns_of(db_, set.name("info_node")).count("hostname")) return;
+    SQLite::Statement st(db_, "SELECT hostname FROM " + set.name("info_node") + " ORDER BY id LIMIT 1");
+    if (st.executeStep()) trace_.sources[source_].host = text_or_empty(st.getColumn(0));
+  }
+
   void read_metadata(const TableSet& set) {
     if (!set.has("metadata")) return;
     auto cols = columns_of(db_, set.name("metadata"));
     if (!cols.count("tag") || !cols.count("value")) return;
     SQLite::Statement st(db_, "SELECT tag, value FROM " + set.name("metadata") +
-                                  " WHERE tag IN ('schema_version', 'rpl_dropped_records', 'rpl_trace_level') ORDER BY id");
+                                  " WHERE tag IN ('schema_version', 'rpl_dropped_records', 'rpl_trace_level', 'rpl_rank') ORDER BY id");
     while (st.executeStep()) {
       const std::string tag = text_or_empty(st.getColumn(0)), value = text_or_empty(st.getColumn(1));
       if (tag == "schema_version" && !value.empty() && value[0] != '3') {
         trace_.warnings.push_back(fmt::format("{}: rocpd schema_version {} (this reader expects 3)", file_.string(), value));
       }
       if (tag == "rpl_trace_level") trace_.sources[source_].trace_level = value;
+      if (tag == "rpl_rank") {
+        int rank = 0;
+        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), rank);
+        if (error == std::errc() && end == value.data() + value.size() && rank >= 0) trace_.sources[source_].rank = rank;
+      }
       // Written by rocm-perf's CUPTI tracer when its activity buffers overflowed.
       if (tag == "rpl_dropped_records" && value != "0") {
         trace_.warnings.push_back(fmt::format("{}: the tracer dropped {} activity records; timings may miss dispatches",

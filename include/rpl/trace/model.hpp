@@ -18,6 +18,8 @@ struct Source {
   std::string path;
   std::vector<std::string> guids;  // processes recorded in it
   std::string trace_level;         // what rocm-perf's CUPTI tracer recorded (kernels, default, full); empty when not said
+  std::optional<int> rank;         // the process's rank in a multi-rank job, where the tracer recorded one
+  std::string host;                // the host it ran on (rocpd_info_node), where recorded
 };
 
 struct Agent {

@@ -93,6 +93,7 @@ struct CudaTraceData {
   int64_t pid = 0, ppid = 0;
   std::string hostname, command;
   std::string trace_level;       // kernels, default or full (docs/dependencies.md); kept in rocpd_metadata
+  std::string rank;              // of a multi-rank job (SLURM_PROCID, OMPI_COMM_WORLD_RANK, PMI_RANK); "" when none
   uint64_t start_ns = 0, end_ns = 0;
   std::vector<CudaDeviceInfo> devices;
   std::vector<std::string> names;

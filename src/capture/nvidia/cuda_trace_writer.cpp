@@ -78,7 +78,7 @@ std::string sm_arch_name(int cc_major, int cc_minor) { return fmt::format("sm_{}
 
 struct CudaTraceWriter::Impl {
   fs::path path, temporary;
-  std::string trace_level;
+  std::string trace_level, rank;
   std::unique_ptr<trace::RocpdWriter> writer;
   std::set<uint32_t> devices;
   std::vector<std::string> names;  // every kernel name added, in first-seen order
@@ -203,6 +203,7 @@ CudaTraceWriter::CudaTraceWriter(fs::path path, const CudaTraceData& data) : imp
   impl_->path = std::move(path);
   impl_->temporary = impl_->path.string() + ".tmp";
   impl_->trace_level = data.trace_level;
+  impl_->rank = data.rank;
   std::error_code ec;
   fs::remove(impl_->temporary, ec);
   trace::RocpdProcessInfo process;
@@ -280,6 +281,7 @@ void CudaTraceWriter::finish(uint64_t dropped_records, uint64_t end_ns) {
   impl_->writer->set_process_end(static_cast<int64_t>(end_ns));
   impl_->writer->add_metadata("rpl_tracer", "cupti");
   if (!impl_->trace_level.empty()) impl_->writer->add_metadata("rpl_trace_level", impl_->trace_level);
+  if (!impl_->rank.empty()) impl_->writer->add_metadata("rpl_rank", impl_->rank);
   impl_->writer->add_metadata("rpl_dropped_records", std::to_string(dropped_records));
   impl_->writer->finish();
   impl_->writer.reset();

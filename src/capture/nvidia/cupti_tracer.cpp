@@ -368,6 +368,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (t.process.trace_level != "kernels" && t.process.trace_level != "default" && t.process.trace_level != "full") {
       refuse("RPL_TRACE_LEVEL=" + t.process.trace_level + ": give kernels, default or full");
     }
+    // A rank of srun's, Open MPI's or another PMI launcher's, for the per-rank view.
+    for (const char* name : {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"}) {
+      const char* rank = std::getenv(name);
+      if (rank && *rank && t.process.rank.empty()) t.process.rank = rank;
+    }
     t.edges = t.process.trace_level != "kernels";
     t.api_calls = t.process.trace_level == "full";
     if (const char* kb = std::getenv("RPL_TRACE_BUFFER_KB")) {

@@ -16,7 +16,7 @@ using trace::EventOperationKind;
 class DagTrace {
  public:
   DagTrace() {
-    trace.sources.push_back({"run1.db", {"g"}, {}});
+    trace.sources.push_back({"run1.db", {"g"}, {}, {}, {}});
     trace::Agent gpu;
     gpu.guid = "g";
     gpu.id = 1;

@@ -18,7 +18,7 @@ class CounterTrace {
  public:
   explicit CounterTrace(const std::string& arch, const std::string& product, int units, double clock_mhz,
                         std::optional<double> dram = std::nullopt) {
-    trace.sources.push_back({"run1.db", {"g"}, {}});
+    trace.sources.push_back({"run1.db", {"g"}, {}, {}, {}});
     trace::Agent gpu;
     gpu.guid = "g";
     gpu.type = "GPU";

@@ -17,7 +17,7 @@ struct FileSpec {
 trace::Trace trace_of(const std::vector<FileSpec>& files) {
   trace::Trace t;
   for (size_t i = 0; i < files.size(); ++i) {
-    trace::Source s{files[i].path, {}, {}};
+    trace::Source s{files[i].path, {}, {}, {}, {}};
     for (int p = 0; p < files[i].processes; ++p) s.guids.push_back("g" + std::to_string(p));
     t.sources.push_back(s);
     trace::Dispatch d{};
@@ -49,7 +49,7 @@ TEST(RunGrouping, OtherFilesGroupByOverlappingActivity) {
   auto t = trace_of({{"node/300_results.db", 1, 5000, 6000},
                      {"node/100_results.db", 1, 0, 100},
                      {"node/101_results.db", 1, 50, 400}});
-  t.sources.push_back({"node/empty.db", {"g"}, {}});
+  t.sources.push_back({"node/empty.db", {"g"}, {}, {}, {}});
   auto g = group_runs(t);
   EXPECT_EQ(g.runs, 3);
   EXPECT_EQ(g.processes, 4);

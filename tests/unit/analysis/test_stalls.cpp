@@ -10,7 +10,7 @@ namespace {
 class StallTrace {
  public:
   StallTrace() {
-    trace.sources.push_back({"run1.db", {"g"}, {}});
+    trace.sources.push_back({"run1.db", {"g"}, {}, {}, {}});
     trace::KernelSymbol k;
     k.mangled_name = "k";
     trace.symbols.push_back(k);

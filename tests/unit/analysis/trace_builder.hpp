@@ -9,7 +9,7 @@ namespace rpl::test {
 class TraceBuilder {
  public:
   TraceBuilder() {
-    trace.sources.push_back({"run1.db", {"g"}, {}});
+    trace.sources.push_back({"run1.db", {"g"}, {}, {}, {}});
     trace::Agent gpu;
     gpu.guid = "g";
     gpu.id = 1;

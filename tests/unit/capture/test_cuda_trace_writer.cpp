@@ -122,6 +122,22 @@ TEST(CudaTraceWriter, AnalyzesLikeAnAmdTrace) {
   EXPECT_EQ(s.occupancy->limiter, "registers");
 }
 
+// A rank of a multi-rank job and the host are kept, for the per-rank view; a process without a
+// rank has none.
+TEST(CudaTraceWriter, TheRankAndTheHostReadBack) {
+  const auto dir = test::fresh_dir("cuda-rank");
+  auto ranked = h100_trace();
+  ranked.rank = "3";
+  write_cuda_trace(dir / "1_results.db", ranked);
+  write_cuda_trace(dir / "2_results.db", h100_trace());
+  const auto trace = trace::read_rocpd({dir / "1_results.db", dir / "2_results.db"});
+  ASSERT_EQ(trace.sources.size(), 2u);
+  EXPECT_EQ(trace.sources[0].rank, 3);
+  EXPECT_EQ(trace.sources[0].host, "gpu-node");
+  EXPECT_FALSE(trace.sources[1].rank.has_value());
+  EXPECT_EQ(trace.sources[1].host, "gpu-node");
+}
+
 // The tracer hands over records as CUPTI fills its buffers: each batch carries only the names it
 // saw first, and the process's end is known only when the writer finishes.
 TEST(CudaTraceWriter, WritesBatchesAsTheyCome) {

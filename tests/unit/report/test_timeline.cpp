@@ -82,7 +82,7 @@ TEST(Timeline, DrawsTheFirstOperationsWhereThereAreTooMany) {
 
 TEST(Timeline, ProcessesGetLanesOfTheirOwn) {
   auto trace = two_streams();
-  trace.sources.push_back({"run2.db", {"h"}, {}});
+  trace.sources.push_back({"run2.db", {"h"}, {}, {}, {}});
   trace::Dispatch d = trace.dispatches[0];
   d.source = 1;
   trace.dispatches.push_back(d);
