@@ -111,6 +111,7 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   k.longest_dispatch_id = longest.id;
   k.longest_dispatch_ms = static_cast<double>(g.longest_ns) / kNsPerMs;
   s.kernel = k;
+  s.ranks = rank_spread(trace, g.mangled_name);
 
   const RunGrouping runs = group_runs(trace);
   std::set<std::array<uint32_t, 3>> blocks;

@@ -70,6 +70,17 @@ Json profile_json(const analysis::ProfileSummary& s) {
   } else {
     j["kernel"] = nullptr;
   }
+  if (s.ranks) {
+    Json ranks = Json::array();
+    for (const auto& r : s.ranks->ranks) {
+      ranks.push_back({{"rank", r.rank}, {"host", r.host}, {"dispatches_per_run", round6(r.dispatches_per_run)},
+                       {"per_run_ms", round6(r.per_run_ms)}});
+    }
+    j["ranks"] = {{"ranks", ranks}, {"slowest_rank", s.ranks->slowest_rank}, {"mean_ms", round6(s.ranks->mean_ms)},
+                  {"imbalance_pct", round6(s.ranks->imbalance_pct)}, {"hosts", s.ranks->hosts}};
+  } else {
+    j["ranks"] = nullptr;
+  }
   if (s.gpu) {
     const auto& g = *s.gpu;
     j["gpu"] = {{"vendor", g.vendor},

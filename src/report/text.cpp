@@ -1,5 +1,7 @@
 #include <rpl/report/text.hpp>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace rpl::report {
@@ -82,6 +84,14 @@ std::string profile_text(const analysis::ProfileSummary& s, analysis::NameStyle 
   const Vendor vendor = s.gpu && s.gpu->vendor == "NVIDIA" ? Vendor::nvidia : Vendor::amd;
   line("Resources", s.resources ? resources_text(*s.resources, vendor) : "unknown (no trace)");
   line("Occupancy", s.occupancy ? occupancy_text(*s.occupancy) : "unknown");
+  if (s.ranks) {
+    const auto& r = *s.ranks;
+    const auto [fastest, slowest] = std::minmax_element(r.ranks.begin(), r.ranks.end(),
+                                                        [](const auto& a, const auto& b) { return a.per_run_ms < b.per_run_ms; });
+    line("Ranks", fmt::format("{} ranks on {}: the kernel {:.3f} to {:.3f} ms a run; slowest rank {} ({:.1f} % over the mean)",
+                              r.ranks.size(), count(r.hosts, "host"), fastest->per_run_ms, slowest->per_run_ms, r.slowest_rank,
+                              r.imbalance_pct));
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <rpl/analysis/rank_spread.hpp>
 #include <rpl/analysis/stability.hpp>
 #include <rpl/hal/occupancy.hpp>
 #include <rpl/trace/model.hpp>
@@ -52,6 +53,7 @@ struct ProfileSummary {
   Stability stability;
   std::optional<ResourceSummary> resources;
   std::optional<hal::OccupancyResult> occupancy;
+  std::optional<RankSpread> ranks;  // a multi-rank job: the kernel on each rank
   std::vector<std::string> warnings;
 };
 

@@ -136,6 +136,46 @@ TEST(CudaTraceWriter, TheRankAndTheHostReadBack) {
   EXPECT_EQ(trace.sources[0].host, "gpu-node");
   EXPECT_FALSE(trace.sources[1].rank.has_value());
   EXPECT_EQ(trace.sources[1].host, "gpu-node");
+  EXPECT_FALSE(analysis::summarize_trace(trace, {}).ranks.has_value()) << "one rank is no job";
+}
+
+// Ranks 0 and 1 on one host and rank 2, whose dispatches take twice as long, on another: the
+// dominant kernel's time on each, the slowest rank and how far it is over the mean; in the
+// summary, profile.json (against its schema) and the text.
+TEST(CudaTraceWriter, ARanksSlownessShows) {
+  const auto dir = test::fresh_dir("cuda-ranks");
+  std::vector<std::filesystem::path> dbs;
+  for (int rank = 0; rank < 3; ++rank) {
+    auto d = h100_trace();
+    d.pid = 100 + rank;
+    d.rank = std::to_string(rank);
+    if (rank == 2) {
+      d.hostname = "gpu-node-2";
+      for (auto& k : d.kernels) k.end = k.start + 2 * (k.end - k.start);
+    }
+    dbs.push_back(dir / ("run1_" + std::to_string(100 + rank) + "_results.db"));
+    write_cuda_trace(dbs.back(), d);
+  }
+  const auto s = analysis::summarize_trace(trace::read_rocpd(dbs), {});
+  ASSERT_TRUE(s.ranks.has_value());
+  ASSERT_EQ(s.ranks->ranks.size(), 3u);
+  EXPECT_EQ(s.ranks->slowest_rank, 2);
+  EXPECT_EQ(s.ranks->hosts, 2u);
+  EXPECT_EQ(s.ranks->ranks[2].host, "gpu-node-2");
+  EXPECT_DOUBLE_EQ(s.ranks->ranks[0].dispatches_per_run, 20);
+  EXPECT_NEAR(s.ranks->ranks[2].per_run_ms, 2 * s.ranks->ranks[0].per_run_ms, 1e-9);
+  EXPECT_NEAR(s.ranks->imbalance_pct, 50, 1e-6) << "2 over a mean of 4/3";
+  std::vector<std::string> args = {"analyze"};
+  for (const auto& db : dbs) args.push_back(db.string());
+  const auto text = test::run_cli(args);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("Ranks       3 ranks on 2 hosts: the kernel "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("slowest rank 2 (50.0 % over the mean)"), std::string::npos) << text.out;
+  args.insert(args.begin() + 1, "--json");
+  const auto doc = test::run_cli(args);
+  ASSERT_EQ(doc.exit_code, 0) << doc.err;
+  EXPECT_EQ(test::schema_errors(doc.out, "profile"), "");
+  EXPECT_NE(doc.out.find("\"slowest_rank\": 2"), std::string::npos);
 }
 
 // The tracer hands over records as CUPTI fills its buffers: each batch carries only the names it
