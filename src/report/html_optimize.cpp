@@ -10,10 +10,6 @@ namespace rpl::report {
 namespace {
 using Json = nlohmann::json;
 
-std::string text_of(const Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
-
 // The value at a path of objects, if every step is there.
 const Json* at(const Json& j, std::initializer_list<const char*> path) {
   const Json* v = &j;
@@ -40,7 +36,7 @@ std::string summary(const Json& o) {
   const auto row = [&](const char* label, const char* id, const std::string& value) {
     html += fmt::format("<tr><th>{}</th><td id=\"{}\">{}</td></tr>\n", label, id, value);
   };
-  row("Kernel", "optimize-kernel", escaped(text_of(o.value("kernel", Json()), "name")) + " in " + escaped(text_of(o, "source")));
+  row("Kernel", "optimize-kernel", escaped(text_at(o.value("kernel", Json()), "name")) + " in " + escaped(text_at(o, "source")));
   const auto share = number_at(o, {"baseline", "critical_path_share"});
   const auto ceiling = number_at(o, {"baseline", "amdahl_ceiling"});
   if (share) {
@@ -77,10 +73,10 @@ std::string candidate_rows(const Json& o) {
     if (!c.is_object()) continue;
     const double id = number_at(c, {"id"}).value_or(0);
     const auto occupancy = number_at(c, {"resources", "occupancy"});
-    const std::string why = text_of(c, "stage").empty() ? "" : text_of(c, "stage") + ": " + text_of(c, "reason");
-    html += fmt::format("<tr class=\"{}\"><td>{}</td><td data-value=\"{}\">{}</td><td class=\"text\">{}</td>", escaped(text_of(c, "verdict")),
-                        escaped(text_of(c.value("origin", Json()), "description")), id, id,
-                        escaped(text_of(c, "verdict")));
+    const std::string why = text_at(c, "stage").empty() ? "" : text_at(c, "stage") + ": " + text_at(c, "reason");
+    html += fmt::format("<tr class=\"{}\"><td>{}</td><td data-value=\"{}\">{}</td><td class=\"text\">{}</td>", escaped(text_at(c, "verdict")),
+                        escaped(text_at(c.value("origin", Json()), "description")), id, id,
+                        escaped(text_at(c, "verdict")));
     const Json* path_verdict = at(c, {"program", "critical_path", "verdict"});
     html += cell(number_at(c, {"resources", "registers_per_thread"}), "{:.0f}");
     html += cell(occupancy ? std::optional(*occupancy * 100) : std::nullopt, "{:.0f} %");

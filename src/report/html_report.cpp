@@ -26,6 +26,10 @@ std::string escaped(const std::string& text) {
   return out;
 }
 
+std::string text_at(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
 namespace {
 using Json = nlohmann::json;
 
@@ -39,10 +43,6 @@ std::string script_json(const Json& j) {
     if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += "\\";
   }
   return out;
-}
-
-std::string text_at(const Json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
 // A summary line: a label and its value, the value in an element with an id the tests read.

@@ -1,5 +1,6 @@
 #pragma once
-// The timeline section of the HTML report (html_report.cpp puts it on the page).
+// The timeline section of the HTML report (html_report.cpp puts it on the page), and the text
+// helpers the page's sections share (defined in html_report.cpp).
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -8,6 +9,9 @@ namespace rpl::report {
 
 /// Text made safe to put between HTML tags or in an attribute.
 std::string escaped(const std::string& text);
+
+/// The string at j[key]; "" where j is no object or that is no string.
+std::string text_at(const nlohmann::json& j, const char* key);
 
 /// The section's markup: caption, buttons and canvas; or a line saying why there is no timeline.
 std::string timeline_section(const nlohmann::json& timeline, const std::string& source);
