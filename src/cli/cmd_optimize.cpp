@@ -2,6 +2,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include <rpl/autotune/command_template.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/log.hpp>
@@ -74,11 +76,22 @@ Action add_optimize_command(CLI::App& app, const std::vector<std::string>& progr
     }
     StopSignals stop;  // Ctrl-C stops the program being run; the user's source is never written before the end
     const bool json = output->json;
-    const auto outcome = run_optimization(*o, [json](const std::string& line) {
-      if (!json) std::cerr << line << "\n" << std::flush;
-    });
+    // Ctrl-C is not the build's or the program's fault: one line, exit 1, the source untouched.
+    const auto interrupted = [&](const std::string& measured) {
+      fail(Errc::run_failed, "interrupted; {} is as it was{}", o->source.string(), measured);
+    };
+    OptimizeOutcome outcome;
+    try {
+      outcome = run_optimization(*o, [json](const std::string& line) {
+        if (!json) std::cerr << line << "\n" << std::flush;
+      });
+    } catch (const Error&) {
+      if (stop_requested()) interrupted("");
+      throw;
+    }
     const auto doc = optimize_json(outcome, o->source);
     write_output_file(o->out / "optimize.json", report::dump(doc));
+    if (stop_requested()) interrupted("; what was measured is in " + (o->out / "optimize.json").string());
     if (json) {
       std::cout << report::dump(doc);
     } else {

@@ -20,6 +20,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/core/stop_signals.hpp>
 #include <rpl/optimize/builder.hpp>
 #include <rpl/optimize/kernel_source.hpp>
 #include <rpl/optimize/source_edits.hpp>
@@ -253,7 +254,7 @@ void Session::finish() {
   create_output_folder(out_dir_ / "best");
   write_output_file(out_dir_ / "best" / file, best.text);
   write_output_file(out_dir_ / "best.patch", optimize::unified_diff(source_.text, best.text, file));
-  if (o_.apply) {
+  if (o_.apply && !stop_requested()) {  // a run stopped by Ctrl-C writes nothing of the user's
     write_output_file(o_.source, best.text);
     out_.applied = true;
   }

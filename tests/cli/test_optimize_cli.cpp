@@ -1,8 +1,11 @@
 // rocm-perf optimize refuses bad input with one line and exit 2 before it builds or runs anything
-// (the loop itself needs a GPU: tests/gpu/test_optimize_gpu.cpp).
+// (the loop itself needs a GPU: tests/gpu/test_optimize_gpu.cpp), and Ctrl-C leaves the source as it was.
+#include <signal.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -82,6 +85,33 @@ TEST(CliOptimize, ApplyOnAReadOnlySourceIsRefusedAndTheFileKept) {
   expect_refused(r, "--apply");
   EXPECT_EQ(read_text(source), before);
   EXPECT_FALSE(fs::exists(dir.path() / "out"));
+}
+
+// Ctrl-C while the original builds, with --apply: exit 1 saying so, the build's whole process
+// group gone, and the user's source byte-identical.
+TEST(CliOptimize, CtrlCLeavesTheSourceAsItWas) {
+  const auto dir = fresh_dir("optimize-interrupted");
+  const fs::path source = dir / "softmax_testbed.cu";
+  fs::copy_file(kSoftmax, source);
+  const auto before = read_text(source);
+  const auto out = dir / "out";
+  const int pid = start_cli({"optimize", "--apply", "--source", source.string(), "--out", out.string(), "--build",
+                             "sh -c 'echo $$ > \"$0.pid.tmp\"; mv \"$0.pid.tmp\" \"$0.pid\"; exec sleep 60' {SOURCE} {BINARY}",
+                             "--", "{BINARY}"},
+                            dir / "stderr");
+  ASSERT_GT(pid, 0);
+  const auto pid_file = out / "work/baseline/a/softmax_testbed.cu.pid";
+  for (int i = 0; i < 500 && !fs::exists(pid_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(fs::exists(pid_file));
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_cli(pid), 1);
+  const std::string err = read_text(dir / "stderr");
+  EXPECT_NE(err.find("rocm-perf: error: interrupted; " + source.string() + " is as it was\n"), std::string::npos) << err;
+  int build = 0;
+  std::ifstream(pid_file) >> build;
+  ASSERT_GT(build, 0);
+  EXPECT_TRUE(process_gone(build)) << "the build survived Ctrl-C";
+  EXPECT_EQ(read_text(source), before);
 }
 
 }  // namespace

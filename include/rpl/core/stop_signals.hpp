@@ -17,4 +17,10 @@ class StopSignals {
 /// The flag SIGINT and SIGTERM set while a StopSignals lives; null when none does.
 const std::atomic<bool>* active_stop_flag();
 
+/// Whether SIGINT or SIGTERM came while a StopSignals lives.
+inline bool stop_requested() {
+  const auto* flag = active_stop_flag();
+  return flag && flag->load();
+}
+
 }  // namespace rpl
