@@ -23,6 +23,8 @@ std::string format_capture_status(const CaptureStatus& s) {
   if (s.correlation_id) j["correlation_id"] = *s.correlation_id;
   j["regions"] = s.regions;
   j["bytes"] = s.bytes;
+  j["stored_bytes"] = s.stored_bytes;
+  j["skipped_bytes"] = s.skipped_bytes;
   j["capture_ms"] = s.capture_ms;
   j["after_ms"] = s.after_ms ? nlohmann::ordered_json(*s.after_ms) : nlohmann::ordered_json(nullptr);
   j["warnings"] = s.warnings;
@@ -42,6 +44,8 @@ CaptureStatus parse_capture_status(const std::string& text, const std::filesyste
     if (j.contains("correlation_id")) s.correlation_id = j["correlation_id"].get<uint64_t>();
     s.regions = j.at("regions").get<uint64_t>();
     s.bytes = j.at("bytes").get<uint64_t>();
+    s.stored_bytes = j.value("stored_bytes", uint64_t{0});
+    s.skipped_bytes = j.value("skipped_bytes", uint64_t{0});
     s.capture_ms = j.at("capture_ms").get<double>();
     if (j.contains("after_ms") && !j["after_ms"].is_null()) s.after_ms = j["after_ms"].get<double>();
     s.warnings = j.value("warnings", std::vector<std::string>{});

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include <rpl/core/error.hpp>
-#include <rpl/core/files.hpp>
+#include <rpl/isolate/region_store.hpp>
 
 namespace rpl::isolate {
 namespace {
@@ -49,13 +49,14 @@ double element_value(ElementType t, const char* p) {
   return 0;
 }
 
-void compare_region(std::string_view a, std::string_view b, const CompareOptions& o, RegionComparison& out) {
+// Compares a stretch of a region that starts at byte `start` (a multiple of every element size).
+void compare_stretch(std::string_view a, std::string_view b, uint64_t start, const CompareOptions& o, RegionComparison& out) {
   const size_t es = element_size(o.type);
   const size_t whole = a.size() / es * es;
-  out.elements = a.size() / es + (a.size() % es);  // a ragged tail is compared bytewise
+  out.elements += a.size() / es + (a.size() % es);  // a ragged tail is compared bytewise
   auto note_first = [&](uint64_t offset, std::string va, std::string vb) {
     if (out.first_offset) return;
-    out.first_offset = offset;
+    out.first_offset = start + offset;
     out.first_a = std::move(va);
     out.first_b = std::move(vb);
   };
@@ -91,6 +92,36 @@ void compare_region(std::string_view a, std::string_view b, const CompareOptions
     if (a[i] == b[i]) continue;
     ++out.differing;
     note_first(i, fmt::format("0x{:02x}", static_cast<unsigned char>(a[i])), fmt::format("0x{:02x}", static_cast<unsigned char>(b[i])));
+  }
+}
+
+// Whether [begin, end) lies in zero stretches only.
+bool all_zero(const std::vector<RegionRun>& runs, uint64_t begin, uint64_t end) {
+  for (const auto& run : runs) {
+    if (run.offset < end && run.offset + run.size > begin && !run.zero) return false;
+  }
+  return true;
+}
+
+// A region compared a window at a time, so that neither needs to fit in memory; windows that are
+// zero in both (memory nobody wrote) are equal without being decoded.
+void compare_region(const MemoryImage& a, const MemoryRegion& ra, const MemoryImage& b, const MemoryRegion& rb,
+                    const CompareOptions& o, RegionComparison& out) {
+  constexpr uint64_t kWindow = 64 * kChunkBytes;
+  const auto runs_a = region_runs(a.dir, ra), runs_b = region_runs(b.dir, rb);
+  std::string wa, wb;
+  for (uint64_t at = 0; at < ra.size; at += kWindow) {
+    const uint64_t n = std::min(kWindow, ra.size - at);
+    if (all_zero(runs_a, at, at + n) && all_zero(runs_b, at, at + n)) {
+      const size_t es = element_size(o.type);
+      out.elements += n / es + n % es;
+      continue;
+    }
+    wa.resize(n);
+    wb.resize(n);
+    read_region_bytes(a.dir, ra, at, n, wa.data());
+    read_region_bytes(b.dir, rb, at, n, wb.data());
+    compare_stretch(wa, wb, at, o, out);
   }
 }
 
@@ -134,10 +165,9 @@ MemoryComparison compare_memory(const MemoryImage& a, const MemoryImage& b, cons
       fail(Errc::bad_input, "region {}: {} has {} bytes at {} but {} has {} bytes at {}: not dumps of the same dispatch", i + 1,
            a.dir.string(), ra.size, hex_address(ra.base), b.dir.string(), rb.size, hex_address(rb.base));
     }
-    const MappedFile fa(a.dir / ra.file), fb(b.dir / rb.file);
     RegionComparison rc;
     rc.region = ra;
-    compare_region(fa.bytes(), fb.bytes(), options, rc);
+    compare_region(a, ra, b, rb, options, rc);
     result.bytes += ra.size;
     result.regions.push_back(std::move(rc));
   }

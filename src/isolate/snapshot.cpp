@@ -11,6 +11,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/isolate/region_store.hpp>
 
 namespace rpl::isolate {
 namespace fs = std::filesystem;
@@ -140,9 +141,13 @@ MemoryImage read_memory_image(const fs::path& dir) {
     r.size = f.count("size");
     r.kind = f.text("kind");
     r.file = inner_file(f, "file");
+    if (f.has("encoding")) r.encoding = f.text("encoding");  // absent in format 1.0: raw
+    if (r.encoding != "raw" && r.encoding != "chunks") {
+      fail(Errc::bad_input, "{}: encoding '{}' is neither raw nor chunks (a newer format?)", f.where(), r.encoding);
+    }
     if (r.size == 0) fail(Errc::bad_input, "{}: size 0", f.where());
     if (r.base + r.size < r.base) fail(Errc::bad_input, "{}: base + size passes 2^64", f.where());
-    check_file_size(dir / r.file, r.size, fmt::format("region {} at {}", i + 1, hex_address(r.base)));
+    check_region_file(dir, r, fmt::format("region {} at {}", i + 1, hex_address(r.base)));
     image.regions.push_back(std::move(r));
   }
   std::sort(image.regions.begin(), image.regions.end(), [](const auto& a, const auto& b) { return a.base < b.base; });
@@ -223,7 +228,7 @@ void write_memory_regions(const fs::path& dir, const std::vector<MemoryRegion>& 
   doc["format"] = kSnapshotFormat;
   auto& list = doc["regions"] = ordered_json::array();
   for (const auto& r : regions) {
-    list.push_back({{"base", hex_address(r.base)}, {"size", r.size}, {"kind", r.kind}, {"file", r.file}});
+    list.push_back({{"base", hex_address(r.base)}, {"size", r.size}, {"kind", r.kind}, {"file", r.file}, {"encoding", r.encoding}});
   }
   write_output_file(dir / "memory_regions.json", doc.dump(2) + "\n");
 }

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/isolate/region_store.hpp>
 
 namespace rpl::optimize {
 namespace fs = std::filesystem;
@@ -26,19 +26,22 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
   if (ec) fail(Errc::run_failed, "cannot copy {} to {}: {}", from.string(), to.string(), ec.message());
 }
 
-void poison_file(const fs::path& from, const fs::path& to, const ByteRanges& ranges) {
+// The region with the given ranges poisoned, written as a chunked file in dir.
+isolate::MemoryRegion poison_region(const isolate::MemoryImage& image, const isolate::MemoryRegion& r, const fs::path& dir,
+                                    const ByteRanges& ranges) {
+  std::string bytes = isolate::read_region(image.dir, r);
+  for (const auto& [begin, end] : ranges) std::memset(bytes.data() + begin, kPoisonByte, end - begin);
+  isolate::MemoryRegion out = r;
+  out.file = isolate::chunked_region_file_name(r.base);
+  out.encoding = "chunks";
   std::error_code ec;
-  fs::create_directories(to.parent_path(), ec);
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-  if (ec) fail(Errc::run_failed, "cannot copy {} to {}: {}", from.string(), to.string(), ec.message());
-  std::fstream f(to, std::ios::in | std::ios::out | std::ios::binary);
-  std::vector<char> fill;
-  for (const auto& [begin, end] : ranges) {
-    fill.assign(end - begin, static_cast<char>(kPoisonByte));
-    f.seekp(static_cast<std::streamoff>(begin));
-    f.write(fill.data(), static_cast<std::streamsize>(fill.size()));
+  fs::create_directories((dir / out.file).parent_path(), ec);
+  try {
+    isolate::write_chunked_region(dir / out.file, bytes);
+  } catch (const std::runtime_error& e) {
+    fail(Errc::run_failed, "{}", e.what());
   }
-  if (!f.flush()) fail(Errc::run_failed, "cannot write {}", to.string());
+  return out;
 }
 
 // Appends [begin, end) to ranges, merged with the last range where they touch.
@@ -74,10 +77,6 @@ ByteRanges merged(ByteRanges a, const ByteRanges& b) {
   return out;
 }
 
-std::string region_bytes(const isolate::MemoryImage& image, const isolate::MemoryRegion& r) {
-  return read_file(image.dir / r.file, r.size);
-}
-
 const isolate::MemoryRegion* find_region(const isolate::MemoryImage& image, uint64_t base) {
   for (const auto& r : image.regions) {
     if (r.base == base) return &r;
@@ -111,19 +110,22 @@ CorrectnessVerdict replay_and_compare(const isolate::Snapshot& snapshot, const s
 isolate::Snapshot derive_snapshot(const isolate::Snapshot& snapshot, const fs::path& dir, const std::string& code_object,
                                   const WrittenBytes& poison) {
   create_output_folder(dir);
-  for (const char* name : {"dispatch.json", "kernarg.bin", "dispatch_packet.bin", "memory_regions.json"}) {
+  for (const char* name : {"dispatch.json", "kernarg.bin", "dispatch_packet.bin"}) {
     std::error_code ec;
     if (fs::exists(snapshot.dir / name, ec)) link_or_copy(snapshot.dir / name, dir / name);
   }
   for (const auto& g : snapshot.dispatch.globals) link_or_copy(snapshot.dir / g.file, dir / g.file);
+  std::vector<isolate::MemoryRegion> regions;
   for (const auto& r : snapshot.memory.regions) {
     const auto p = poison.find(r.base);
     if (p != poison.end() && !p->second.empty()) {
-      poison_file(snapshot.dir / r.file, dir / r.file, p->second);
+      regions.push_back(poison_region(snapshot.memory, r, dir, p->second));
     } else {
       link_or_copy(snapshot.dir / r.file, dir / r.file);
+      regions.push_back(r);
     }
   }
+  isolate::write_memory_regions(dir, regions);
   if (code_object.empty()) {
     link_or_copy(snapshot.dir / snapshot.dispatch.code_object, dir / snapshot.dispatch.code_object);
   } else {
@@ -137,7 +139,7 @@ WrittenBytes differing_bytes(const isolate::MemoryImage& a, const isolate::Memor
   for (const auto& r : a.regions) {
     const auto* other = find_region(b, r.base);
     if (!other || other->size != r.size) continue;
-    const std::string x = region_bytes(a, r), y = region_bytes(b, *other);
+    const std::string x = isolate::read_region(a.dir, r), y = isolate::read_region(b.dir, *other);
     auto ranges = ranges_where(r.size, [&](uint64_t i) { return x[i] != y[i]; });
     if (!ranges.empty()) out[r.base] = std::move(ranges);
   }
@@ -182,7 +184,7 @@ WrittenBytesSearch find_written_bytes(const isolate::Snapshot& snapshot, const s
     const auto* dumped = find_region(dump, r.base);
     const auto* reference = find_region(after, r.base);
     if (!dumped || !reference) continue;
-    const std::string got = region_bytes(dump, *dumped), expected = region_bytes(after, *reference);
+    const std::string got = isolate::read_region(dump.dir, *dumped), expected = isolate::read_region(after.dir, *reference);
     // A byte the kernel left alone still holds the poison, unless the reference holds it too.
     const auto written = ranges_where(r.size, [&](uint64_t i) {
       return got[i] == expected[i] && static_cast<unsigned char>(expected[i]) != kPoisonByte;

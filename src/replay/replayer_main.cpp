@@ -8,6 +8,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/isolate/region_store.hpp>
 
 namespace rpl::replay {
 using ordered_json = nlohmann::ordered_json;
@@ -38,6 +39,17 @@ Options parse(int argc, char** argv, const char* name) {
 }
 
 }  // namespace
+
+void dump_memory_or_fail(const std::filesystem::path& dir, std::vector<isolate::MemoryRegion> regions,
+                         const std::function<void(uint64_t address, uint64_t n, char* into)>& read, std::span<char> staging) {
+  try {
+    isolate::dump_memory(dir, regions, read, staging, 1.0);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::runtime_error& e) {  // the disk is too small, or a file cannot be written
+    fail(Errc::run_failed, "--dump-outputs {}: {}", dir.string(), e.what());
+  }
+}
 
 isolate::Snapshot read_checked_snapshot(const std::filesystem::path& dir) {
   isolate::Snapshot snap = isolate::read_snapshot(dir);

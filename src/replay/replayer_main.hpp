@@ -3,6 +3,7 @@
 // the result document, and a main that writes the document — or {"error", "exit"} — to --result.
 #include <filesystem>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ nlohmann::ordered_json document_start(const Options& options, const std::string&
 
 /// iterations, gpu_time_ms {average, median, min, max}, wall_time_ms and dump_dir.
 void add_timing(nlohmann::ordered_json& doc, const Options& options, const std::vector<double>& gpu_ms, double wall_ms);
+
+/// --dump-outputs: the memory after the last iteration, read through read(address, n, into), as a
+/// memory dump of chunked files; Error(run_failed) with the figures when the disk cannot hold it.
+void dump_memory_or_fail(const std::filesystem::path& dir, std::vector<isolate::MemoryRegion> regions,
+                         const std::function<void(uint64_t address, uint64_t n, char* into)>& read, std::span<char> staging);
 
 /// Parses argv, runs replay, writes its document to --result; exit 0, or for reserve-check 1 when
 /// a reservation failed and 2 when one was relocated; on an error its code (rpl::Errc).

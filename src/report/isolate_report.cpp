@@ -19,7 +19,11 @@ ordered_json isolate_json(const IsolateFacts& f) {
   doc["device"] = {{"name", f.dispatch.device_name}, {"architecture", f.dispatch.architecture}};
   doc["launch"] = {{"grid", f.dispatch.grid}, {"block", f.dispatch.block},
                    {"dynamic_shared_bytes", f.dispatch.dynamic_shared_bytes}};
-  doc["memory"] = {{"regions", f.status.regions}, {"bytes", f.status.bytes}, {"globals", f.dispatch.globals.size()}};
+  doc["memory"] = {{"regions", f.status.regions},
+                   {"bytes", f.status.bytes},
+                   {"stored_bytes", f.status.stored_bytes},
+                   {"skipped_bytes", f.status.skipped_bytes},
+                   {"globals", f.dispatch.globals.size()}};
   doc["snapshot_bytes"] = f.snapshot_bytes;
   doc["capture_ms"] = f.status.capture_ms;
   doc["after_ms"] = f.status.after_ms ? ordered_json(*f.status.after_ms) : ordered_json();
@@ -42,8 +46,10 @@ std::string isolate_text(const IsolateFacts& f) {
   out += fmt::format("  grid [{}, {}, {}], block [{}, {}, {}], {} B dynamic shared memory, {}-byte argument buffer\n",
                      f.dispatch.grid[0], f.dispatch.grid[1], f.dispatch.grid[2], f.dispatch.block[0], f.dispatch.block[1],
                      f.dispatch.block[2], f.dispatch.dynamic_shared_bytes, f.dispatch.kernarg_size);
-  out += fmt::format("  memory: {} regions, {}; {} globals; {} on disk with the after-dispatch dump\n", f.status.regions,
-                     mib(f.status.bytes), f.dispatch.globals.size(), mib(f.snapshot_bytes));
+  out += fmt::format("  memory: {} regions, {} ({} never written, stored as nothing; the rest in {}); {} globals; {} on disk "
+                     "with the after-dispatch dump\n",
+                     f.status.regions, mib(f.status.bytes), mib(f.status.skipped_bytes), mib(f.status.stored_bytes),
+                     f.dispatch.globals.size(), mib(f.snapshot_bytes));
   out += fmt::format("  the capture held the program {:.1f} ms before the launch and {:.1f} ms after it\n", f.status.capture_ms,
                      f.status.after_ms.value_or(0));
   if (f.program_time) {

@@ -20,7 +20,9 @@ struct CaptureStatus {
   uint64_t dispatch_index = 0;
   std::optional<uint64_t> correlation_id;    // the launch's CUPTI correlation id (NVIDIA)
   uint64_t regions = 0;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;                        // captured
+  uint64_t stored_bytes = 0;                 // their files on disk (before the launch)
+  uint64_t skipped_bytes = 0;                // in all-zero chunks, stored as nothing
   double capture_ms = 0;                     // the program stopped this long before the launch
   std::optional<double> after_ms;            // and this long after it
   std::vector<std::string> warnings;

@@ -14,14 +14,15 @@
 namespace rpl::isolate {
 
 inline constexpr const char* kSnapshotFormat = "rocm-perf snapshot";
-inline constexpr const char* kSnapshotVersion = "1.0";
+inline constexpr const char* kSnapshotVersion = "1.1";  // 1.0 (raw region files) is read too
 
 /// One device allocation (or module global) live when the dispatch ran.
 struct MemoryRegion {
   uint64_t base = 0;
   uint64_t size = 0;
   std::string kind;  // device, managed, pool, vmm, global
-  std::string file;  // memory/region_<base>.bin, relative to the folder
+  std::string file;  // memory/region_<base>.chunks (or .bin when raw), relative to the folder
+  std::string encoding = "raw";  // raw: the file holds every byte (format 1.0); chunks: region_store.hpp
 };
 
 /// The memory part of a snapshot or dump.

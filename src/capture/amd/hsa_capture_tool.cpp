@@ -36,6 +36,7 @@
 #include <rpl/core/output_file.hpp>
 #include <rpl/isolate/capture_plan.hpp>
 #include <rpl/isolate/capture_summary.hpp>
+#include <rpl/isolate/region_store.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 namespace {
@@ -231,16 +232,13 @@ std::string agent_text(hsa_agent_t agent, hsa_agent_info_t what) {
   return buffer;
 }
 
-void copy_to_file(uint64_t address, uint64_t size, const fs::path& file) {
-  std::vector<char> host(size);
-  check(tool().core.hsa_memory_copy_fn(host.data(), reinterpret_cast<const void*>(address), size), "hsa_memory_copy");
-  rpl::write_output_file(file, std::string_view(host.data(), host.size()));
-}
-
-void dump_regions(const fs::path& dir, const std::vector<MemoryRegion>& regions) {
-  fs::create_directories(dir / "memory");
-  for (const auto& r : regions) copy_to_file(r.base, r.size, dir / r.file);
-  rpl::isolate::write_memory_regions(dir, regions);
+// The regions' bytes as chunked files (region_store.hpp). headroom: see dump_memory.
+rpl::isolate::StoredBytes dump_regions(const fs::path& dir, std::vector<MemoryRegion>& regions, double headroom) {
+  std::vector<char> staging(64 * rpl::isolate::kChunkBytes);
+  const auto read = [](uint64_t address, uint64_t n, char* into) {
+    check(tool().core.hsa_memory_copy_fn(into, reinterpret_cast<const void*>(address), n), "hsa_memory_copy");
+  };
+  return rpl::isolate::dump_memory(dir, regions, read, staging, headroom);
 }
 
 // Submits a barrier packet behind everything already in the queue and waits for it.
@@ -282,7 +280,7 @@ void write_snapshot(const hsa_kernel_dispatch_packet_t& p, const KernelSymbol& k
   rpl::write_output_file(t.dir / "dispatch_packet.bin", std::string_view(reinterpret_cast<const char*>(&p), sizeof p));
   rpl::write_output_file(t.dir / d.code_object, code_object_of(k));
   regions = t.allocations.regions();
-  dump_regions(t.dir, regions);
+  const auto stored = dump_regions(t.dir, regions, 2.0);  // room for after/ too
   rpl::isolate::write_dispatch_record(t.dir, d);
   t.status = {};
   t.status.captured = true;
@@ -290,6 +288,8 @@ void write_snapshot(const hsa_kernel_dispatch_packet_t& p, const KernelSymbol& k
   t.status.dispatch_index = index;
   t.status.regions = regions.size();
   t.status.bytes = t.allocations.total_bytes();
+  t.status.stored_bytes = stored.stored;
+  t.status.skipped_bytes = stored.skipped;
 }
 
 double ms_since(std::chrono::steady_clock::time_point start) {
@@ -320,7 +320,7 @@ void on_packets(const void* packets, uint64_t count, uint64_t, void* data, hsa_a
       forwarded = i + 1;
       const auto after = std::chrono::steady_clock::now();
       drain(static_cast<hsa_queue_t*>(data), writer);
-      dump_regions(t.dir / "after", regions);
+      dump_regions(t.dir / "after", regions, 1.0);
       t.status.after_ms = ms_since(after);
       write_status();
     } catch (const std::exception& e) {

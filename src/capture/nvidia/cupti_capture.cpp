@@ -16,6 +16,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include <rpl/core/output_file.hpp>
 #include <rpl/isolate/capture_plan.hpp>
 #include <rpl/isolate/capture_summary.hpp>
+#include <rpl/isolate/region_store.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 namespace rpl::capture {
@@ -131,10 +133,26 @@ void dump_bytes(CUdeviceptr base, uint64_t size, const fs::path& file) {
   if (!out.flush()) throw std::runtime_error("cannot write " + file.string());
 }
 
-void dump_regions(const fs::path& dir, const std::vector<MemoryRegion>& regions) {
-  fs::create_directories(dir / "memory");
-  for (const auto& r : regions) dump_bytes(r.base, r.size, dir / r.file);
-  isolate::write_memory_regions(dir, regions);
+// The regions' bytes as chunked files (region_store.hpp), read through a staging buffer. A large
+// capture (JAX's pool is tens of GiB) stages through pinned memory, which the device fills at full
+// speed; a small one through ordinary memory, as pinning 64 MiB costs more than it saves there.
+// headroom: see dump_memory.
+isolate::StoredBytes dump_regions(const fs::path& dir, std::vector<MemoryRegion>& regions, double headroom) {
+  constexpr uint64_t kStaging = 64 * isolate::kChunkBytes, kPinnedFrom = 1ull << 30;
+  static char* pinned = nullptr;  // kept for the dump after the launch
+  static std::vector<char> pageable;
+  uint64_t total = 0;
+  for (const auto& r : regions) total += r.size;
+  std::span<char> staging;
+  if (total >= kPinnedFrom) {
+    if (!pinned) check(cuMemAllocHost(reinterpret_cast<void**>(&pinned), kStaging), "cuMemAllocHost of the staging buffer");
+    staging = {pinned, kStaging};
+  } else {
+    pageable.resize(std::min(kStaging, std::max<uint64_t>((total + isolate::kChunkBytes - 1) / isolate::kChunkBytes, 1) * isolate::kChunkBytes));
+    staging = pageable;
+  }
+  const auto read = [](uint64_t address, uint64_t n, char* into) { check(cuMemcpyDtoH(into, address, n), "cuMemcpyDtoH"); };
+  return isolate::dump_memory(dir, regions, read, staging, headroom);
 }
 
 std::string architecture_of(CUdevice dev) {
@@ -211,7 +229,7 @@ void write_snapshot(Capture& c, const Launch& l, const std::string& mangled, uin
     warnings.push_back("the kernel's module is unknown to the driver: its global variables were not captured");
   }
   c.captured_regions = c.allocations.regions();
-  dump_regions(c.dir, c.captured_regions);
+  const auto stored = dump_regions(c.dir, c.captured_regions, 2.0);  // room for after/ too
   isolate::write_dispatch_record(c.dir, d);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   c.status = {};
@@ -221,6 +239,8 @@ void write_snapshot(Capture& c, const Launch& l, const std::string& mangled, uin
   c.status.correlation_id = correlation;
   c.status.regions = c.captured_regions.size();
   c.status.bytes = c.allocations.total_bytes();
+  c.status.stored_bytes = stored.stored;
+  c.status.skipped_bytes = stored.skipped;
   c.status.capture_ms = ms;
   c.status.warnings = std::move(warnings);
 }
@@ -266,7 +286,7 @@ void after_launch(const CUpti_CallbackData* data) {
     if (launched != CUDA_SUCCESS) throw std::runtime_error("the captured launch failed: " + cu_error(launched));
     const auto start = std::chrono::steady_clock::now();
     check(cuCtxSynchronize(), "cuCtxSynchronize after the captured launch");
-    dump_regions(c.dir / "after", c.captured_regions);
+    dump_regions(c.dir / "after", c.captured_regions, 1.0);
     c.status.after_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     write_status();
   } catch (const std::exception& e) {

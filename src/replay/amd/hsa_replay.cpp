@@ -29,6 +29,7 @@
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
 #include <rpl/isolate/capture_plan.hpp>
+#include <rpl/isolate/region_store.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 #include "../replayer_main.hpp"
@@ -272,7 +273,7 @@ ordered_json run_replay(const Options& o) {
     std::memcpy(kernarg_buffer, kernarg.data(), kernarg.size());
     // The captured bytes, restored before each iteration (or the first, stateful).
     std::vector<std::string> bytes;
-    for (const auto& r : snap.memory.regions) bytes.push_back(read_file(snap.dir / r.file, r.size));
+    for (const auto& r : snap.memory.regions) bytes.push_back(read_region(snap.dir, r));
     auto restore = [&] {
       for (size_t i = 0; i < bytes.size(); ++i) {
         check(hsa_memory_copy(reinterpret_cast<void*>(snap.memory.regions[i].base), bytes[i].data(), bytes[i].size()), "restoring memory");
@@ -311,13 +312,10 @@ ordered_json run_replay(const Options& o) {
     }
     const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
     if (!o.dump_dir.empty()) {
-      fs::create_directories(o.dump_dir / "memory");
-      for (const auto& r : snap.memory.regions) {
-        std::string out(r.size, '\0');
-        check(hsa_memory_copy(out.data(), reinterpret_cast<const void*>(r.base), r.size), "copying region " + hex_address(r.base) + " back");
-        write_output_file(o.dump_dir / r.file, out);
-      }
-      write_memory_regions(o.dump_dir, snap.memory.regions);
+      std::vector<char> staging(64 * kChunkBytes);
+      replay::dump_memory_or_fail(o.dump_dir, snap.memory.regions, [](uint64_t address, uint64_t n, char* into) {
+        check(hsa_memory_copy(into, reinterpret_cast<const void*>(address), n), "copying memory back");
+      }, staging);
     }
     hsa_signal_destroy(done);
     hsa_queue_destroy(queue);

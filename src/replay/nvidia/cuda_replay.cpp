@@ -29,6 +29,7 @@
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
 #include <rpl/isolate/capture_plan.hpp>
+#include <rpl/isolate/region_store.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 #include "../replayer_main.hpp"
@@ -115,12 +116,24 @@ void map_memory(const std::vector<Span>& spans, Reservations& held, CUdevice dev
   }
 }
 
-// The captured bytes, in pinned host memory so that restoring them before each iteration is fast.
+// The captured bytes, in pinned host memory so that restoring them before each iteration is fast;
+// a stretch nobody wrote (host null) is restored by clearing it on the device.
 struct HostCopy {
   uint64_t device_address;
   uint64_t size;
   void* host = nullptr;
 };
+
+void load_region_copies(const fs::path& dir, const MemoryRegion& r, std::vector<HostCopy>& copies) {
+  for (const auto& run : region_runs(dir, r)) {
+    HostCopy c{r.base + run.offset, run.size};
+    if (!run.zero) {
+      check(cuMemAllocHost(&c.host, run.size), "cuMemAllocHost of " + mib(run.size));
+      read_region_bytes(dir, r, run.offset, run.size, static_cast<char*>(c.host));
+    }
+    copies.push_back(c);
+  }
+}
 
 HostCopy load_host_copy(const fs::path& file, uint64_t address, uint64_t size) {
   HostCopy c{address, size};
@@ -132,14 +145,18 @@ HostCopy load_host_copy(const fs::path& file, uint64_t address, uint64_t size) {
 }
 
 void dump_outputs(const MemoryImage& image, const fs::path& dir) {
-  fs::create_directories(dir / "memory");
-  std::vector<char> host;
-  for (const auto& r : image.regions) {
-    host.resize(r.size);
-    check(cuMemcpyDtoH(host.data(), r.base, r.size), "copying region " + hex_address(r.base) + " back");
-    write_output_file(dir / r.file, std::string_view(host.data(), host.size()));
+  constexpr uint64_t kStaging = 64 * kChunkBytes;
+  void* staging = nullptr;
+  check(cuMemAllocHost(&staging, kStaging), "cuMemAllocHost of the staging buffer");
+  try {
+    replay::dump_memory_or_fail(dir, image.regions, [](uint64_t address, uint64_t n, char* into) {
+      check(cuMemcpyDtoH(into, address, n), "copying memory back");
+    }, {static_cast<char*>(staging), kStaging});
+  } catch (...) {
+    cuMemFreeHost(staging);
+    throw;
   }
-  write_memory_regions(dir, image.regions);
+  cuMemFreeHost(staging);
 }
 
 ordered_json run_replay(const Options& o) {
@@ -190,7 +207,7 @@ ordered_json run_replay(const Options& o) {
 
   // The memory to restore, the code, the globals, the arguments.
   std::vector<HostCopy> copies;
-  for (const auto& r : snap.memory.regions) copies.push_back(load_host_copy(snap.dir / r.file, r.base, r.size));
+  for (const auto& r : snap.memory.regions) load_region_copies(snap.dir, r, copies);
   CUmodule module = nullptr;
   const std::string image = read_file(snap.dir / snap.dispatch.code_object);
   check(cuModuleLoadData(&module, image.data()), (snap.dir / snap.dispatch.code_object).string() + ": the driver cannot load it", Errc::bad_input);
@@ -240,7 +257,10 @@ ordered_json run_replay(const Options& o) {
   const auto wall_start = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < o.iterations; ++i) {
     if (i == 0 || o.recopy) {
-      for (const auto& c : copies) check(cuMemcpyHtoDAsync(c.device_address, c.host, c.size, stream), "restoring memory");
+      for (const auto& c : copies) {
+        check(c.host ? cuMemcpyHtoDAsync(c.device_address, c.host, c.size, stream) : cuMemsetD8Async(c.device_address, 0, c.size, stream),
+              "restoring memory");
+      }
       flush.enqueue(stream);
     }
     timer.before_launch(stream);
@@ -254,7 +274,9 @@ ordered_json run_replay(const Options& o) {
   }
   doc["timing"] = timer.method();
   if (!o.dump_dir.empty()) dump_outputs(snap.memory, o.dump_dir);
-  for (const auto& c : copies) cuMemFreeHost(c.host);
+  for (const auto& c : copies) {
+    if (c.host) cuMemFreeHost(c.host);
+  }
   cuModuleUnload(module);
 
   replay::add_timing(doc, o, gpu_ms, wall_ms);

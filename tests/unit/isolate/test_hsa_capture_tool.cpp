@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <rpl/isolate/region_store.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 #include "test_support.hpp"
@@ -200,8 +201,9 @@ TEST(HsaCaptureTool, CapturesTheChosenDispatchFromWhatTheRuntimeReports) {
   ASSERT_EQ(snap.memory.regions.size(), 1u);  // the kernel-argument pool's buffer is not device memory
   EXPECT_EQ(snap.memory.regions[0].base, reinterpret_cast<uint64_t>(a));
   float before = 0, after = 0;
-  std::memcpy(&before, read_text(dir / snap.memory.regions[0].file).data(), 4);
-  std::memcpy(&after, read_text(dir / "after" / snap.memory.regions[0].file).data(), 4);
+  std::memcpy(&before, isolate::read_region(dir, snap.memory.regions[0]).data(), 4);
+  const auto after_image = isolate::read_memory_image(dir / "after");
+  std::memcpy(&after, isolate::read_region(after_image.dir, after_image.regions[0]).data(), 4);
   EXPECT_EQ(before, 2.0f);  // the first dispatch had run before the capture
   EXPECT_EQ(after, 4.0f);   // and the captured one after it
   const auto status = nlohmann::json::parse(read_text(dir / "capture_status.json"));
