@@ -38,6 +38,9 @@ size_t element_size(ElementType t) {
   return 1;
 }
 
+// Elements in n bytes: a ragged tail is compared bytewise, so each of its bytes counts as one.
+uint64_t element_count(uint64_t n, ElementType t) { return n / element_size(t) + n % element_size(t); }
+
 double element_value(ElementType t, const char* p) {
   switch (t) {
     case ElementType::f16: { uint16_t h; std::memcpy(&h, p, 2); return half_to_double(h); }
@@ -53,7 +56,7 @@ double element_value(ElementType t, const char* p) {
 void compare_stretch(std::string_view a, std::string_view b, uint64_t start, const CompareOptions& o, RegionComparison& out) {
   const size_t es = element_size(o.type);
   const size_t whole = a.size() / es * es;
-  out.elements += a.size() / es + (a.size() % es);  // a ragged tail is compared bytewise
+  out.elements += element_count(a.size(), o.type);
   auto note_first = [&](uint64_t offset, std::string va, std::string vb) {
     if (out.first_offset) return;
     out.first_offset = start + offset;
@@ -108,19 +111,19 @@ bool all_zero(const std::vector<RegionRun>& runs, uint64_t begin, uint64_t end) 
 void compare_region(const MemoryImage& a, const MemoryRegion& ra, const MemoryImage& b, const MemoryRegion& rb,
                     const CompareOptions& o, RegionComparison& out) {
   constexpr uint64_t kWindow = 64 * kChunkBytes;
-  const auto runs_a = region_runs(a.dir, ra), runs_b = region_runs(b.dir, rb);
+  const RegionFile fa(a.dir, ra), fb(b.dir, rb);
+  const auto runs_a = fa.runs(), runs_b = fb.runs();
   std::string wa, wb;
   for (uint64_t at = 0; at < ra.size; at += kWindow) {
     const uint64_t n = std::min(kWindow, ra.size - at);
     if (all_zero(runs_a, at, at + n) && all_zero(runs_b, at, at + n)) {
-      const size_t es = element_size(o.type);
-      out.elements += n / es + n % es;
+      out.elements += element_count(n, o.type);
       continue;
     }
     wa.resize(n);
     wb.resize(n);
-    read_region_bytes(a.dir, ra, at, n, wa.data());
-    read_region_bytes(b.dir, rb, at, n, wb.data());
+    fa.read(at, n, wa.data());
+    fb.read(at, n, wb.data());
     compare_stretch(wa, wb, at, o, out);
   }
 }

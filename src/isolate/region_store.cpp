@@ -36,10 +36,14 @@ struct Entry {
   uint32_t encoding = kZero;
 };
 
-struct ChunkIndex {
+}  // namespace
+
+struct RegionFile::Index {
   uint64_t size = 0;
   std::vector<Entry> entries;
 };
+
+namespace {
 
 uint64_t chunk_count(uint64_t size) { return (size + kChunkBytes - 1) / kChunkBytes; }
 uint64_t chunk_length(uint64_t size, uint64_t i) { return std::min(kChunkBytes, size - i * kChunkBytes); }
@@ -95,10 +99,10 @@ bool all_zero(const char* p, uint64_t n) {
   return true;
 }
 
-ChunkIndex parse_index(std::string_view file, uint64_t region_size, const fs::path& path) {
+RegionFile::Index parse_index(std::string_view file, uint64_t region_size, const fs::path& path) {
   auto bad = [&](const std::string& why) { fail(Errc::bad_input, "{}: {}", path.string(), why); };
   if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, sizeof kMagic) != 0) bad("not a chunked region file");
-  ChunkIndex index;
+  RegionFile::Index index;
   index.size = load<uint64_t>(file.data() + 8);
   const uint32_t chunk = load<uint32_t>(file.data() + 16);
   const uint64_t count = load<uint64_t>(file.data() + 24);
@@ -121,7 +125,7 @@ ChunkIndex parse_index(std::string_view file, uint64_t region_size, const fs::pa
 }
 
 // Chunk i of a chunked file, decoded into `into` (chunk_length bytes).
-void decode_chunk(std::string_view file, const ChunkIndex& index, uint64_t i, char* into, const fs::path& path) {
+void decode_chunk(std::string_view file, const RegionFile::Index& index, uint64_t i, char* into, const fs::path& path) {
   const Entry& e = index.entries[i];
   const uint64_t n = chunk_length(index.size, i);
   if (e.encoding == kZero) {
@@ -247,14 +251,20 @@ StoredBytes write_chunked_region(const fs::path& file, std::string_view bytes) {
   return write_chunked_region(file, scan_chunks(bytes.size(), read, staging), read, staging);
 }
 
-std::vector<RegionRun> region_runs(const fs::path& dir, const MemoryRegion& region) {
-  if (region.encoding != "chunks") return {{0, region.size, false}};
-  const MappedFile file(dir / region.file);
-  const ChunkIndex index = parse_index(file.bytes(), region.size, dir / region.file);
+RegionFile::RegionFile(const fs::path& dir, const MemoryRegion& region) : path_(dir / region.file), region_(region) {
+  if (region.encoding != "chunks") return;
+  file_ = std::make_unique<MappedFile>(path_);
+  index_ = std::make_unique<Index>(parse_index(file_->bytes(), region.size, path_));
+}
+
+RegionFile::~RegionFile() = default;
+
+std::vector<RegionRun> RegionFile::runs() const {
+  if (!index_) return {{0, region_.size, false}};
   std::vector<RegionRun> runs;
-  for (uint64_t i = 0; i < index.entries.size(); ++i) {
-    const bool zero = index.entries[i].encoding == kZero;
-    const uint64_t n = chunk_length(region.size, i);
+  for (uint64_t i = 0; i < index_->entries.size(); ++i) {
+    const bool zero = index_->entries[i].encoding == kZero;
+    const uint64_t n = chunk_length(region_.size, i);
     if (!runs.empty() && runs.back().zero == zero) {
       runs.back().size += n;
     } else {
@@ -264,30 +274,27 @@ std::vector<RegionRun> region_runs(const fs::path& dir, const MemoryRegion& regi
   return runs;
 }
 
-void read_region_bytes(const fs::path& dir, const MemoryRegion& region, uint64_t offset, uint64_t n, char* into) {
-  const fs::path path = dir / region.file;
-  if (offset > region.size || n > region.size - offset) {
-    fail(Errc::internal, "{}: bytes {}..{} asked of a {}-byte region", path.string(), offset, offset + n, region.size);
+void RegionFile::read(uint64_t offset, uint64_t n, char* into) const {
+  if (offset > region_.size || n > region_.size - offset) {
+    fail(Errc::internal, "{}: bytes {}..{} asked of a {}-byte region", path_.string(), offset, offset + n, region_.size);
   }
   if (n == 0) return;
-  if (region.encoding != "chunks") {
-    std::ifstream in(path, std::ios::binary);
+  if (!index_) {
+    std::ifstream in(path_, std::ios::binary);
     in.seekg(static_cast<std::streamoff>(offset));
     in.read(into, static_cast<std::streamsize>(n));
-    if (static_cast<uint64_t>(in.gcount()) != n) fail(Errc::bad_input, "{}: cannot be read", path.string());
+    if (static_cast<uint64_t>(in.gcount()) != n) fail(Errc::bad_input, "{}: cannot be read", path_.string());
     return;
   }
-  const MappedFile file(path);
-  const ChunkIndex index = parse_index(file.bytes(), region.size, path);
   const uint64_t first = offset / kChunkBytes, last = (offset + n - 1) / kChunkBytes;
   parallel_for(last - first + 1, [&](uint64_t k) {
-    const uint64_t i = first + k, chunk_begin = i * kChunkBytes, length = chunk_length(region.size, i);
+    const uint64_t i = first + k, chunk_begin = i * kChunkBytes, length = chunk_length(region_.size, i);
     const uint64_t from = std::max(offset, chunk_begin), to = std::min(offset + n, chunk_begin + length);
     if (from == chunk_begin && to == chunk_begin + length) {
-      decode_chunk(file.bytes(), index, i, into + (from - offset), path);
+      decode_chunk(file_->bytes(), *index_, i, into + (from - offset), path_);
     } else {
       std::vector<char> whole(length);
-      decode_chunk(file.bytes(), index, i, whole.data(), path);
+      decode_chunk(file_->bytes(), *index_, i, whole.data(), path_);
       std::memcpy(into + (from - offset), whole.data() + (from - chunk_begin), to - from);
     }
   });
@@ -295,7 +302,7 @@ void read_region_bytes(const fs::path& dir, const MemoryRegion& region, uint64_t
 
 std::string read_region(const fs::path& dir, const MemoryRegion& region) {
   std::string bytes(region.size, '\0');
-  read_region_bytes(dir, region, 0, region.size, bytes.data());
+  RegionFile(dir, region).read(0, region.size, bytes.data());
   return bytes;
 }
 
@@ -304,8 +311,7 @@ void check_region_file(const fs::path& dir, const MemoryRegion& region, const st
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) fail(Errc::bad_input, "{}: missing ({})", path.string(), what);
   if (region.encoding == "chunks") {
-    const MappedFile file(path);
-    parse_index(file.bytes(), region.size, path);
+    RegionFile(dir, region);  // maps it and checks its header and index
     return;
   }
   const auto actual = fs::file_size(path, ec);

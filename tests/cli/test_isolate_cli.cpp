@@ -1,6 +1,7 @@
 // rocm-perf isolate and replay where no GPU is needed or none is there: replay compare on memory
 // dumps, and every bad snapshot and bad option refused with one line and the documented exit code
 // before any GPU work (the GPU half is tests/gpu/test_nvidia_isolate.cpp).
+#include <cstring>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/isolate/region_store.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 #include "test_snapshot_files.hpp"
@@ -39,6 +41,28 @@ TEST(ReplayCompare, EqualDifferentAndWithinTolerance) {
   EXPECT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(schema_errors(json.out, "replay-compare"), "");
   expect_error(run_cli({"replay", "compare", "--rtol", "0.1", a.string(), c.string()}), 2, "--rtol and --atol apply to");
+}
+
+// A chunked dump (format 1.1) whose region file is damaged: replay compare names the file and the
+// chunk on one line, exit 2; a damaged index is found when the folder is read.
+TEST(ReplayBadInput, ADamagedChunkedRegionIsNamedWithItsChunk) {
+  const auto dir = fresh_dir("cmp-chunked");
+  std::string bytes(3 * kChunkBytes, '\0');
+  for (size_t i = 2 * kChunkBytes; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i % 5 + 1);  // chunk 2 compresses
+  for (const char* name : {"a", "b"}) {
+    std::vector<MemoryRegion> regions{{0x7f0000000000, bytes.size(), "device", ""}};
+    std::vector<char> staging(kChunkBytes);
+    dump_memory(dir / name, regions, [&](uint64_t address, uint64_t n, char* into) { std::memcpy(into, bytes.data() + (address - 0x7f0000000000), n); },
+                staging, 1.0);
+  }
+  EXPECT_EQ(run_cli({"replay", "compare", (dir / "a").string(), (dir / "b").string()}).exit_code, 0);
+  const fs::path file = dir / "b" / chunked_region_file_name(0x7f0000000000);
+  std::string damaged = read_file(file);
+  damaged[damaged.size() - 10] ^= 0x5a;  // inside chunk 2, the last one stored
+  write_output_file(file, damaged);
+  expect_error(run_cli({"replay", "compare", (dir / "a").string(), (dir / "b").string()}), 2, "chunk 2 is damaged");
+  write_output_file(file, damaged.substr(0, 40));
+  expect_error(run_cli({"replay", "compare", (dir / "a").string(), (dir / "b").string()}), 2, "its chunk index is damaged");
 }
 
 TEST(ReplayBadInput, TheSnapshotIsCheckedBeforeAnyGpuWork) {

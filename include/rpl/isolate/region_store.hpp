@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include <rpl/core/files.hpp>
 #include <rpl/isolate/snapshot.hpp>
 
 namespace rpl::isolate {
@@ -53,13 +55,30 @@ struct RegionRun {
   bool zero = false;
 };
 
-/// The region's zero and data stretches, adjacent ones of a kind merged, from the file's index
-/// alone (a raw file is one data stretch).
-std::vector<RegionRun> region_runs(const std::filesystem::path& dir, const MemoryRegion& region);
+/// A region's file, opened once: a chunked file is mapped and its header and index are checked
+/// (Error(bad_input) naming the file); its bytes are decoded on demand.
+class RegionFile {
+ public:
+  RegionFile(const std::filesystem::path& dir, const MemoryRegion& region);
+  ~RegionFile();
+  RegionFile(const RegionFile&) = delete;
+  RegionFile& operator=(const RegionFile&) = delete;
+  /// The region's zero and data stretches, adjacent ones of a kind merged (a raw file is one data
+  /// stretch).
+  std::vector<RegionRun> runs() const;
+  /// Bytes [offset, offset + n) into `into`, chunks decoded in parallel. Error(bad_input) naming
+  /// the file and the chunk when it is damaged.
+  void read(uint64_t offset, uint64_t n, char* into) const;
 
-/// Bytes [offset, offset + n) of the region into `into`, chunks decoded in parallel. Error(bad_input)
-/// naming the file and the chunk when it is damaged.
-void read_region_bytes(const std::filesystem::path& dir, const MemoryRegion& region, uint64_t offset, uint64_t n, char* into);
+  struct Index;  // a chunked file's index, defined beside the format in region_store.cpp
+
+ private:
+  std::filesystem::path path_;
+  MemoryRegion region_;
+  std::unique_ptr<MappedFile> file_;  // chunked files only
+  std::unique_ptr<Index> index_;
+};
+
 /// The whole region.
 std::string read_region(const std::filesystem::path& dir, const MemoryRegion& region);
 

@@ -125,11 +125,12 @@ struct HostCopy {
 };
 
 void load_region_copies(const fs::path& dir, const MemoryRegion& r, std::vector<HostCopy>& copies) {
-  for (const auto& run : region_runs(dir, r)) {
+  const RegionFile file(dir, r);
+  for (const auto& run : file.runs()) {
     HostCopy c{r.base + run.offset, run.size};
     if (!run.zero) {
       check(cuMemAllocHost(&c.host, run.size), "cuMemAllocHost of " + mib(run.size));
-      read_region_bytes(dir, r, run.offset, run.size, static_cast<char*>(c.host));
+      file.read(run.offset, run.size, static_cast<char*>(c.host));
     }
     copies.push_back(c);
   }

@@ -69,9 +69,10 @@ TEST(RegionStore, ZeroChunksAreStoredAsNothingAndEverythingReadsBack) {
   EXPECT_EQ(read_region(dir, r), bytes);
   // A stretch across chunk boundaries, starting and ending inside chunks.
   std::string part(2 * kMiB + 10, '\0');
-  read_region_bytes(dir, r, kMiB - 5, part.size(), part.data());
+  const RegionFile file(dir, r);
+  file.read(kMiB - 5, part.size(), part.data());
   EXPECT_EQ(part, bytes.substr(kMiB - 5, part.size()));
-  const auto runs = region_runs(dir, r);
+  const auto runs = file.runs();
   ASSERT_EQ(runs.size(), 5u);
   EXPECT_FALSE(runs[0].zero);
   EXPECT_TRUE(runs[1].zero);
