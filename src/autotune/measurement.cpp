@@ -16,6 +16,7 @@ std::string_view failure_name(Failure failure) {
     case Failure::no_kernel: return "no_kernel";
     case Failure::unstable: return "unstable";
     case Failure::no_metric: return "no_metric";
+    case Failure::node_failed: return "node_failed";
   }
   return "none";
 }

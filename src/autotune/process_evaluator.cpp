@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -13,6 +14,7 @@
 #include <rpl/backends/single_run.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/core/log.hpp>
 #include <rpl/core/output_file.hpp>
 #include <rpl/core/subprocess.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
@@ -90,6 +92,55 @@ struct ProcessEvaluator::Impl {
     return space.text(c, name).value_or("");
   }
 
+  // A step kills its own program past --timeout; srun gets longer, for the step to start and end.
+  std::optional<double> local_timeout() const {
+    constexpr double kStepGraceSeconds = 300;
+    if (!options.timeout_seconds || !options.slurm) return options.timeout_seconds;
+    return *options.timeout_seconds + kStepGraceSeconds;
+  }
+
+  // Runs launch(srun's words) as a Slurm step until its program ends, then gives the program's own
+  // outcome (from the step's status file). A step that Slurm ended instead is tried again; past the
+  // retries m says node_failed. None when interrupted or node_failed. Error(run_failed) when the
+  // allocation itself is gone: no step can run any more.
+  std::optional<ProcessResult> as_step(const fs::path& status, bool with_gpus, const fs::path& log,
+                                       const std::function<ProcessResult(const std::vector<std::string>&)>& launch,
+                                       Measurement& m) {
+    auto& slurm = *options.slurm;
+    std::vector<std::string> exclude;
+    for (int attempt = 0;; ++attempt) {
+      std::error_code ec;
+      fs::remove(status, ec);
+      ++slurm.steps;
+      const ProcessResult step = launch(slurm.step_argv({}, status, options.timeout_seconds, with_gpus, exclude));
+      if (step.cancelled) {
+        m.interrupted = true;
+        return std::nullopt;
+      }
+      const auto s = backends::read_step_status(status);
+      if (s && s->finished) {
+        ProcessResult r = s->process;
+        if (!s->error.empty()) r.exit_status = 127;  // the program could not start: its line is in the log
+        return r;
+      }
+      ++slurm.steps_lost;
+      const std::string clue = backends::step_end_clue(log);
+      if (!slurm.running()) {
+        fail(Errc::run_failed, "the Slurm allocation {} has ended ({}): run the same command with --resume to go on in a new one",
+             slurm.job_id(), clue.empty() ? "no step can start" : clue);
+      }
+      const std::string where = s ? " on " + s->node : "";
+      log::debug(fmt::format("slurm: a step{} ended without its program's status ({}); try {} of {}", where, clue, attempt + 1,
+                             options.step_retries + 1));
+      if (attempt >= options.step_retries) {
+        m.failure = Failure::node_failed;
+        m.detail = fmt::format("Slurm ended its step {} times, the last{}: {}", attempt + 1, where, clue);
+        return std::nullopt;
+      }
+      if (s && std::find(exclude.begin(), exclude.end(), s->node) == exclude.end()) exclude.push_back(s->node);
+    }
+  }
+
   std::mutex& build_lock(const std::string& key) {
     std::lock_guard<std::mutex> guard(builds_mutex);
     auto& m = build_locks[key];
@@ -114,11 +165,23 @@ struct ProcessEvaluator::Impl {
     p.argv = options.build.instantiate([&](const std::string& n) { return lookup(c, n, dir.string()); });
     p.output_file = dir / "build.log";
     p.cancel = cancel;
-    if (options.timeout_seconds) p.timeout = std::chrono::duration<double>(*options.timeout_seconds);
+    if (auto t = local_timeout()) p.timeout = std::chrono::duration<double>(*t);
     ProcessResult r;
     try {
-      r = run_process(p);
+      if (options.slurm && !options.build_local) {
+        const auto build_argv = p.argv;
+        auto step = as_step(dir / "step.json", false, dir / "build.log", [&](const std::vector<std::string>& srun) {
+          p.argv = srun;
+          p.argv.insert(p.argv.end(), build_argv.begin(), build_argv.end());
+          return run_process(p);
+        }, m);
+        if (!step) return std::nullopt;  // interrupted or node_failed: nothing known of the build itself
+        r = *step;
+      } else {
+        r = run_process(p);
+      }
     } catch (const Error& e) {
+      if (e.code() == Errc::run_failed) throw;  // the allocation ended
       m.failure = Failure::build_failed;
       m.detail = e.what();
       write_output_file(dir / ".failed", m.detail);
@@ -145,8 +208,18 @@ struct ProcessEvaluator::Impl {
     std::error_code ec;
     fs::remove_all(dir, ec);
     backends::SingleRun r;
+    const auto& env = options.worker_env.at(static_cast<size_t>(worker));
     try {
-      r = runner->run(dir, argv, options.worker_env.at(static_cast<size_t>(worker)), cancel);
+      if (options.slurm) {
+        auto step = as_step(dir / "step.json", true, dir / "run.log", [&](const std::vector<std::string>& srun) {
+          r = runner->run(dir, argv, env, cancel, srun);
+          return r.process;
+        }, m);
+        if (!step) return;  // interrupted or node_failed
+        r.process = *step;
+      } else {
+        r = runner->run(dir, argv, env, cancel);
+      }
     } catch (const Error& e) {
       if (e.code() != Errc::missing_tool) throw;
       m.failure = Failure::launch_failed;  // a templated program that does not exist
@@ -265,7 +338,7 @@ ProcessEvaluator::ProcessEvaluator(const SearchSpace& space, ProcessEvaluatorOpt
   // The program must exist when it is named literally; a built one appears later.
   backends::RunOptions run;
   run.quiet_app = true;
-  run.timeout_seconds = o.timeout_seconds;
+  run.timeout_seconds = impl_->local_timeout();
   run.trace_level = "kernels";  // a kernel's time needs no dependency edges, and the least overhead distorts it least
   const bool command_literal = first_word_literal(o.command);
   if (command_literal) run.command = {o.command.literal_words().front()};

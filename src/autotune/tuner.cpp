@@ -46,7 +46,7 @@ class Search {
   void fit();
   std::vector<size_t> ranked_unmeasured() const;
   void confirm_best();
-  void report(const std::string& phase);
+  void report(const std::string& phase, size_t done_now);
 
   const SearchSpace& space_;
   Evaluator& evaluator_;
@@ -59,13 +59,16 @@ class Search {
   std::chrono::steady_clock::time_point start_;
   TuneResult result_;
   std::optional<double> best_cost_;
+  std::atomic<size_t> busy_{0};  // workers measuring now
 };
 
-void Search::report(const std::string& phase) {
+void Search::report(const std::string& phase, size_t done_now) {
   if (!progress_) return;
   TuneProgress p;
   p.phase = phase;
-  p.done = done();
+  p.done = done_now;
+  p.workers = static_cast<size_t>(std::max(1, options_.workers));
+  p.busy = busy_.load();
   p.planned = result_.budget;
   if (best_cost_) p.best_value = options_.maximize ? 1.0 / *best_cost_ : *best_cost_;
   p.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -93,6 +96,7 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
   std::exception_ptr error;
   std::atomic<bool> stop{false};
   std::atomic<size_t> next{0};
+  size_t finished = 0;
   auto worker = [&](int w) {
     for (;;) {
       if (stop.load() || cancelled()) return;
@@ -100,10 +104,17 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
       if (i >= to_run.size()) return;
       auto& entry = batch[to_run[i]];
       try {
+        ++busy_;
         entry.measurement = evaluator_.measure(entry.configuration, w, cancel_);
+        --busy_;
         std::lock_guard<std::mutex> guard(mutex);
-        if (!entry.measurement.interrupted) store_.store(entry.configuration, entry.measurement);
+        const auto& m = entry.measurement;
+        // A node's failure is not the configuration's: a later run measures it again.
+        if (!m.interrupted && m.failure != Failure::node_failed) store_.store(entry.configuration, m);
+        if (m.ok() && !m.interrupted && (!best_cost_ || cost(m) < *best_cost_)) best_cost_ = cost(m);
+        if (!m.interrupted) report(phase, done() + batch.size() - to_run.size() + ++finished);
       } catch (...) {
+        --busy_;
         std::lock_guard<std::mutex> guard(mutex);
         if (!error) error = std::current_exception();
         stop = true;
@@ -132,8 +143,8 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
       if (!best_cost_ || c < *best_cost_) best_cost_ = c;
     }
     result_.measured.push_back(std::move(entry));
-    report(phase);
   }
+  if (to_run.empty() && !batch.empty()) report(phase, done());  // all of it from the store
   if (cancelled()) result_.interrupted = true;
 }
 
@@ -186,7 +197,7 @@ void Search::confirm_best() {
     for (int r = 0; r < options_.remeasure_rounds && !cancelled(); ++r) {
       for (size_t k = 0; k < pair.size(); ++k) {
         auto m = evaluator_.measure(rounds[k].configuration, 0, cancel_);
-        if (!m.interrupted) rounds[k].rounds.push_back(m);
+        if (!m.interrupted && m.failure != Failure::node_failed) rounds[k].rounds.push_back(m);
       }
     }
     if (cancelled()) {
@@ -335,7 +346,7 @@ TuneResult Search::run() {
   result_.model = pruning_fit;
   result_.model_trusted = pruning_trusted;
   if (!result_.interrupted) {
-    report("remeasure");
+    report("remeasure", done());
     confirm_best();
   }
   // The ranking: best first by final value, failures left out.

@@ -29,7 +29,7 @@ SingleRunner::SingleRunner(SingleRunner&&) noexcept = default;
 
 SingleRun SingleRunner::run(const fs::path& dir, const std::vector<std::string>& command,
                             const std::vector<std::pair<std::string, std::string>>& extra_env,
-                            const std::atomic<bool>* cancel) const {
+                            const std::atomic<bool>* cancel, const std::vector<std::string>& launcher) const {
   RunOptions options = impl_->options;
   options.command = command;
   fs::create_directories(dir);
@@ -44,6 +44,7 @@ SingleRun SingleRunner::run(const fs::path& dir, const std::vector<std::string>&
   } else {
     p.argv = command;
   }
+  p.argv.insert(p.argv.begin(), launcher.begin(), launcher.end());
   p.extra_env.insert(p.extra_env.end(), options.extra_env.begin(), options.extra_env.end());
   p.extra_env.insert(p.extra_env.end(), extra_env.begin(), extra_env.end());
   detail::tee_program_output(p, options, result.log_file);

@@ -44,21 +44,23 @@ int run(const std::vector<std::string>& args) {
   std::vector<Action> actions = {add_profile_command(app, program), add_analyze_command(app), add_occupancy_command(app),
                                  add_inspect_command(app), add_autotune_command(app),
                                  add_isolate_command(app, program), add_replay_command(app), add_export_command(app),
-                                 add_diff_command(app), add_report_command(app), add_optimize_command(app, program)};
+                                 add_diff_command(app), add_report_command(app), add_optimize_command(app, program),
+                                 add_slurm_step_command(app, program)};
   std::vector<CLI::App*> subs = app.get_subcommands([](const CLI::App*) { return true; });
   try {
     if (ours.size() > 1 && ours[1].rfind('-', 0) != 0) {
       std::string names;
       bool known = false;
       for (auto* sub : subs) {
-        names += (names.empty() ? "" : ", ") + sub->get_name();
         known |= sub->get_name() == ours[1];
+        if (!sub->get_group().empty()) names += (names.empty() ? "" : ", ") + sub->get_name();
       }
       if (!known) fail(Errc::bad_input, "unknown command '{}' (commands: {})", ours[1], names);
     }
     std::vector<std::string> reversed(ours.rbegin(), ours.rend() - (ours.empty() ? 0 : 1));
     app.parse(reversed);
-    if (dashes != args.end() && !app.got_subcommand("profile") && !app.got_subcommand("isolate") && !app.got_subcommand("optimize")) {
+    if (dashes != args.end() && !app.got_subcommand("profile") && !app.got_subcommand("isolate") && !app.got_subcommand("optimize") &&
+        !app.got_subcommand("slurm-step")) {
       fail(Errc::bad_input, "'--' and a program to run are only accepted by 'profile', 'isolate' and 'optimize'");
     }
     for (size_t i = 0; i < subs.size(); ++i) {

@@ -20,6 +20,7 @@
 #include <rpl/report/autotune_json.hpp>
 #include <rpl/report/json_documents.hpp>
 
+#include "autotune_slurm.hpp"
 #include "commands.hpp"
 #include "tune_progress.hpp"
 
@@ -53,6 +54,7 @@ struct AutotuneOptions {
   double timeout = 0;
   std::vector<int> devices;
   std::string device_name;
+  SlurmLaunchOptions launch;
 };
 
 // "45": that many configurations; "0.2" or "20%": that fraction of the space.
@@ -152,8 +154,9 @@ Action add_autotune_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::Range(0, 1023));
   cmd->add_option("--device-name", o->device_name, "the device's name in the cache (default: the driver's name of the GPU)");
+  add_slurm_options(*cmd, o->launch);
 
-  return [o]() -> int {
+  return [o, cmd]() -> int {
     log::set_debug(o->output.debug);
     if ((o->minimize || o->maximize) && o->metric_regex.empty()) {
       fail(Errc::bad_input, "--minimize and --maximize choose the direction of a --metric-regex figure; times are minimized");
@@ -166,6 +169,7 @@ Action add_autotune_command(CLI::App& app) {
     std::sort(seen.begin(), seen.end());
     if (std::adjacent_find(seen.begin(), seen.end()) != seen.end()) fail(Errc::bad_input, "--devices lists a GPU twice");
     if (o->resume && !o->replay_file.empty()) fail(Errc::bad_input, "--resume and --replay exclude each other");
+    check_slurm_options(*cmd, o->launch, !o->devices.empty(), !o->replay_file.empty());
 
     const auto space = autotune::load_search_space(o->space_file);
     autotune::TuneOptions options;
@@ -175,7 +179,7 @@ Action add_autotune_command(CLI::App& app) {
     options.min_r2 = o->min_r2;
     options.top_k = o->top_k;
     options.maximize = o->maximize;
-    options.workers = o->devices.empty() ? 1 : static_cast<int>(o->devices.size());
+    options.workers = o->launch.slurm() ? o->launch.workers : o->devices.empty() ? 1 : static_cast<int>(o->devices.size());
     parse_budget(o->budget, options);
 
     autotune::ProcessEvaluatorOptions eval;
@@ -219,6 +223,14 @@ Action add_autotune_command(CLI::App& app) {
     const fs::path out_dir = o->out_dir;
     create_output_folder(out_dir);
     eval.work_dir = out_dir;
+    const std::string shared_dir = o->launch.shared_dir.empty() ? out_dir.string() : o->launch.shared_dir;
+    if (o->launch.slurm()) {
+      create_output_folder(shared_dir);
+      eval.work_dir = shared_dir;
+      eval.slurm = prepare_slurm(o->launch);
+      eval.build_local = o->launch.build_where == "local";
+      eval.step_retries = o->launch.retries;
+    }
     // Opened now: a CSV path that cannot be written fails before the first measurement.
     std::optional<OutputFile> csv;
     if (!o->csv_file.empty()) {
@@ -228,6 +240,7 @@ Action add_autotune_command(CLI::App& app) {
       csv.emplace(o->csv_file);
     }
 
+    std::optional<StopSignals> signals;
     std::unique_ptr<autotune::Evaluator> evaluator;
     std::unique_ptr<autotune::MeasurementStore> store;
     std::unique_ptr<autotune::ResultCache> cache;
@@ -246,7 +259,18 @@ Action add_autotune_command(CLI::App& app) {
         eval.backend = o->backend == "auto" ? backends::choose_trace_backend() : o->backend;
       }
       auto process = std::make_unique<autotune::ProcessEvaluator>(space, eval);
-      setup.device = device_identity(*o, setup.warnings);
+      if (eval.slurm) {
+        signals.emplace();  // Ctrl-C while the allocation is pending cancels it
+        const auto gpu = start_slurm(*eval.slurm, shared_dir, active_stop_flag());
+        setup.device = !o->device_name.empty() ? o->device_name : gpu.value_or("");
+        if (setup.device.empty()) {
+          setup.device = "unnamed device";
+          setup.warnings.push_back("device_unnamed: the nodes' GPU has no name here; give --device-name so that the cache keeps "
+                                   "devices apart");
+        }
+      } else {
+        setup.device = device_identity(*o, setup.warnings);
+      }
       scope.device = setup.device;
       scope.program = process->program_digest();
       scope.templates = o->cmd_template + "\n" + o->build_template;
@@ -284,12 +308,15 @@ Action add_autotune_command(CLI::App& app) {
 
     TuneProgressView view(!o->output.quiet, setup.unit);
     autotune::TuneResult result;
-    {
-      StopSignals signals;
-      result = autotune::tune(space, *evaluator, *store, options, [&](const autotune::TuneProgress& p) { view.update(p); },
-                              active_stop_flag());
-    }
+    if (!signals) signals.emplace();
+    result = autotune::tune(space, *evaluator, *store, options, [&](const autotune::TuneProgress& p) { view.update(p); },
+                            active_stop_flag());
+    signals.reset();
     view.finish();
+    if (eval.slurm) {
+      eval.slurm->cancel();  // every step has ended; the allocation is not needed any more
+      setup.slurm = slurm_setup(o->launch, *eval.slurm, shared_dir);
+    }
     if (cache && !result.interrupted) cache->record_run(run_key, scope, "finished");
 
     std::vector<std::string> best_command;

@@ -36,6 +36,8 @@ Action add_export_command(CLI::App& app);
 Action add_diff_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 Action add_optimize_command(CLI::App& app, const std::vector<std::string>& program);
+/// Internal: what each step of autotune --launcher slurm runs (src/cli/cmd_slurm_step.cpp).
+Action add_slurm_step_command(CLI::App& app, const std::vector<std::string>& program);
 
 /// Writes the HTML report of a profile folder (rocm-perf report; profile --html); its timeline is
 /// of traces, or of the folder's first run where traces is empty.

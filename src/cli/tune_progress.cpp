@@ -25,15 +25,17 @@ void TuneProgressView::update(const autotune::TuneProgress& p) {
   } else if (p.planned <= p.done) {
     eta = "0 s";
   }
+  const std::string busy = p.workers > 1 ? fmt::format("  {}/{} workers busy", p.busy, p.workers) : "";
   if (terminal_) {
     constexpr int width = 24;
     const int filled = p.planned ? static_cast<int>(width * std::min<size_t>(p.done, p.planned) / p.planned) : 0;
     const std::string bar = std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '.');
-    std::fprintf(stderr, "\r\033[Kautotune %-9s [%s] %zu/%zu  %s  ETA %s", p.phase.c_str(), bar.c_str(), p.done, p.planned,
-                 best.c_str(), eta.c_str());
+    std::fprintf(stderr, "\r\033[Kautotune %-9s [%s] %zu/%zu  %s  ETA %s%s", p.phase.c_str(), bar.c_str(), p.done, p.planned,
+                 best.c_str(), eta.c_str(), busy.c_str());
     drawn_ = true;
   } else {
-    std::fprintf(stderr, "autotune: %s %zu/%zu, %s, ETA %s\n", p.phase.c_str(), p.done, p.planned, best.c_str(), eta.c_str());
+    std::fprintf(stderr, "autotune: %s %zu/%zu, %s, ETA %s%s\n", p.phase.c_str(), p.done, p.planned, best.c_str(), eta.c_str(),
+                 busy.empty() ? "" : ("," + busy.substr(1)).c_str());
   }
   std::fflush(stderr);
 }

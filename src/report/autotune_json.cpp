@@ -47,6 +47,14 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
                     {"direction", setup.maximize ? "maximize" : "minimize"},
                     {"selector", setup.selector.empty() ? Json() : Json(setup.selector)}};
   j["device"] = {{"name", setup.device}, {"workers", setup.devices.empty() ? Json::array() : Json(setup.devices)}};
+  if (const auto& s = setup.slurm) {
+    j["launcher"] = {{"kind", "slurm"},          {"job_id", s->job_id},     {"nodes", s->nodes},
+                     {"workers", s->workers},    {"gpus_per_step", s->gpus_per_step}, {"shared_dir", s->shared_dir},
+                     {"builds", s->builds},      {"retries", s->retries},   {"steps", s->steps},
+                     {"steps_ended_by_slurm", s->steps_lost}};
+  } else {
+    j["launcher"] = {{"kind", "local"}};
+  }
   const size_t total = result.measured.size();
   size_t cached = 0, remeasurements = 0;
   for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
@@ -134,6 +142,10 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
     if (count) failed.push_back(fmt::format("{} {}", count, autotune::failure_name(kind)));
   }
   out += fmt::format("Failures: {}\n", failed.empty() ? "none" : fmt::format("{}", fmt::join(failed, ", ")));
+  if (const auto& s = setup.slurm) {
+    out += fmt::format("Slurm: job {} on {}: {} steps, {} at once; {} ended by Slurm\n", s->job_id, fmt::join(s->nodes, ", "),
+                       s->steps, s->workers, s->steps_lost);
+  }
   const auto& fit = result.model;
   if (fit.fitted) {
     out += fmt::format("Model: R² {:.2f}, cross-validated {:.2f} ({} terms, {} configurations){}; {} pruned, {} kept at {:.2f}x\n",

@@ -7,6 +7,9 @@
 #                                          in DIR); prints SLURM_CONF=DIR/slurm.conf
 #   tests/slurm/local_slurm.sh stop DIR    stops everything it started
 # RPL_SLURM_PORT (default 16817) and the next two ports are slurmctld's and the slurmds'.
+# RPL_SLURM_HIDE=FOLDER: node2 does not see FOLDER (its slurmd runs in a mount namespace with an
+# empty tmpfs over it), as a node that does not mount a site's shared storage; where namespaces are
+# not allowed, it says so on stderr and node2 sees everything.
 # Exit 3 when Slurm or munge is not installed (scripts/setup.sh installs Debian's slurm-wlm and
 # munge); 1 when the daemons did not come up (their logs' ends are printed, and all is stopped).
 set -uo pipefail
@@ -88,7 +91,14 @@ munged --force --socket="$dir/munge.socket" --key-file="$dir/munge.key" --log-fi
   --pid-file="$dir/munged.pid" --seed-file="$dir/munged.seed" || failed "munged"
 slurmctld -f "$SLURM_CONF" -c -i || failed "slurmctld"
 slurmd -f "$SLURM_CONF" -N node1 || failed "slurmd node1"
-slurmd -f "$SLURM_CONF" -N node2 || failed "slurmd node2"
+if [ -n "${RPL_SLURM_HIDE:-}" ] && unshare --mount --propagation private true 2> /dev/null; then
+  mkdir -p "$RPL_SLURM_HIDE"
+  unshare --mount --propagation private sh -c 'mount -t tmpfs rpl-hidden "$1" && exec slurmd -f "$2" -N node2' \
+    sh "$RPL_SLURM_HIDE" "$SLURM_CONF" || failed "slurmd node2 (hiding $RPL_SLURM_HIDE)"
+else
+  [ -z "${RPL_SLURM_HIDE:-}" ] || echo "local_slurm.sh: mount namespaces are not allowed here: node2 sees $RPL_SLURM_HIDE" >&2
+  slurmd -f "$SLURM_CONF" -N node2 || failed "slurmd node2"
+fi
 for _ in $(seq 100); do
   [ "$(sinfo -h -o '%T %D' 2> /dev/null)" = "idle 2" ] && { echo "SLURM_CONF=$SLURM_CONF"; exit 0; }
   sleep 0.2

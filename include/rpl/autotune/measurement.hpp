@@ -10,12 +10,14 @@
 namespace rpl::autotune {
 
 /// Why a configuration has no usable figure (Kernel Tuner's and T4's invalidity kinds, refined).
-enum class Failure { none, build_failed, launch_failed, crashed, timed_out, no_kernel, unstable, no_metric };
+/// node_failed: the step's node failed it (Slurm ended the step) on every try; not the configuration's
+/// own failure, so it is never cached and a later run measures it again.
+enum class Failure { none, build_failed, launch_failed, crashed, timed_out, no_kernel, unstable, no_metric, node_failed };
 std::string_view failure_name(Failure failure);
 std::optional<Failure> failure_from_name(std::string_view name);
 inline constexpr Failure kFailureKinds[] = {Failure::build_failed, Failure::launch_failed, Failure::crashed,
                                             Failure::timed_out,    Failure::no_kernel,     Failure::unstable,
-                                            Failure::no_metric};
+                                            Failure::no_metric,    Failure::node_failed};
 
 /// When to stop repeating: at least min_samples and a coefficient of variation within max_cv, or
 /// max_runs runs of the program, or max_seconds spent.

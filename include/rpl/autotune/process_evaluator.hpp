@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <rpl/autotune/command_template.hpp>
+#include <rpl/backends/slurm.hpp>
 #include <rpl/autotune/measurement.hpp>
 #include <rpl/autotune/search_space.hpp>
 
@@ -30,6 +31,12 @@ struct ProcessEvaluatorOptions {
   std::vector<std::vector<std::pair<std::string, std::string>>> worker_env{{}};
   std::filesystem::path work_dir;          // runs/ (temporary) and builds/ go here
   bool keep_runs = false;                  // --debug: keep every run's folder
+  /// With an allocation, every run (and every build unless build_local) is a job step of it, and
+  /// work_dir is on storage its nodes share. A step that Slurm ends is tried again up to
+  /// step_retries times, on another node while one is left, then recorded as node_failed.
+  std::shared_ptr<backends::SlurmAllocation> slurm;
+  bool build_local = false;
+  int step_retries = 2;
 };
 
 /// The placeholder of a configuration's build folder.

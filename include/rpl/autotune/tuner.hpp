@@ -68,6 +68,8 @@ struct TuneProgress {
   std::string phase;
   size_t done = 0;       // distinct configurations measured
   size_t planned = 0;    // the budget
+  size_t workers = 1;
+  size_t busy = 0;       // workers measuring now
   std::optional<double> best_value;
   double elapsed_seconds = 0;
 };

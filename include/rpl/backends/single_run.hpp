@@ -29,9 +29,10 @@ class SingleRunner {
   SingleRunner(SingleRunner&&) noexcept;
   /// Runs options.command (or `command` when given) once, with its output in dir/run.log and the
   /// tool's databases under dir. options.runs is ignored; timeout, env and quiet_app apply.
+  /// `launcher` goes before the whole command line, the tool's included (a Slurm step's srun).
   SingleRun run(const std::filesystem::path& dir, const std::vector<std::string>& command,
                 const std::vector<std::pair<std::string, std::string>>& extra_env,
-                const std::atomic<bool>* cancel = nullptr) const;
+                const std::atomic<bool>* cancel = nullptr, const std::vector<std::string>& launcher = {}) const;
 
  private:
   struct Impl;

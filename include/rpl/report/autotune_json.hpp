@@ -11,6 +11,19 @@
 
 namespace rpl::report {
 
+/// Where the steps of a --launcher slurm run went.
+struct SlurmSetup {
+  std::string job_id;
+  std::vector<std::string> nodes;
+  int workers = 1;
+  int gpus_per_step = 1;
+  std::string shared_dir;
+  std::string builds;      // "step" or "local"
+  int retries = 2;
+  size_t steps = 0;        // job steps started
+  size_t steps_lost = 0;   // of them, ended by Slurm rather than by their program
+};
+
 /// What the run was asked to do, as the document reports it.
 struct AutotuneSetup {
   std::string space_file;
@@ -22,6 +35,7 @@ struct AutotuneSetup {
   std::string selector;              // the --kernel or --metric-regex, when given
   std::string device;
   std::vector<int> devices;          // --devices, empty for the default one
+  std::optional<SlurmSetup> slurm;   // --launcher slurm
   std::string cache_file;            // empty with --replay
   std::vector<std::string> warnings; // the CLI's own (cache entries of other devices, ...)
 };

@@ -1,0 +1,307 @@
+// autotune --launcher slurm against a real Slurm started on this machine (tests/slurm/local_slurm.sh:
+// two nodes, two CPUs and two GPUs each; node2 does not see the folder the tests hide from it), with
+// the stand-in tunable program (tests/fixtures/synthetic_tunable.cpp), whose printed figure is
+// exact: a Slurm run must measure what a local run measures.
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <rpl/core/subprocess.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+class SlurmAutotune : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!find_executable("slurmctld", {"/usr/sbin"}) || !find_executable("munged", {"/usr/sbin"})) {
+      skip_reason_ = "Slurm is not installed: tests/slurm/local_slurm.sh needs slurm-wlm and munge (scripts/setup.sh)";
+      return;
+    }
+    dir_ = fresh_dir("slurm-autotune");
+    ProcessOptions p;
+    p.argv = {"bash", (source_dir() / "tests/slurm/local_slurm.sh").string(), "start", (dir_ / "slurm").string()};
+    p.extra_env = {{"RPL_SLURM_PORT", std::to_string(20000 + (::getpid() % 6000) * 3)}, {"RPL_SLURM_HIDE", hidden().string()}};
+    p.capture_output = true;
+    const auto r = run_process(p);
+    if (!r.ok()) {
+      start_error_ = "tests/slurm/local_slurm.sh start failed: " + r.output;
+      return;
+    }
+    env_ = {{"SLURM_CONF", (dir_ / "slurm/slurm.conf").string()}};
+  }
+  static void TearDownTestSuite() {
+    if (dir_.empty()) return;
+    ProcessOptions p;
+    p.argv = {"bash", (source_dir() / "tests/slurm/local_slurm.sh").string(), "stop", (dir_ / "slurm").string()};
+    p.capture_output = true;
+    run_process(p);
+  }
+  void SetUp() override {
+    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    ASSERT_EQ(start_error_, "");
+  }
+  void TearDown() override {
+    if (env_.empty()) return;
+    slurm({"scancel", "-u", "root"});  // whatever a failed test left
+  }
+
+  static fs::path hidden() { return dir_ / "hidden"; }
+  static std::string slurm(std::vector<std::string> argv) {
+    ProcessOptions p;
+    p.argv = std::move(argv);
+    p.extra_env = env_;
+    p.capture_output = true;
+    return run_process(p).output;
+  }
+  // The queue's jobs, or its steps with steps set; empty when nothing runs.
+  static std::string queue(bool steps = false) {
+    return slurm(steps ? std::vector<std::string>{"squeue", "-h", "-s", "-o", "%i"} : std::vector<std::string>{"squeue", "-h"});
+  }
+  static bool queue_empties() {
+    for (int i = 0; i < 100; ++i) {
+      if (queue().empty()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  static std::vector<std::pair<std::string, std::string>> env_with(std::vector<std::pair<std::string, std::string>> more) {
+    more.insert(more.end(), env_.begin(), env_.end());
+    return more;
+  }
+
+  static inline fs::path dir_;
+  static inline std::string skip_reason_, start_error_;
+  static inline std::vector<std::pair<std::string, std::string>> env_;
+};
+
+std::vector<std::string> tune_args(const fs::path& out, std::vector<std::string> extra) {
+  std::vector<std::string> args{"autotune", "--space", (source_dir() / "tests/fixtures/autotune/synthetic_space.json").string(),
+                                "--cmd-template",
+                                (build_dir() / "fixtures/rpl-synthetic-tunable").string() + " --a {A} --b {B} --c {C} --mode {MODE}",
+                                "--metric-regex", "time_ms: ([0-9.]+)", "--min-samples", "1", "--timeout", "5",
+                                "--device-name", "test device", "--seed-fraction", "0.02", "--budget", "40", "--out", out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::vector<std::string> on_slurm(std::vector<std::string> extra) {
+  std::vector<std::string> args{"--launcher", "slurm", "--slurm-workers", "2", "--slurm-args", "--nodes=2"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// The configurations a --csv file lists ("A B C MODE"), with their failure and value.
+std::map<std::string, std::string> measured(const fs::path& csv) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);  // order,phase,cached,A,B,C,MODE,failure,value,...
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream row(line);
+    for (std::string cell; cells.size() < 9 && std::getline(row, cell, ',');) cells.push_back(cell);
+    if (cells.size() < 9) continue;
+    out[cells[3] + " " + cells[4] + " " + cells[5] + " " + cells[6]] = cells[7] + " " + cells[8];
+  }
+  return out;
+}
+
+// The best configuration a local run of tune_args finds: what every Slurm run must find too.
+std::string local_best() {
+  static const std::string best = [] {
+    const auto dir = fresh_dir("slurm-local-best");
+    auto r = run_cli(tune_args(dir / "out", {"--json"}));
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)["best"]["configuration"].dump() : "local run failed: " + r.err;
+  }();
+  return best;
+}
+
+int lines_in(const fs::path& file) { return count_lines(read_text(file)); }
+
+TEST_F(SlurmAutotune, MeasuresWhatALocalRunMeasuresAndSaysWhereItRan) {
+  const auto dir = fresh_dir("slurm-same");
+  auto local = run_cli(tune_args(dir / "local", {"--json", "--csv", (dir / "local.csv").string()}));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  auto remote = run_cli(tune_args(dir / "slurm", on_slurm({"--json", "--csv", (dir / "slurm.csv").string()})), env_);
+  ASSERT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(schema_errors(remote.out, "autotune"), "");
+  const auto a = nlohmann::json::parse(local.out), b = nlohmann::json::parse(remote.out);
+  EXPECT_EQ(a["best"], b["best"]);
+  EXPECT_EQ(a["top"], b["top"]);
+  EXPECT_EQ(a["failures"], b["failures"]);
+  EXPECT_EQ(measured(dir / "local.csv"), measured(dir / "slurm.csv"));
+  EXPECT_EQ(a["launcher"]["kind"], "local");
+  const auto& l = b["launcher"];
+  EXPECT_EQ(l["kind"], "slurm");
+  EXPECT_EQ(l["nodes"].dump(), R"(["node1","node2"])");
+  EXPECT_EQ(l["workers"], 2);
+  EXPECT_EQ(l["steps_ended_by_slurm"], 0);
+  // One step per run: the measurements and the re-measurements of the best two.
+  EXPECT_EQ(l["steps"].get<int>(), b["measured"]["total"].get<int>() + b["measured"]["remeasurements"].get<int>());
+  EXPECT_TRUE(queue_empties()) << queue();
+}
+
+TEST_F(SlurmAutotune, AStepSlurmEndsIsTriedAgainAndRecorded) {
+  const auto dir = fresh_dir("slurm-retry");
+  const auto log = dir / "runs.log";
+  const int pid = start_cli(tune_args(dir / "out", on_slurm({"--json"})), dir / "err.txt",
+                            env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "400"}}));
+  ASSERT_GT(pid, 0);
+  // Cancel the first step that runs a program (not the probe: by then the log has a line).
+  std::string step;
+  for (int i = 0; i < 300 && step.empty(); ++i) {
+    if (fs::exists(log)) {
+      std::istringstream ids(queue(true));
+      ids >> step;
+    }
+    if (step.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(step.empty()) << read_text(dir / "err.txt");
+  slurm({"scancel", step});
+  ASSERT_EQ(wait_cli(pid), 0) << read_text(dir / "err.txt");
+  const auto doc = nlohmann::json::parse(read_text(dir / "out/autotune.json"));
+  EXPECT_EQ(doc["launcher"]["steps_ended_by_slurm"], 1);
+  EXPECT_EQ(doc["failures"]["node_failed"], 0);
+  EXPECT_EQ(doc["best"]["configuration"].dump(), local_best());
+  EXPECT_EQ(doc["launcher"]["steps"].get<int>(), doc["measured"]["total"].get<int>() + doc["measured"]["remeasurements"].get<int>() + 1);
+}
+
+TEST_F(SlurmAutotune, AStepEndedPastItsRetriesIsNodeFailedAndMeasuredAgainLater) {
+  const auto dir = fresh_dir("slurm-node-failed");
+  const auto log = dir / "runs.log";
+  const auto args = tune_args(dir / "out", on_slurm({"--json", "--retries", "0", "--csv", (dir / "first.csv").string()}));
+  const int pid = start_cli(args, dir / "err.txt", env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "400"}}));
+  ASSERT_GT(pid, 0);
+  std::string step;
+  for (int i = 0; i < 300 && step.empty(); ++i) {
+    if (fs::exists(log)) {
+      std::istringstream ids(queue(true));
+      ids >> step;
+    }
+    if (step.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(step.empty());
+  slurm({"scancel", step});
+  ASSERT_EQ(wait_cli(pid), 0) << read_text(dir / "err.txt");
+  const auto doc = nlohmann::json::parse(read_text(dir / "out/autotune.json"));
+  EXPECT_EQ(doc["failures"]["node_failed"], 1);
+  std::string lost;
+  for (const auto& [configuration, outcome] : measured(dir / "first.csv")) {
+    if (outcome.rfind("node_failed", 0) == 0) lost = configuration;
+  }
+  ASSERT_FALSE(lost.empty());
+  // Not the configuration's own failure: the cache does not keep it, the same run measures it again.
+  fs::remove(log);
+  auto again = run_cli(tune_args(dir / "out", on_slurm({"--json", "--retries", "0"})), env_with({{"SYNTH_LOG", log.string()}}));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["failures"]["node_failed"], 0);
+  std::istringstream a(lost);
+  std::string A, B, C, MODE;
+  a >> A >> B >> C >> MODE;
+  EXPECT_NE(read_text(log).find("--a " + A + " --b " + B + " --c " + C + " --mode " + MODE), std::string::npos) << lost;
+}
+
+TEST_F(SlurmAutotune, InterruptCancelsTheAllocationAndResumeMeasuresNothingTwice) {
+  const auto dir = fresh_dir("slurm-sigint");
+  const auto log = dir / "runs.log";
+  const int pid = start_cli(tune_args(dir / "out", on_slurm({"--quiet"})), dir / "err.txt",
+                            env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "150"}}));
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 400 && lines_in(log) < 12; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_cli(pid), 1);
+  EXPECT_NE(read_text(dir / "err.txt").find("--resume"), std::string::npos) << read_text(dir / "err.txt");
+  EXPECT_EQ(queue(), "");  // cancelled before the controller exits, not by a time limit
+  const int before = lines_in(log);
+  ASSERT_GT(before, 0);
+  auto resumed = run_cli(tune_args(dir / "out", on_slurm({"--json", "--resume"})), env_with({{"SYNTH_LOG", log.string()}}));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  const auto doc = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(doc["best"]["configuration"].dump(), local_best());
+  EXPECT_GT(doc["measured"]["from_cache"].get<int>(), 0);
+  // Every configuration ran once, but the best two (measured again twice at the end) and at most
+  // the two runs the signal cut short (an interrupted measurement is no result).
+  std::map<std::string, int> runs;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) ++runs[line.substr(0, line.find(" device="))];
+  EXPECT_EQ(runs.size(), doc["measured"]["total"].get<size_t>());
+  int extra = 0;
+  for (const auto& [args, n] : runs) extra += n - 1;
+  EXPECT_GE(extra, 4);
+  EXPECT_LE(extra, 6);
+  EXPECT_TRUE(queue_empties()) << queue();
+}
+
+TEST_F(SlurmAutotune, AControllerKilledOutrightLeavesNoAllocation) {
+  const auto dir = fresh_dir("slurm-sigkill");
+  const auto log = dir / "runs.log";
+  const int pid = start_cli(tune_args(dir / "out", on_slurm({"--quiet"})), dir / "err.txt",
+                            env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "150"}}));
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 400 && lines_in(log) < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  ASSERT_NE(queue(), "");
+  ::kill(pid, SIGKILL);
+  wait_cli(pid);
+  EXPECT_TRUE(queue_empties()) << queue();  // the watchdog cancels it within seconds, no time limit needed
+}
+
+TEST_F(SlurmAutotune, AFolderANodeDoesNotSeeIsRefusedBeforeAnyMeasurement) {
+  const auto dir = fresh_dir("slurm-hidden");
+  fs::create_directories(hidden());
+  std::ofstream(hidden() / "only-here") << "x";
+  if (slurm({"srun", "-w", "node2", "ls", hidden().string()}).find("only-here") != std::string::npos) {
+    GTEST_SKIP() << "node2 sees " << hidden() << ": mount namespaces are not allowed here";
+  }
+  const auto log = dir / "runs.log";
+  auto r = run_cli(tune_args(dir / "out", on_slurm({"--shared-dir", (hidden() / "work").string()})),
+                   env_with({{"SYNTH_LOG", log.string()}}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("node node2 does not see it"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(log));
+  EXPECT_TRUE(queue_empties()) << queue();
+}
+
+TEST_F(SlurmAutotune, ARefusedAllocationGivesTheSchedulersMessage) {
+  const auto dir = fresh_dir("slurm-refused");
+  auto r = run_cli(tune_args(dir / "out", {"--launcher", "slurm", "--slurm-args", "--partition=nosuch"}), env_);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("Slurm refused the allocation"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nvalid partition"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+}
+
+// Without a Slurm: the options' own checks.
+TEST(SlurmAutotuneUsage, MissingSlurmCommandsAreNamed) {
+  const auto dir = fresh_dir("slurm-missing");
+  fs::create_directories(dir / "empty-path");
+  auto r = run_cli(tune_args(dir / "out", {"--launcher", "slurm"}), {{"PATH", (dir / "empty-path").string()}});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("salloc is not installed"), std::string::npos) << r.err;
+}
+
+TEST(SlurmAutotuneUsage, SlurmOptionsNeedTheSlurmLauncher) {
+  const auto dir = fresh_dir("slurm-usage");
+  auto r = run_cli(tune_args(dir / "out", {"--slurm-workers", "2"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--slurm-workers applies to --launcher slurm only"), std::string::npos) << r.err;
+  r = run_cli(tune_args(dir / "out", {"--launcher", "slurm", "--devices", "0,1"}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--devices"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace rpl::test
