@@ -65,13 +65,15 @@ class Exporter {
   }
 
  private:
-  // Processes and lanes, numbered in a fixed order: processes by (file, GUID), lanes by stream id.
+  // Processes and lanes, numbered in a fixed order: processes by rank, then (file, GUID); lanes by
+  // stream id.
   void collect() {
     auto numbered = number_processes(trace_, true);
     processes_ = std::move(numbered.numbers);
     dispatch_pid_ = std::move(numbered.dispatch);
     copy_pid_ = std::move(numbered.copy);
     call_pid_ = std::move(numbered.call);
+    rank_labels_ = std::move(numbered.rank_label);
     std::map<Lane, uint32_t> lanes;
     origin_ = std::numeric_limits<int64_t>::max();
     for (size_t i = 0; i < trace_.dispatches.size(); ++i) {
@@ -106,7 +108,8 @@ class Exporter {
     for (const auto& [key, pid] : processes_) {
       const auto& [source, guid] = key;
       const std::string& path = trace_.sources.at(static_cast<size_t>(source)).path;
-      const std::string name = guid.empty() ? path : fmt::format("{} (process {})", path, guid);
+      const std::string& rank = rank_labels_.at(pid);
+      const std::string name = (rank.empty() ? "" : rank + ": ") + (guid.empty() ? path : fmt::format("{} (process {})", path, guid));
       event(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})", pid + 1, quoted(name)));
       event(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{},"tid":0,"args":{{"sort_index":{}}}}})", pid + 1, pid));
     }
@@ -239,6 +242,7 @@ class Exporter {
   std::map<std::pair<int32_t, std::string>, uint32_t> processes_;
   std::map<Lane, uint32_t> lanes_;
   std::vector<uint32_t> dispatch_pid_, copy_pid_, call_pid_;
+  std::vector<std::string> rank_labels_;  // by process number; "" where it has no rank
   std::vector<std::string> symbol_names_;
   int64_t origin_ = 0;
   std::string buffer_;

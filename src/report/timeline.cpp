@@ -70,8 +70,10 @@ Json timeline_json(const trace::Trace& trace, const analysis::DagResult& dag, si
   Json labels = Json::array();
   for (auto& [key, number] : lanes) {
     number = static_cast<uint32_t>(labels.size());
-    labels.push_back(processes.numbers.size() > 1 ? fmt::format("process {} stream {}", key.first + 1, key.second)
-                                                  : fmt::format("stream {}", key.second));
+    const std::string& rank = processes.rank_label.at(key.first);
+    labels.push_back(!rank.empty()                  ? fmt::format("{} stream {}", rank, key.second)
+                     : processes.numbers.size() > 1 ? fmt::format("process {} stream {}", key.first + 1, key.second)
+                                                    : fmt::format("stream {}", key.second));
   }
 
   static const std::string kCopy = "copy", kUnknown = "?";

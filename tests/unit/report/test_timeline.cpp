@@ -1,10 +1,13 @@
 // The report's timeline document: lanes per (process, stream), operations by start, the critical
 // path's steps found among them, the cap on what is drawn.
+#include <map>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/dag.hpp>
+#include <rpl/report/perfetto_export.hpp>
 #include <rpl/report/timeline.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
@@ -91,6 +94,39 @@ TEST(Timeline, ProcessesGetLanesOfTheirOwn) {
   const json empty = report::timeline_json(trace::Trace{}, analysis::DagResult{}, 100);
   EXPECT_EQ(empty["shown"], 0);
   EXPECT_EQ(empty["lanes"], json::array());
+}
+
+// The ranks of a multi-rank job: one lane group per rank, in rank order whatever the order of the
+// databases, named with the host where the job spans several; a process without a rank after them.
+// The Perfetto export names and orders its processes the same way.
+TEST(Timeline, EachRankIsAGroupOfLanesInRankOrder) {
+  auto trace = two_streams();
+  trace.sources[0].rank = 1;
+  trace.sources[0].host = "node1";
+  trace.sources.push_back({"run2.db", {"h"}, {}, 0, "node2"});
+  trace.sources.push_back({"run3.db", {"i"}, {}, {}, "node2"});
+  for (int source : {1, 2}) {
+    trace::Dispatch d = trace.dispatches[0];
+    d.source = source;
+    trace.dispatches.push_back(d);
+  }
+  const auto dag = analysis::analyze_dag(trace);
+  const json t = report::timeline_json(trace, dag, 100);
+  EXPECT_EQ(t["lanes"], json({"rank 0 on node2 stream 0", "rank 1 on node1 stream 0", "rank 1 on node1 stream 2",
+                              "process 3 stream 0"}));
+  std::ostringstream perfetto;
+  report::write_perfetto_trace(trace, dag, perfetto);
+  const auto events = json::parse(perfetto.str())["traceEvents"];
+  std::map<int, std::string> processes;  // by pid, the order Perfetto shows them in (their sort index)
+  for (const auto& e : events) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes[e["pid"]] = e["args"]["name"];
+  }
+  EXPECT_EQ(processes, (std::map<int, std::string>{{1, "rank 0 on node2: run2.db (process g)"},
+                                                   {2, "rank 1 on node1: run1.db (process g)"},
+                                                   {3, "run3.db (process g)"}}));
+  // One host: the ranks need no host name.
+  trace.sources[0].host = "node2";
+  EXPECT_EQ(report::timeline_json(trace, dag, 100)["lanes"][1], "rank 1 stream 0");
 }
 
 // Where the GPU works: PyTorch's start-up and first calls are left out (idle gaps of 159, 28, 19
