@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include <rpl/core/log.hpp>
 #include <rpl/core/subprocess.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/trace/rocpd_writer.hpp>
 
 #include "traced_runs.hpp"
 
@@ -20,6 +22,41 @@ std::optional<fs::path> find_rocprofv3() {
   return find_executable("rocprofv3", {"/opt/rocm/bin"});
 }
 
+namespace {
+
+// rocprofv3 names each process's database after this pattern, expanded inside that process (its
+// output keys: %env{NAME}% is the process's variable, empty where it has none). The rank that
+// srun, Open MPI or a PMI launcher gave a process lands in its file's name, where
+// record_ranks finds it.
+constexpr const char* kOutputName = "%hostname%/%pid%.rank-s%env{SLURM_PROCID}%-o%env{OMPI_COMM_WORLD_RANK}%-p%env{PMI_RANK}%";
+
+// The rank in a database's name, the launchers in the CUPTI tracer's order: srun's, Open MPI's, PMI's.
+std::optional<int> rank_in_name(const std::string& name) {
+  static const std::regex kRanked(R"(\.rank-s([0-9]*)-o([0-9]*)-p([0-9]*)_results\.db$)");
+  std::smatch m;
+  if (!std::regex_search(name, m, kRanked)) return std::nullopt;
+  for (size_t i = 1; i <= 3; ++i) {
+    if (m[i].length() > 0 && m[i].length() < 9) return std::stoi(m[i].str());
+  }
+  return std::nullopt;
+}
+
+// Each ranked database says its rank as the CUPTI tracer's do (rpl_rank), whatever its file is
+// named later.
+void record_ranks(const std::vector<fs::path>& dbs) {
+  for (const auto& db : dbs) {
+    const auto rank = rank_in_name(db.filename().string());
+    if (!rank) continue;
+    try {
+      trace::add_rocpd_metadata(db, "rpl_rank", std::to_string(*rank));
+    } catch (const Error& e) {
+      log::debug(fmt::format("the rank of {} is not recorded: {}", db.string(), e.what()));
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> rocprofv3_trace_argv(const fs::path& rocprofv3, const fs::path& output_dir,
                                               const std::vector<std::string>& command, const std::string& level) {
   // Copies and the HIP API calls (event records and waits, with their arguments) give the DAG its
@@ -28,7 +65,7 @@ std::vector<std::string> rocprofv3_trace_argv(const fs::path& rocprofv3, const f
   std::vector<std::string> argv = {rocprofv3.string(), "--kernel-trace", "--memory-copy-trace"};
   if (level != "kernels") argv.push_back("--hip-runtime-trace");
   if (level == "full") argv.push_back("--marker-trace");
-  argv.insert(argv.end(), {"--output-format", "rocpd", "-d", output_dir.string(), "--"});
+  argv.insert(argv.end(), {"--output-format", "rocpd", "-d", output_dir.string(), "-o", kOutputName, "--"});
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
 }
@@ -177,6 +214,7 @@ TraceTool rocprofv3_tool(const RunOptions& options) {
     return run;
   };
   tool.refusal = [](const TracedRun&) { return std::optional<std::string>(); };
+  tool.finish_databases = record_ranks;
   return tool;
 }
 

@@ -54,6 +54,7 @@ SingleRun SingleRunner::run(const fs::path& dir, const std::vector<std::string>&
   result.process = run_process(p);
   if (plan) {
     result.databases = detail::find_result_databases(plan->output_dir);
+    if (impl_->tool->finish_databases) impl_->tool->finish_databases(result.databases);
     if (!result.process.ok() && !result.process.timed_out && result.process.exit_status == 3) {
       result.refusal = impl_->tool->refusal(*plan);
     }

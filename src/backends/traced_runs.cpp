@@ -99,6 +99,7 @@ std::vector<fs::path> collect_traces(const RunOptions& options, const fs::path& 
     ProcessResult r = run_process(p);
     if (r.cancelled) folder.abandon_interrupted(run, options.runs);
     auto dbs = find_result_databases(plan.output_dir);
+    if (tool.finish_databases) tool.finish_databases(dbs);
     // Where this run's log is once the folder is (or is not) swapped in.
     auto log_after = [&](bool committed) { return (committed ? trace_dir : staging) / log_file.filename(); };
     if (!r.ok()) {

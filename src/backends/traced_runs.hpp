@@ -48,6 +48,8 @@ struct TraceTool {
   std::function<TracedRun(const std::filesystem::path& run_dir, const std::vector<std::string>& command)> plan;
   /// After a failed run: an error message when the tool refused to run (exit code 3), else none.
   std::function<std::optional<std::string>(const TracedRun&)> refusal;
+  /// After each run, on the databases it wrote (where they are), when the tool has more to say.
+  std::function<void(const std::vector<std::filesystem::path>&)> finish_databases;
 };
 
 /// Runs the program options.runs times; returns the kept databases (trace_dir/run<N>_*.db), with

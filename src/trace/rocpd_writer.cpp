@@ -261,4 +261,23 @@ void RocpdWriter::finish() {
   }
 }
 
+void add_rocpd_metadata(const std::filesystem::path& path, const std::string& tag, const std::string& value) {
+  try {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
+    std::vector<std::string> tables;
+    SQLite::Statement list(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'rocpd_metadata*'");
+    while (list.executeStep()) tables.push_back(list.getColumn(0).getString());
+    if (tables.empty()) fail(Errc::bad_input, "{}: no rocpd_metadata table", path.string());
+    SQLite::Transaction transaction(db);
+    for (const auto& table : tables) {
+      SQLite::Statement insert(db, "INSERT INTO \"" + table + "\" (tag, value) VALUES (?, ?)");
+      SQLite::bind(insert, tag, value);
+      insert.exec();
+    }
+    transaction.commit();
+  } catch (const SQLite::Exception& e) {
+    fail(Errc::bad_input, "{}: cannot add to its metadata: {}", path.string(), e.what());
+  }
+}
+
 }  // namespace rpl::trace

@@ -65,7 +65,7 @@ TEST(CliProfile, RunsRocprofv3WithExactlyTheDocumentedArguments) {
   ASSERT_EQ(calls.size(), 3u);
   std::set<std::string> dirs;
   for (const auto& argv : calls) {
-    ASSERT_EQ(argv.size(), 12u) << argv.dump();
+    ASSERT_EQ(argv.size(), 14u) << argv.dump();
     EXPECT_EQ(argv[0], (fake_rocprof_dir() / "rocprofv3").string());
     EXPECT_EQ(argv[1], "--kernel-trace");
     EXPECT_EQ(argv[2], "--memory-copy-trace");
@@ -73,10 +73,13 @@ TEST(CliProfile, RunsRocprofv3WithExactlyTheDocumentedArguments) {
     EXPECT_EQ(argv[4], "--output-format");
     EXPECT_EQ(argv[5], "rocpd");
     EXPECT_EQ(argv[6], "-d");
-    EXPECT_EQ(argv[8], "--");
-    EXPECT_EQ(argv[9], "/bin/echo");
-    EXPECT_EQ(argv[10], "hello world");  // one argument, untouched by any shell
-    EXPECT_EQ(argv[11], "--flag");
+    // Each process's database named by its host, pid and rank (rocprofv3's output keys).
+    EXPECT_EQ(argv[8], "-o");
+    EXPECT_EQ(argv[9], "%hostname%/%pid%.rank-s%env{SLURM_PROCID}%-o%env{OMPI_COMM_WORLD_RANK}%-p%env{PMI_RANK}%");
+    EXPECT_EQ(argv[10], "--");
+    EXPECT_EQ(argv[11], "/bin/echo");
+    EXPECT_EQ(argv[12], "hello world");  // one argument, untouched by any shell
+    EXPECT_EQ(argv[13], "--flag");
     dirs.insert(argv[7].get<std::string>());
     EXPECT_FALSE(fs::exists(argv[7].get<std::string>())) << "temporary folders are removed without --debug";
   }
@@ -342,12 +345,33 @@ TEST(CliProfile, NoRocprofTimesTheWholeProcess) {
   EXPECT_TRUE(fake.invocations().empty()) << "--no-rocprof must not run rocprofv3";
 }
 
+// A multi-rank job under rocprofv3 (the stand-in writes a database per rank, each named as the -o
+// pattern expands in a process whose SLURM_PROCID is its rank): each database says its rank, and
+// profile.json gives the per-rank view; a process with no rank variable gets none.
+TEST(CliProfile, EachRankOfAJobUnderRocprofv3IsRecorded) {
+  FakeProfiler fake;
+  auto env = fake.env();
+  env.push_back({"RPL_FAKE_ROCPROF_RANKS", "3"});
+  auto r = run_cli({"profile", "--runs", "2", "--out", (fake.dir / "p").string(), "--json", "--", "/bin/true"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(doc["ranks"].is_object()) << r.out;
+  std::vector<int> ranks;
+  for (const auto& rank : doc["ranks"]["ranks"]) ranks.push_back(rank["rank"]);
+  EXPECT_EQ(ranks, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(doc["ranks"]["hosts"], 1);
+  const auto one = run_cli({"profile", "--runs", "1", "--out", (fake.dir / "q").string(), "--json", "--", "/bin/true"}, fake.env());
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_TRUE(nlohmann::json::parse(one.out)["ranks"].is_null());
+}
+
 TEST(CliProfile, ProgramMayAlsoBeGivenWithoutDashes) {
   FakeProfiler fake;
   auto r = run_cli({"profile", "--runs", "1", "--out", (fake.dir / "p").string(), "/bin/true"}, fake.env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(fake.invocations().size(), 1u);
-  EXPECT_EQ(fake.invocations()[0][9], "/bin/true");
+  EXPECT_EQ(fake.invocations()[0].back(), "/bin/true");
 }
 
 }  // namespace

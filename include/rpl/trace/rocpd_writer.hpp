@@ -78,4 +78,8 @@ class RocpdWriter {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Adds a (tag, value) row to each rocpd_metadata table of a database another tool wrote (its
+/// processes' tables, suffixed or not). Error(bad_input) when it has none or cannot be written.
+void add_rocpd_metadata(const std::filesystem::path& db, const std::string& tag, const std::string& value);
+
 }  // namespace rpl::trace
