@@ -545,6 +545,44 @@ TEST(NvidiaGpu, APytorchCudaGraphKeepsItsEdges) {
   std::cout << "torch CUDA graph: " << dag["edges"].dump() << "\n";
 }
 
+// A two-rank job (tests/gpu/programs/two_ranks.py: the softmax testbed twice at once, ranks 0 and 1,
+// rank 1 doing twice the iterations): each rank's database names it, profile.json gives each rank's
+// time of the kernel with rank 1 the slowest, and the exported timeline is a group of lanes per rank.
+TEST(NvidiaGpu, EachRankOfAJobHasItsTimeAndItsLanes) {
+  SKIP_WITHOUT_GPU();
+  if (!find_executable("python3")) GTEST_SKIP() << "no python3";
+  auto p = profile({"python3", (source_dir() / "tests/gpu/programs/two_ranks.py").string(), program("softmax_testbed"), "4096",
+                    "1024"},
+                   1, {"--quiet-app", "--kernel", "softmax_naive"});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const auto& ranks = p.doc["ranks"];
+  ASSERT_TRUE(ranks.is_object()) << p.cli.out;
+  ASSERT_EQ(ranks["ranks"].size(), 2u) << ranks.dump();
+  EXPECT_EQ(ranks["ranks"][0]["rank"], 0);
+  EXPECT_EQ(ranks["ranks"][1]["rank"], 1);
+  EXPECT_EQ(ranks["slowest_rank"], 1) << ranks.dump();
+  const double ratio = ranks["ranks"][1]["per_run_ms"].get<double>() / ranks["ranks"][0]["per_run_ms"].get<double>();
+  EXPECT_GT(ratio, 1.5) << ranks.dump();  // twice the dispatches
+  EXPECT_LT(ratio, 2.5) << ranks.dump();
+  EXPECT_GT(ranks["imbalance_pct"].get<double>(), 20) << ranks.dump();
+
+  std::vector<std::string> args = {"export"};
+  for (const auto& db : p.databases()) args.push_back(db.string());
+  const auto trace_json = p.out / "trace.json";
+  args.insert(args.end(), {"-o", trace_json.string()});
+  auto x = run_cli(args);
+  ASSERT_EQ(x.exit_code, 0) << x.err;
+  std::map<int, std::string> processes;
+  const json events = json::parse(read_text(trace_json))["traceEvents"];
+  for (const auto& e : events) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes[e["pid"]] = e["args"]["name"];
+  }
+  ASSERT_GE(processes.size(), 2u);
+  EXPECT_EQ(processes[1].rfind("rank 0: ", 0), 0u) << processes[1];
+  EXPECT_EQ(processes[2].rfind("rank 1: ", 0), 0u) << processes[2];
+  std::cout << "two ranks: " << ranks.dump() << "\n";
+}
+
 // A PyTorch program with two streams joined by events (tests/gpu/programs/torch_two_streams.py),
 // profiled twice: diff finds the same kernels in both, and its trace exports to a timeline that
 // keeps the trace-event rules, with its event waits as arrows and its synchronizations as API slices.
