@@ -154,6 +154,44 @@ TEST_F(SlurmAutotune, MeasuresWhatALocalRunMeasuresAndSaysWhereItRan) {
   EXPECT_TRUE(queue_empties()) << queue();
 }
 
+// A build template: each distinct build a step of its own (without GPUs), or on the controller
+// with --build-where local; the same measurements either way.
+TEST_F(SlurmAutotune, BuildsRunAsStepsOrHere) {
+  const auto dir = fresh_dir("slurm-builds");
+  const std::string synthetic = (build_dir() / "fixtures/rpl-synthetic-tunable").string();
+  auto args = [&](const std::string& out, std::vector<std::string> extra) {
+    auto a = tune_args(dir / out, on_slurm(std::move(extra)));
+    a[4] = "{BUILD_DIR}/tunable-{MODE} --a {A} --b {B} --c {C} --mode {MODE}";  // --cmd-template
+    a.insert(a.end(), {"--build-template", "cp " + synthetic + " {BUILD_DIR}/tunable-{MODE}"});
+    return a;
+  };
+  auto steps = run_cli(args("steps", {"--json"}), env_);
+  ASSERT_EQ(steps.exit_code, 0) << steps.err;
+  EXPECT_EQ(schema_errors(steps.out, "autotune"), "");
+  auto here = run_cli(args("here", {"--json", "--build-where", "local"}), env_);
+  ASSERT_EQ(here.exit_code, 0) << here.err;
+  const auto a = nlohmann::json::parse(steps.out), b = nlohmann::json::parse(here.out);
+  EXPECT_EQ(a["best"]["configuration"].dump(), local_best());
+  EXPECT_EQ(a["best"], b["best"]);
+  const int runs = a["measured"]["total"].get<int>() + a["measured"]["remeasurements"].get<int>();
+  EXPECT_EQ(a["launcher"]["builds"], "step");
+  EXPECT_EQ(a["launcher"]["steps"], runs + 2);  // and a build for each MODE
+  EXPECT_EQ(b["launcher"]["builds"], "local");
+  EXPECT_EQ(b["launcher"]["steps"], runs);
+}
+
+// profile of a job that srun starts: both ranks run, on both nodes, and their output is kept.
+TEST_F(SlurmAutotune, ProfileRunsAJobThatSrunStarts) {
+  const auto dir = fresh_dir("slurm-profile");
+  auto r = run_cli({"profile", "--no-rocprof", "--runs", "1", "--out", (dir / "p").string(), "--", "srun", "-N2", "-n2", "bash",
+                    "-c", "echo rank $SLURM_PROCID on $SLURMD_NODENAME"},
+                   env_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto log = read_text(dir / "p/.rocpd_profile/run1.log");
+  EXPECT_NE(log.find("rank 0 on node1"), std::string::npos) << log;
+  EXPECT_NE(log.find("rank 1 on node2"), std::string::npos) << log;
+}
+
 TEST_F(SlurmAutotune, AStepSlurmEndsIsTriedAgainAndRecorded) {
   const auto dir = fresh_dir("slurm-retry");
   const auto log = dir / "runs.log";
