@@ -14,12 +14,12 @@
 #include <rpl/backends/single_run.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
-#include <rpl/core/log.hpp>
 #include <rpl/core/output_file.hpp>
 #include <rpl/core/subprocess.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "digest.hpp"
+#include "slurm_steps.hpp"
 
 namespace rpl::autotune {
 namespace fs = std::filesystem;
@@ -99,46 +99,8 @@ struct ProcessEvaluator::Impl {
     return *options.timeout_seconds + kStepGraceSeconds;
   }
 
-  // Runs launch(srun's words) as a Slurm step until its program ends, then gives the program's own
-  // outcome (from the step's status file). A step that Slurm ended instead is tried again; past the
-  // retries m says node_failed. None when interrupted or node_failed. Error(run_failed) when the
-  // allocation itself is gone: no step can run any more.
-  std::optional<ProcessResult> as_step(const fs::path& status, bool with_gpus, const fs::path& log,
-                                       const std::function<ProcessResult(const std::vector<std::string>&)>& launch,
-                                       Measurement& m) {
-    auto& slurm = *options.slurm;
-    std::vector<std::string> exclude;
-    for (int attempt = 0;; ++attempt) {
-      std::error_code ec;
-      fs::remove(status, ec);
-      ++slurm.steps;
-      const ProcessResult step = launch(slurm.step_argv({}, status, options.timeout_seconds, with_gpus, exclude));
-      if (step.cancelled) {
-        m.interrupted = true;
-        return std::nullopt;
-      }
-      const auto s = backends::read_step_status(status);
-      if (s && s->finished) {
-        ProcessResult r = s->process;
-        if (!s->error.empty()) r.exit_status = 127;  // the program could not start: its line is in the log
-        return r;
-      }
-      ++slurm.steps_lost;
-      const std::string clue = backends::step_end_clue(log);
-      if (!slurm.running()) {
-        fail(Errc::run_failed, "the Slurm allocation {} has ended ({}): run the same command with --resume to go on in a new one",
-             slurm.job_id(), clue.empty() ? "no step can start" : clue);
-      }
-      const std::string where = s ? " on " + s->node : "";
-      log::debug(fmt::format("slurm: a step{} ended without its program's status ({}); try {} of {}", where, clue, attempt + 1,
-                             options.step_retries + 1));
-      if (attempt >= options.step_retries) {
-        m.failure = Failure::node_failed;
-        m.detail = fmt::format("Slurm ended its step {} times, the last{}: {}", attempt + 1, where, clue);
-        return std::nullopt;
-      }
-      if (s && std::find(exclude.begin(), exclude.end(), s->node) == exclude.end()) exclude.push_back(s->node);
-    }
+  SlurmStep step_at(const fs::path& dir, const fs::path& log, bool with_gpus) const {
+    return {dir / "step.json", log, options.timeout_seconds, with_gpus, options.step_retries};
   }
 
   std::mutex& build_lock(const std::string& key) {
@@ -170,7 +132,7 @@ struct ProcessEvaluator::Impl {
     try {
       if (options.slurm && !options.build_local) {
         const auto build_argv = p.argv;
-        auto step = as_step(dir / "step.json", false, dir / "build.log", [&](const std::vector<std::string>& srun) {
+        auto step = run_as_step(*options.slurm, step_at(dir, dir / "build.log", false), [&](const std::vector<std::string>& srun) {
           p.argv = srun;
           p.argv.insert(p.argv.end(), build_argv.begin(), build_argv.end());
           return run_process(p);
@@ -211,7 +173,7 @@ struct ProcessEvaluator::Impl {
     const auto& env = options.worker_env.at(static_cast<size_t>(worker));
     try {
       if (options.slurm) {
-        auto step = as_step(dir / "step.json", true, dir / "run.log", [&](const std::vector<std::string>& srun) {
+        auto step = run_as_step(*options.slurm, step_at(dir, dir / "run.log", true), [&](const std::vector<std::string>& srun) {
           r = runner->run(dir, argv, env, cancel, srun);
           return r.process;
         }, m);

@@ -160,7 +160,9 @@ void SlurmAllocation::cancel() {
 
 bool SlurmAllocation::running() const {
   const auto r = run_slurm_command({"squeue", "-h", "-j", job_id_, "-o", "%T"});
-  return r.ok() && trimmed(r.output) == "RUNNING";
+  // A controller too busy to answer is no ended job; one that no longer knows the job is.
+  if (!r.ok()) return r.output.find("Invalid job id") == std::string::npos;
+  return trimmed(r.output) == "RUNNING";
 }
 
 std::vector<std::string> SlurmAllocation::step_argv(const std::vector<std::string>& argv, const fs::path& status_file,
