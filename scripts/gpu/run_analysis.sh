@@ -5,12 +5,7 @@
 # program, and the tracer against CUPTI alone now that it also asks for CUDA event records
 # (SKIP_BENCH=1 leaves that out). Results in $OUT.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
-export PYTHONPATH="$carry/py:${PYTHONPATH:-}"
-export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3 PYTHONUNBUFFERED=1
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; nproc; } | tee "$out/machine.txt"
 "$carry/tests/test_nvidia_gpu" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} 2>&1 | tail -40 | tee "$out/gpu_tests.log"

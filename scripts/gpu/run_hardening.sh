@@ -4,12 +4,7 @@
 # tracer measured against CUPTI alone and on a PyTorch training loop, and profiles of a PyTorch,
 # a Triton and a two-process program (their output must pass through). Results in $OUT.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
-export PYTHONPATH="$carry/py:${PYTHONPATH:-}"
-export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3 PYTHONUNBUFFERED=1
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; nproc; } | tee "$out/machine.txt"
 [ -z "${SKIP_TESTS:-}" ] && "$carry/tests/test_nvidia_gpu" 2>&1 | tail -25 | tee "$out/gpu_tests.log"

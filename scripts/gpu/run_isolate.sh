@@ -10,17 +10,7 @@
 # captures and replays each program with it too, right after, for side-by-side sizes and times.
 # ONLY="name ..." runs only those captures.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
-if [ -f "$carry/clang.tar.xz" ]; then  # the libclang that rocm-perf links (prepare_carry.sh WITH_CLANG=1)
-  clang=$(mktemp -d)
-  xz -dc "$carry/clang.tar.xz" | tar -C "$clang" -xf -
-  export LD_LIBRARY_PATH="$clang:$LD_LIBRARY_PATH"
-fi
-export PYTHONPATH="$carry/py"
-export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 if [ -z "${SKIP_TESTS:-}" ]; then

@@ -3,12 +3,7 @@
 # on a development machine carried in CARRY (scripts/gpu/prepare_carry.sh): the gpu-labelled
 # tests, the tracer overhead benchmark, and a real trace of the softmax testbed. Results in $OUT.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
-export PYTHONPATH="$carry/py"
-export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv; ncu --version | tail -1; } \
   | tee "$out/machine.txt"
 "$carry/tests/test_nvidia_gpu" ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} 2>&1 | tee "$out/gpu_tests.log"

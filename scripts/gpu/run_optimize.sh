@@ -6,14 +6,8 @@
 # refused; a faster SGEMM for the matmul testbed (about 5 minutes alone: run it in a call of its
 # own with GTEST_FILTER). Their logs and every optimize.json in $OUT.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-clang=$(mktemp -d)
-xz -dc "$carry/clang.tar.xz" | tar -C "$clang" -xf -
-export LD_LIBRARY_PATH="$clang:$carry/syslib:${LD_LIBRARY_PATH:-}"
-export PYTHONPATH="$carry/py"
-export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3 TMPDIR=${TMPDIR:-/tmp} RPL_KEEP_TEST_FILES=1
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+export TMPDIR=${TMPDIR:-/tmp} RPL_KEEP_TEST_FILES=1
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$out/machine.txt"
 timeout "${LIMIT:-560}" "$carry/tests/test_nvidia_gpu" --gtest_filter="${GTEST_FILTER:-NvidiaOptimize.*}" 2>&1 | tee "$out/optimize_tests.log"
 find "$TMPDIR" -name optimize.json -path '*optimize_*' 2>/dev/null | while read -r f; do

@@ -3,11 +3,7 @@
 # processes carry PMI_RANK 0 and 1, as a launcher would set them (Slurm cannot run there), profiled
 # by the tracer; each process's database must name its rank and host. Prints what they hold.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
-clang=$(mktemp -d)
-xz -dc "$carry/clang.tar.xz" | tar -C "$clang" -xf -
-export LD_LIBRARY_PATH="$clang:$LD_LIBRARY_PATH"
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 out=$(mktemp -d)
 testbed="$carry/examples/softmax_testbed"
 "$carry/bin/rocm-perf" profile --backend cuda --runs 1 --quiet-app --out "$out/p" -- \

@@ -1,0 +1,16 @@
+# Sourced by the scripts/gpu/run_*.sh scripts on the NVIDIA machine, from the repository root:
+# `source scripts/gpu/carry_env.sh "${1:-.devcarry}"`. It sets carry (the carry of
+# scripts/gpu/prepare_carry.sh) and out ($OUT, made), unpacks the carry's libclang where it has one
+# (WITH_CLANG=1: rocm-perf links it), and exports what the carried programs and tests need to find
+# their libraries, Python modules, sources and build.
+carry="$PWD/$1"
+out=${OUT:-/tmp/rpl-gpu}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
+if [ -f "$carry/clang.tar.xz" ]; then
+  clang=$(mktemp -d)
+  xz -dc "$carry/clang.tar.xz" | tar -C "$clang" -xf -
+  export LD_LIBRARY_PATH="$clang:$LD_LIBRARY_PATH"
+fi
+export PYTHONPATH="$carry/py:${PYTHONPATH:-}"
+export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3 PYTHONUNBUFFERED=1
