@@ -31,14 +31,6 @@ std::vector<std::string> tune_args(const fs::path& out, std::vector<std::string>
   return args;
 }
 
-// Each logged run's arguments (the synthetic program appends a line per run).
-std::map<std::string, int> runs_per_configuration(const fs::path& log) {
-  std::map<std::string, int> out;
-  std::ifstream in(log);
-  for (std::string line; std::getline(in, line);) ++out[line.substr(0, line.find(" device="))];
-  return out;
-}
-
 TEST(CliAutotune, FindsTheKnownBestOnAFifthOfTheSpaceRunningNothingTwice) {
   const auto dir = fresh_dir("tune-best");
   const auto log = dir / "runs.log";

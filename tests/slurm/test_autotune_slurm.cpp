@@ -82,6 +82,24 @@ class SlurmAutotune : public ::testing::Test {
     return more;
   }
 
+  // A tune in the background whose every run logs to log and then sleeps sleep_ms; its pid.
+  static int start_slow_tune(const fs::path& dir, const fs::path& log, const std::vector<std::string>& args, const char* sleep_ms) {
+    return start_cli(args, dir / "err.txt", env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", sleep_ms}}));
+  }
+  // The first step that runs a program: not the probe, which is over once the program's log has a
+  // line. Empty when none came within six seconds.
+  static std::string first_program_step(const fs::path& log) {
+    std::string step;
+    for (int i = 0; i < 300 && step.empty(); ++i) {
+      if (fs::exists(log)) {
+        std::istringstream ids(queue(true));
+        ids >> step;
+      }
+      if (step.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return step;
+  }
+
   static inline fs::path dir_;
   static inline std::string skip_reason_, start_error_;
   static inline std::vector<std::pair<std::string, std::string>> env_;
@@ -195,18 +213,9 @@ TEST_F(SlurmAutotune, ProfileRunsAJobThatSrunStarts) {
 TEST_F(SlurmAutotune, AStepSlurmEndsIsTriedAgainAndRecorded) {
   const auto dir = fresh_dir("slurm-retry");
   const auto log = dir / "runs.log";
-  const int pid = start_cli(tune_args(dir / "out", on_slurm({"--json"})), dir / "err.txt",
-                            env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "400"}}));
+  const int pid = start_slow_tune(dir, log, tune_args(dir / "out", on_slurm({"--json"})), "400");
   ASSERT_GT(pid, 0);
-  // Cancel the first step that runs a program (not the probe: by then the log has a line).
-  std::string step;
-  for (int i = 0; i < 300 && step.empty(); ++i) {
-    if (fs::exists(log)) {
-      std::istringstream ids(queue(true));
-      ids >> step;
-    }
-    if (step.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const std::string step = first_program_step(log);
   ASSERT_FALSE(step.empty()) << read_text(dir / "err.txt");
   slurm({"scancel", step});
   ASSERT_EQ(wait_cli(pid), 0) << read_text(dir / "err.txt");
@@ -221,17 +230,10 @@ TEST_F(SlurmAutotune, AStepEndedPastItsRetriesIsNodeFailedAndMeasuredAgainLater)
   const auto dir = fresh_dir("slurm-node-failed");
   const auto log = dir / "runs.log";
   const auto args = tune_args(dir / "out", on_slurm({"--json", "--retries", "0", "--csv", (dir / "first.csv").string()}));
-  const int pid = start_cli(args, dir / "err.txt", env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "400"}}));
+  const int pid = start_slow_tune(dir, log, args, "400");
   ASSERT_GT(pid, 0);
-  std::string step;
-  for (int i = 0; i < 300 && step.empty(); ++i) {
-    if (fs::exists(log)) {
-      std::istringstream ids(queue(true));
-      ids >> step;
-    }
-    if (step.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_FALSE(step.empty());
+  const std::string step = first_program_step(log);
+  ASSERT_FALSE(step.empty()) << read_text(dir / "err.txt");
   slurm({"scancel", step});
   ASSERT_EQ(wait_cli(pid), 0) << read_text(dir / "err.txt");
   const auto doc = nlohmann::json::parse(read_text(dir / "out/autotune.json"));
@@ -255,8 +257,7 @@ TEST_F(SlurmAutotune, AStepEndedPastItsRetriesIsNodeFailedAndMeasuredAgainLater)
 TEST_F(SlurmAutotune, InterruptCancelsTheAllocationAndResumeMeasuresNothingTwice) {
   const auto dir = fresh_dir("slurm-sigint");
   const auto log = dir / "runs.log";
-  const int pid = start_cli(tune_args(dir / "out", on_slurm({"--quiet"})), dir / "err.txt",
-                            env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "150"}}));
+  const int pid = start_slow_tune(dir, log, tune_args(dir / "out", on_slurm({"--quiet"})), "150");
   ASSERT_GT(pid, 0);
   for (int i = 0; i < 400 && lines_in(log) < 12; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
   ::kill(pid, SIGINT);
@@ -272,9 +273,7 @@ TEST_F(SlurmAutotune, InterruptCancelsTheAllocationAndResumeMeasuresNothingTwice
   EXPECT_GT(doc["measured"]["from_cache"].get<int>(), 0);
   // Every configuration ran once, but the best two (measured again twice at the end) and at most
   // the two runs the signal cut short (an interrupted measurement is no result).
-  std::map<std::string, int> runs;
-  std::ifstream in(log);
-  for (std::string line; std::getline(in, line);) ++runs[line.substr(0, line.find(" device="))];
+  const auto runs = runs_per_configuration(log);
   EXPECT_EQ(runs.size(), doc["measured"]["total"].get<size_t>());
   int extra = 0;
   for (const auto& [args, n] : runs) extra += n - 1;
@@ -286,8 +285,7 @@ TEST_F(SlurmAutotune, InterruptCancelsTheAllocationAndResumeMeasuresNothingTwice
 TEST_F(SlurmAutotune, AControllerKilledOutrightLeavesNoAllocation) {
   const auto dir = fresh_dir("slurm-sigkill");
   const auto log = dir / "runs.log";
-  const int pid = start_cli(tune_args(dir / "out", on_slurm({"--quiet"})), dir / "err.txt",
-                            env_with({{"SYNTH_LOG", log.string()}, {"SYNTH_SLEEP_MS", "150"}}));
+  const int pid = start_slow_tune(dir, log, tune_args(dir / "out", on_slurm({"--quiet"})), "150");
   ASSERT_GT(pid, 0);
   for (int i = 0; i < 400 && lines_in(log) < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
   ASSERT_NE(queue(), "");

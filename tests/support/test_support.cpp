@@ -72,6 +72,13 @@ std::string read_text(const fs::path& path) {
   return s.str();
 }
 
+std::map<std::string, int> runs_per_configuration(const std::filesystem::path& log) {
+  std::map<std::string, int> out;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) ++out[line.substr(0, line.find(" device="))];
+  return out;
+}
+
 int count_lines(const std::string& text) {
   int n = 0;
   std::istringstream in(text);

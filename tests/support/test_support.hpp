@@ -3,6 +3,7 @@
 // scenario traces, and validating JSON against schemas/.
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -77,6 +78,10 @@ std::string read_text(const std::filesystem::path& path);
 
 /// Number of non-empty lines.
 int count_lines(const std::string& text);
+
+/// How often each configuration ran, from the log the stand-in tunable program appends a line to
+/// per run (tests/fixtures/synthetic_tunable.cpp, SYNTH_LOG): its arguments, without the device.
+std::map<std::string, int> runs_per_configuration(const std::filesystem::path& log);
 
 /// Waits up to two seconds for process pid to be gone; true when it is.
 bool process_gone(int pid);
