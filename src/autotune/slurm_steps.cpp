@@ -17,7 +17,7 @@ std::optional<ProcessResult> run_as_step(backends::SlurmAllocation& slurm, const
     std::error_code ec;
     std::filesystem::remove(step.status, ec);
     ++slurm.steps;
-    const ProcessResult srun = launch(slurm.step_argv({}, step.status, step.timeout_seconds, step.with_gpus, exclude));
+    const ProcessResult srun = launch(slurm.step_prefix(step.status, step.timeout_seconds, step.with_gpus, exclude));
     if (srun.cancelled) {
       m.interrupted = true;
       return std::nullopt;

@@ -165,9 +165,8 @@ bool SlurmAllocation::running() const {
   return trimmed(r.output) == "RUNNING";
 }
 
-std::vector<std::string> SlurmAllocation::step_argv(const std::vector<std::string>& argv, const fs::path& status_file,
-                                                    std::optional<double> timeout_seconds, bool with_gpus,
-                                                    const std::vector<std::string>& exclude) const {
+std::vector<std::string> SlurmAllocation::step_prefix(const fs::path& status_file, std::optional<double> timeout_seconds,
+                                                      bool with_gpus, const std::vector<std::string>& exclude) const {
   std::vector<std::string> out{"srun", "--jobid=" + job_id_, "--exact", "--nodes=1", "--ntasks=1", "--quiet"};
   if (with_gpus && options_.gpus_per_step > 0) out.push_back(fmt::format("--gpus={}", options_.gpus_per_step));
   // Another node only while one is left: excluding every node of the allocation fails the step.
@@ -175,7 +174,6 @@ std::vector<std::string> SlurmAllocation::step_argv(const std::vector<std::strin
   out.insert(out.end(), {"--", options_.step_program.string(), "slurm-step", "--status", status_file.string()});
   if (timeout_seconds) out.insert(out.end(), {"--timeout", fmt::format("{}", *timeout_seconds)});
   out.push_back("--");
-  out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }
 

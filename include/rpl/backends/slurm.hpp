@@ -61,12 +61,11 @@ class SlurmAllocation {
   /// steps cannot run the step program.
   std::vector<NodeProbe> probe_nodes(const std::filesystem::path& folder, const std::atomic<bool>* stop);
 
-  /// The argv of a step that runs `argv` through `slurm-step`, its status into status_file, killed
-  /// by the step itself past timeout_seconds; on one node outside `exclude`, with the step's GPUs when
-  /// with_gpus.
-  std::vector<std::string> step_argv(const std::vector<std::string>& argv, const std::filesystem::path& status_file,
-                                     std::optional<double> timeout_seconds, bool with_gpus,
-                                     const std::vector<std::string>& exclude) const;
+  /// The words before a program that make it a step run through `slurm-step` (srun ... -- rocm-perf
+  /// slurm-step ... --): its status into status_file, killed by the step itself past timeout_seconds;
+  /// on one node outside `exclude`, with the step's GPUs when with_gpus.
+  std::vector<std::string> step_prefix(const std::filesystem::path& status_file, std::optional<double> timeout_seconds,
+                                       bool with_gpus, const std::vector<std::string>& exclude) const;
 
   /// Whether the allocation still runs (false once its time limit or a scancel ended it).
   bool running() const;
