@@ -81,15 +81,6 @@ class Fields {
   std::string where_;
 };
 
-void check_file_size(const fs::path& file, uint64_t size, const std::string& what) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) fail(Errc::bad_input, "{}: missing ({})", file.string(), what);
-  const auto actual = fs::file_size(file, ec);
-  if (ec || actual != size) {
-    fail(Errc::bad_input, "{}: {} bytes, but {} says {}", file.string(), ec ? 0 : actual, what, size);
-  }
-}
-
 // A relative file name inside the folder, never a way out of it.
 std::string inner_file(const Fields& f, const char* key) {
   const std::string name = f.text(key);
@@ -121,6 +112,15 @@ void check_code_object(const fs::path& file, const std::string& vendor) {
 }
 
 }  // namespace
+
+void check_file_size(const fs::path& file, uint64_t size, const std::string& what) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) fail(Errc::bad_input, "{}: missing ({})", file.string(), what);
+  const auto actual = fs::file_size(file, ec);
+  if (ec || actual != size) {
+    fail(Errc::bad_input, "{}: {} bytes, but {} says {}", file.string(), ec ? 0 : actual, what, size);
+  }
+}
 
 std::string hex_address(uint64_t address) { return fmt::format("0x{:016x}", address); }
 std::string region_file_name(uint64_t base) { return "memory/region_" + hex_address(base) + ".bin"; }

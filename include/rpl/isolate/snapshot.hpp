@@ -77,6 +77,8 @@ struct Snapshot {
 /// for the vendor's GPUs.
 Snapshot read_snapshot(const std::filesystem::path& dir);
 MemoryImage read_memory_image(const std::filesystem::path& dir);
+/// Error(bad_input) when file is missing or not `size` bytes, naming `what` gave that size.
+void check_file_size(const std::filesystem::path& file, uint64_t size, const std::string& what);
 
 /// "memory/region_0x00007f1234500000.bin"
 std::string region_file_name(uint64_t base);
