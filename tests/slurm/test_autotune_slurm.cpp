@@ -336,7 +336,57 @@ TEST(SlurmAutotuneUsage, SlurmOptionsNeedTheSlurmLauncher) {
   EXPECT_NE(r.err.find("--slurm-workers applies to --launcher slurm only"), std::string::npos) << r.err;
   r = run_cli(tune_args(dir / "out", {"--launcher", "slurm", "--devices", "0,1"}));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--devices"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--devices picks this machine's GPUs"), std::string::npos) << r.err;
+  r = run_cli(tune_args(dir / "out", {"--launcher", "slurm", "--replay", (dir / "m.csv").string()}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--replay measures nothing: it does not go with --launcher slurm"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+}
+
+// The step wrapper, run by hand without what autotune gives it: usage errors, exit 2.
+TEST(SlurmAutotuneUsage, TheStepWrapperSaysWhatItNeeds) {
+  auto r = run_cli({"slurm-step"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("slurm-step: give --status FILE or --probe FILE TOKEN"), std::string::npos) << r.err;
+  r = run_cli({"slurm-step", "--status", (fresh_dir("slurm-step") / "s.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("slurm-step: give the program after --"), std::string::npos) << r.err;
+}
+
+// The step wrapper records what its program did: an exit status, a signal, a timeout, a program
+// that is not there; and the probe says whether this machine sees a token file.
+TEST(SlurmAutotuneUsage, TheStepWrapperRecordsItsProgramsOutcome) {
+  const auto dir = fresh_dir("slurm-step-status");
+  const auto status = dir / "s.json";
+  auto outcome = [&](std::vector<std::string> program, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"slurm-step", "--status", status.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("--");
+    args.insert(args.end(), program.begin(), program.end());
+    const auto r = run_cli(args);
+    const auto j = nlohmann::json::parse(read_text(status));
+    EXPECT_TRUE(j["finished"].get<bool>());
+    return std::pair{r.exit_code, j};
+  };
+  auto [code, j] = outcome({"sh", "-c", "exit 7"});
+  EXPECT_EQ(code, 7);
+  EXPECT_EQ(j["exit_status"], 7);
+  std::tie(code, j) = outcome({"sh", "-c", "kill -SEGV $$"});
+  EXPECT_EQ(code, 128 + SIGSEGV);
+  EXPECT_EQ(j["term_signal"], SIGSEGV);
+  std::tie(code, j) = outcome({"sleep", "30"}, {"--timeout", "0.3"});
+  EXPECT_EQ(code, 124);
+  EXPECT_TRUE(j["timed_out"].get<bool>());
+  std::tie(code, j) = outcome({(dir / "no-such-program").string()});
+  EXPECT_EQ(code, 127);
+  EXPECT_NE(j["error"].get<std::string>(), "");
+  std::ofstream(dir / "token") << "abc";
+  auto probe = run_cli({"slurm-step", "--probe", (dir / "token").string(), "abc"});
+  EXPECT_EQ(probe.exit_code, 0);
+  EXPECT_NE(probe.out.find(" sees"), std::string::npos) << probe.out;
+  probe = run_cli({"slurm-step", "--probe", (dir / "token").string(), "xyz"});
+  EXPECT_EQ(probe.exit_code, 2);
+  EXPECT_NE(probe.out.find(" blind"), std::string::npos) << probe.out;
 }
 
 }  // namespace
