@@ -3,7 +3,11 @@ bf16 transformer-style MLP (LayerNorm, two Linear layers with GELU, a residual a
 forward and backward with AdamW, on 64 tokens. Each step launches about a hundred kernels of a few
 microseconds, so a tracer's cost per launch shows in the loop's wall time.
 Prints the wall time of STEPS timed steps alone (after warm-up, synchronized): the median of CHUNKS
-such timings in the one process, so that a passing hiccup of a shared machine does not decide it.
+such timings in the one process, so that a passing hiccup of a shared machine does not decide it;
+then every chunk's wall time and the CPU time of the thread that launches (what a tracer's cost per
+launch adds to), and the user-space instructions that thread retired (perf_event_open; a count that,
+unlike time, a shared machine's other work and the core's changing clock leave alone), or why they
+could not be counted.
   usage: python3 bench/torch_launch_bound.py [STEPS] [WARMUP] [CHUNKS] [--profiler]
 --profiler: the timed steps run inside torch.profiler with CUDA activities only (Kineto), to
 compare with.
@@ -52,16 +56,38 @@ def step():
     return loss
 
 
+def instruction_counter():
+    """A counter of the user-space instructions this thread retires: (read function, None), or
+    (None, why not)."""
+    import ctypes
+    import os
+    import struct
+    libc = ctypes.CDLL(None, use_errno=True)
+    attr = bytearray(128)  # struct perf_event_attr, the fields not set here zero
+    struct.pack_into("<IIQ", attr, 0, 0, len(attr), 1)  # PERF_TYPE_HARDWARE, size, PERF_COUNT_HW_INSTRUCTIONS
+    struct.pack_into("<Q", attr, 40, (1 << 5) | (1 << 6))  # exclude_kernel, exclude_hv
+    buf = (ctypes.c_char * len(attr)).from_buffer(attr)
+    fd = libc.syscall(298, buf, 0, -1, -1, 8)  # perf_event_open(attr, this thread, any CPU, no group, CLOEXEC)
+    if fd < 0:
+        return None, os.strerror(ctypes.get_errno())
+    return (lambda: struct.unpack("<Q", os.read(fd, 8))[0]), None
+
+
 def timed():
-    times = []
+    times, cpu_times, instructions = [], [], []
+    read_instructions, _ = instruction_counter()
     for _ in range(chunks):
         torch.cuda.synchronize()
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.thread_time()
+        count_start = read_instructions() if read_instructions else 0
         for _ in range(steps):
             loss = step()
         torch.cuda.synchronize()
         times.append(time.perf_counter() - start)
-    return statistics.median(times), loss
+        cpu_times.append(time.thread_time() - cpu_start)
+        if read_instructions:
+            instructions.append(read_instructions() - count_start)
+    return times, cpu_times, instructions, loss
 
 
 def timed_switching(sets):
@@ -100,7 +126,13 @@ if switch:
 if "--profiler" in sys.argv:
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CUDA]):
-        seconds, loss = timed()
+        times, cpu_times, instructions, loss = timed()
 else:
-    seconds, loss = timed()
-print(f"loop_seconds {seconds:.6f} steps {steps} loss {loss.item():.4f}")
+    times, cpu_times, instructions, loss = timed()
+print(f"loop_seconds {statistics.median(times):.6f} steps {steps} loss {loss.item():.4f}")
+print("chunk_seconds " + " ".join(f"{t:.6f}" for t in times))
+print("chunk_cpu_seconds " + " ".join(f"{t:.6f}" for t in cpu_times))
+if instructions:
+    print("chunk_instructions " + " ".join(str(n) for n in instructions))
+else:
+    print(f"chunk_instructions unavailable: {instruction_counter()[1]}")

@@ -6,8 +6,10 @@
 # configurations alternating within each round, medians, ratios to untraced.
 # Each run reports the median of CHUNKS timings of STEPS steps inside the one process.
 #   usage: bench/tracer_overhead_torch.sh [BUILD_DIR] [REPEATS] [STEPS] [CHUNKS]
-# CONFIGS=name,name,... runs only those; RAW=FILE keeps every run's seconds; CPUS=4-7 pins every
-# run to those cores (taskset), apart from the rest of a shared machine.
+# CONFIGS=name,name,... runs only those; RAW=FILE keeps every run's seconds; CHUNKS_RAW=FILE keeps
+# every chunk's wall and launching-thread CPU seconds and instructions, and ends with bench/overhead_chunks.py's
+# summary of them; CPUS=4-7 pins every run to those cores (taskset), apart from the rest of a shared
+# machine.
 set -euo pipefail
 source "$(dirname "$0")/timing.sh"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,7 +48,11 @@ run_once() {  # config index -> seconds inside the loop
   local spec=${configs[$1]#*|} flag=""
   if [ "$spec" = "--profiler" ]; then flag=--profiler spec=""; fi
   # shellcheck disable=SC2086  # the spec is a list of NAME=VALUE words
-  ${CPUS:+taskset -c "$CPUS"} env $spec python3 "$here/torch_launch_bound.py" "$steps" 20 "$chunks" $flag 2> "$work/err" | awk '{print $2}'
+  ${CPUS:+taskset -c "$CPUS"} env $spec python3 "$here/torch_launch_bound.py" "$steps" 20 "$chunks" $flag > "$work/out" 2> "$work/err"
+  awk '$1 == "loop_seconds" {print $2}' "$work/out"
+  [ -n "${CHUNKS_RAW:-}" ] && awk -v n="${configs[$1]%%|*}" '
+    BEGIN { m["chunk_seconds"] = "wall"; m["chunk_cpu_seconds"] = "cpu"; m["chunk_instructions"] = "instructions" }
+    $1 in m { $1 = n " " m[$1]; print }' "$work/out" >> "$CHUNKS_RAW"
   grep -q '^rpl-cupti-trace' "$work/err" && grep '^rpl-cupti-trace' "$work/err" >&2
   rm -rf "$work/trace"
 }
@@ -68,3 +74,5 @@ for i in "${!configs[@]}"; do
   m=$(median ${samples[$i]})
   awk -v n="${configs[$i]%%|*}" -v m="$m" -v u="$u" 'BEGIN { printf "%-26s %10.4f %8.3f\n", n, m, m / u }'
 done
+[ -n "${CHUNKS_RAW:-}" ] && python3 "$here/overhead_chunks.py" "$CHUNKS_RAW"
+true

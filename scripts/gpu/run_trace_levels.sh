@@ -5,8 +5,9 @@
 # then the overhead benchmark of the trace levels on a launch-bound PyTorch loop
 # (bench/tracer_overhead_torch.sh), one PyTorch two-stream profile per level, and the per-kind
 # breakdown on launch_patterns (bench/tracer_overhead_breakdown.sh). Results in $OUT.
-# PARTS=tests,levels,torch,breakdown picks parts (default all); REPEATS, TORCH_CONFIGS and
-# BREAKDOWN_CONFIGS reach the benchmarks (one call stays under the device's 10 minutes with
+# PARTS=tests,levels,torch,breakdown picks parts (default all); REPEATS, TORCH_CONFIGS,
+# TORCH_STEPS, TORCH_CHUNKS and BREAKDOWN_CONFIGS reach the benchmarks (the torch one keeps every
+# chunk's wall and CPU seconds in overhead_torch_chunks.txt and summarizes them) (one call stays under the device's 10 minutes with
 # REPEATS=3 and about 6 configurations).
 set -uo pipefail
 carry="$PWD/${1:-.devcarry}"
@@ -28,7 +29,8 @@ parts=",${PARTS:-tests,levels,torch,breakdown},"
   "$carry/bin/rocm-perf" export "$dir"/.rocpd_profile/run1_*.db -o "$out/two_streams_$level.json" > /dev/null 2>&1
 done
 [[ $parts == *,torch,* ]] && CONFIGS=${TORCH_CONFIGS:-} CPUS=${CPUS:-4-7} RAW="$out/overhead_torch_raw.txt" \
-  bash bench/tracer_overhead_torch.sh "$carry" "${REPEATS:-5}" 2>&1 | tee "$out/overhead_torch.log"
+  CHUNKS_RAW="$out/overhead_torch_chunks.txt" bash bench/tracer_overhead_torch.sh "$carry" "${REPEATS:-5}" \
+  "${TORCH_STEPS:-200}" "${TORCH_CHUNKS:-5}" 2>&1 | tee "$out/overhead_torch.log"
 [[ $parts == *,breakdown,* ]] && CONFIGS=${BREAKDOWN_CONFIGS:-} RAW="$out/breakdown_raw.txt" \
   bash bench/tracer_overhead_breakdown.sh "$carry" "${REPEATS:-5}" 2>&1 | tee "$out/breakdown.log"
 true
