@@ -18,9 +18,10 @@
 //   pinned     CUPTI's timestamp buffers in pinned host memory instead of device memory
 //   devbuf32   32 MB timestamp buffers instead of CUPTI's default 3.2 MB
 //   shared     one activity buffer for all threads instead of one per thread
-//   switch     rpl_probe_switch("kernel,memcpy,...") may change the activity kinds while the
-//              program runs, so that one process compares them chunk by chunk (a paired
-//              comparison, free of the spread between processes)
+//   switch     rpl_probe_switch("kernel,memcpy,...") may change the activity kinds (kernel, memcpy,
+//              memset) and, with subscribe, the callbacks (reset, edgecb-runtime, edgecb-driver)
+//              while the program runs, so that one process compares them chunk by chunk (a
+//              paired comparison, free of the spread between processes)
 // Nothing is written; at exit it prints the record count when RPL_PROBE_VERBOSE is set.
 #include <cupti.h>
 
@@ -55,6 +56,27 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
+CUpti_SubscriberHandle subscriber = nullptr;
+
+// The calls the tracer follows for the DAG's edges, in each API's form.
+void enable_edge_callbacks(uint32_t on, bool runtime, bool driver) {
+  if (runtime) {
+    for (auto cbid : {CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000,
+                      CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000,
+                      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+                      CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020}) {
+      cuptiEnableCallback(on, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+    }
+  }
+  if (driver) {
+    for (auto cbid : {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,
+                      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+                      CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize}) {
+      cuptiEnableCallback(on, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+    }
+  }
+}
+
 constexpr CUpti_ActivityKind kSwitchable[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                               CUPTI_ACTIVITY_KIND_MEMSET};
 constexpr const char* kSwitchableNames[] = {"kernel", "memcpy", "memset"};
@@ -67,7 +89,9 @@ void at_exit() {
 }  // namespace
 
 // With RPL_PROBE=...,switch: the records since the last call (flushed, so that they show which
-// kinds were on), then only the kinds named in `kinds` (kernel, memcpy, memset) stay enabled.
+// kinds were on), then only the kinds named in `kinds` (kernel, memcpy, memset) stay enabled and,
+// with subscribe, only the callbacks it names (reset: cudaDeviceReset's, as the tracer enables;
+// edgecb-runtime, edgecb-driver: the edge calls of one API).
 extern "C" __attribute__((visibility("default"))) long rpl_probe_switch(const char* kinds) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   const long since = static_cast<long>(records.exchange(0));
@@ -78,6 +102,11 @@ extern "C" __attribute__((visibility("default"))) long rpl_probe_switch(const ch
       cuptiActivityDisable(kSwitchable[i]);
     }
   }
+  if (subscriber) {
+    cuptiEnableCallback(has(kinds, "reset"), subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+    enable_edge_callbacks(has(kinds, "edgecb-runtime"), true, false);
+    enable_edge_callbacks(has(kinds, "edgecb-driver"), false, true);
+  }
   return since;
 }
 
@@ -85,7 +114,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   const char* env = std::getenv("RPL_PROBE");
   const std::string probe = env ? env : "";
   if (has(probe, "subscribe")) {
-    CUpti_SubscriberHandle subscriber;
     if (cuptiSubscribe(&subscriber, on_callback, nullptr) != CUPTI_SUCCESS) return 1;
     if (has(probe, "reset")) {
       cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
@@ -95,19 +123,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (has(probe, "graphcb")) {
       cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED);
     }
-    if (has(probe, "edgecb")) {
-      for (auto cbid : {CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000,
-                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000,
-                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
-                        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020}) {
-        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-      }
-      for (auto cbid : {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,
-                        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
-                        CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize}) {
-        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-      }
-    }
+    if (has(probe, "edgecb")) enable_edge_callbacks(1, true, true);
   }
   const bool serial = has(probe, "serial");
   const bool kernel = has(probe, "kernel") || serial, copies = has(probe, "copies"), sync = has(probe, "sync");
