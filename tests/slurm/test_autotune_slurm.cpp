@@ -58,6 +58,12 @@ class SlurmAutotune : public ::testing::Test {
   }
 
   static fs::path hidden() { return dir_ / "hidden"; }
+  // Whether node2 sees hidden() (made here), which local_slurm.sh hides from it where it may.
+  static bool node2_sees_hidden() {
+    fs::create_directories(hidden());
+    std::ofstream(hidden() / "only-here") << "x";
+    return slurm({"srun", "-w", "node2", "ls", hidden().string()}).find("only-here") != std::string::npos;
+  }
   static std::string slurm(std::vector<std::string> argv) {
     ProcessOptions p;
     p.argv = std::move(argv);
@@ -296,17 +302,41 @@ TEST_F(SlurmAutotune, AControllerKilledOutrightLeavesNoAllocation) {
 
 TEST_F(SlurmAutotune, AFolderANodeDoesNotSeeIsRefusedBeforeAnyMeasurement) {
   const auto dir = fresh_dir("slurm-hidden");
-  fs::create_directories(hidden());
-  std::ofstream(hidden() / "only-here") << "x";
-  if (slurm({"srun", "-w", "node2", "ls", hidden().string()}).find("only-here") != std::string::npos) {
-    GTEST_SKIP() << "node2 sees " << hidden() << ": mount namespaces are not allowed here";
-  }
+  if (node2_sees_hidden()) GTEST_SKIP() << "node2 sees " << hidden() << ": mount namespaces are not allowed here";
   const auto log = dir / "runs.log";
   auto r = run_cli(tune_args(dir / "out", on_slurm({"--shared-dir", (hidden() / "work").string()})),
                    env_with({{"SYNTH_LOG", log.string()}}));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("node node2 does not see it"), std::string::npos) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(log));
+  EXPECT_TRUE(queue_empties()) << queue();
+}
+
+// The steps run this rocm-perf at its own path on every node: a node where that path is not there
+// is exit 3 naming the path, before anything is measured.
+TEST_F(SlurmAutotune, ANodeThatCannotRunThisRocmPerfIsRefusedBeforeAnyMeasurement) {
+  const auto dir = fresh_dir("slurm-unseen-binary");
+  if (node2_sees_hidden()) GTEST_SKIP() << "node2 sees " << hidden() << ": mount namespaces are not allowed here";
+  const fs::path binary = hidden() / "bin" / "rocm-perf";
+  fs::create_directories(binary.parent_path());
+  std::error_code ec;
+  fs::remove(binary, ec);
+  fs::create_hard_link(bin_dir() / "rocm-perf", binary, ec);
+  if (ec) fs::copy_file(bin_dir() / "rocm-perf", binary);
+  const auto log = dir / "runs.log";
+  ProcessOptions p;
+  p.argv = {binary.string()};
+  for (const auto& a : tune_args(dir / "out", on_slurm({}))) p.argv.push_back(a);
+  p.extra_env = env_with({{"SYNTH_LOG", log.string()}, {"NO_COLOR", "1"}});
+  p.error_file = dir / "stderr";
+  p.output_file = dir / "stdout";
+  p.timeout = std::chrono::seconds(120);
+  const auto r = run_process(p);
+  const auto err = read_text(dir / "stderr");
+  EXPECT_EQ(r.exit_status, 3) << err;
+  EXPECT_NE(err.find("could not run " + binary.string() + " on every node"), std::string::npos) << err;
+  EXPECT_EQ(count_lines(err), 1) << err;
   EXPECT_FALSE(fs::exists(log));
   EXPECT_TRUE(queue_empties()) << queue();
 }
