@@ -7,9 +7,9 @@
 # Each run reports the median of CHUNKS timings of STEPS steps inside the one process.
 #   usage: bench/tracer_overhead_torch.sh [BUILD_DIR] [REPEATS] [STEPS] [CHUNKS]
 # CONFIGS=name,name,... runs only those; RAW=FILE keeps every run's seconds; CHUNKS_RAW=FILE keeps
-# every chunk's wall and launching-thread CPU seconds and instructions, and ends with bench/overhead_chunks.py's
-# summary of them; CPUS=4-7 pins every run to those cores (taskset), apart from the rest of a shared
-# machine.
+# every chunk's wall seconds, launching-thread CPU seconds and instructions, and ends with
+# bench/overhead_chunks.py's summary of them; CPUS=4-7 pins every run to those cores (taskset),
+# apart from the rest of a shared machine.
 set -euo pipefail
 source "$(dirname "$0")/timing.sh"
 here=$(cd "$(dirname "$0")" && pwd)
