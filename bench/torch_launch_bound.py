@@ -73,9 +73,11 @@ def instruction_counter():
     return (lambda: struct.unpack("<Q", os.read(fd, 8))[0]), None
 
 
+read_instructions, no_instructions = instruction_counter()  # on this thread, the one that launches
+
+
 def timed():
     times, cpu_times, instructions = [], [], []
-    read_instructions, _ = instruction_counter()
     for _ in range(chunks):
         torch.cuda.synchronize()
         start, cpu_start = time.perf_counter(), time.thread_time()
@@ -135,4 +137,4 @@ print("chunk_cpu_seconds " + " ".join(f"{t:.6f}" for t in cpu_times))
 if instructions:
     print("chunk_instructions " + " ".join(str(n) for n in instructions))
 else:
-    print(f"chunk_instructions unavailable: {instruction_counter()[1]}")
+    print(f"chunk_instructions unavailable: {no_instructions}")
