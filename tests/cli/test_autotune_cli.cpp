@@ -115,8 +115,7 @@ TEST(CliAutotune, KilledRunResumesWithoutRunningAConfigurationTwice) {
   EXPECT_EQ(runs.size(), doc["measured"]["total"].get<size_t>());
   // The deliberate re-measurements (2 configurations, 2 rounds each), and at most the one run the
   // signal cut short: an interrupted measurement is no result, so it is made again.
-  int extra = 0;
-  for (const auto& [args, n] : runs) extra += n - 1;
+  const int extra = repeated_runs(runs);
   EXPECT_GE(extra, 4);
   EXPECT_LE(extra, 5);
 }

@@ -105,6 +105,17 @@ class SlurmAutotune : public ::testing::Test {
     }
     return step;
   }
+  // Runs args as a slow tune (its runs logged to dir/runs.log), has Slurm end its first program
+  // step, and reads the autotune.json of dir/out once the tune has finished with exit 0.
+  static void tune_with_first_step_ended(const fs::path& dir, const std::vector<std::string>& args, nlohmann::json& doc) {
+    const int pid = start_slow_tune(dir, dir / "runs.log", args, "400");
+    ASSERT_GT(pid, 0);
+    const std::string step = first_program_step(dir / "runs.log");
+    ASSERT_FALSE(step.empty()) << read_text(dir / "err.txt");
+    slurm({"scancel", step});
+    ASSERT_EQ(wait_cli(pid), 0) << read_text(dir / "err.txt");
+    doc = nlohmann::json::parse(read_text(dir / "out/autotune.json"));
+  }
 
   static inline fs::path dir_;
   static inline std::string skip_reason_, start_error_;
@@ -218,14 +229,8 @@ TEST_F(SlurmAutotune, ProfileRunsAJobThatSrunStarts) {
 
 TEST_F(SlurmAutotune, AStepSlurmEndsIsTriedAgainAndRecorded) {
   const auto dir = fresh_dir("slurm-retry");
-  const auto log = dir / "runs.log";
-  const int pid = start_slow_tune(dir, log, tune_args(dir / "out", on_slurm({"--json"})), "400");
-  ASSERT_GT(pid, 0);
-  const std::string step = first_program_step(log);
-  ASSERT_FALSE(step.empty()) << read_text(dir / "err.txt");
-  slurm({"scancel", step});
-  ASSERT_EQ(wait_cli(pid), 0) << read_text(dir / "err.txt");
-  const auto doc = nlohmann::json::parse(read_text(dir / "out/autotune.json"));
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(tune_with_first_step_ended(dir, tune_args(dir / "out", on_slurm({"--json"})), doc));
   EXPECT_EQ(doc["launcher"]["steps_ended_by_slurm"], 1);
   EXPECT_EQ(doc["failures"]["node_failed"], 0);
   EXPECT_EQ(doc["best"]["configuration"].dump(), local_best());
@@ -236,13 +241,8 @@ TEST_F(SlurmAutotune, AStepEndedPastItsRetriesIsNodeFailedAndMeasuredAgainLater)
   const auto dir = fresh_dir("slurm-node-failed");
   const auto log = dir / "runs.log";
   const auto args = tune_args(dir / "out", on_slurm({"--json", "--retries", "0", "--csv", (dir / "first.csv").string()}));
-  const int pid = start_slow_tune(dir, log, args, "400");
-  ASSERT_GT(pid, 0);
-  const std::string step = first_program_step(log);
-  ASSERT_FALSE(step.empty()) << read_text(dir / "err.txt");
-  slurm({"scancel", step});
-  ASSERT_EQ(wait_cli(pid), 0) << read_text(dir / "err.txt");
-  const auto doc = nlohmann::json::parse(read_text(dir / "out/autotune.json"));
+  nlohmann::json doc;
+  ASSERT_NO_FATAL_FAILURE(tune_with_first_step_ended(dir, args, doc));
   EXPECT_EQ(doc["failures"]["node_failed"], 1);
   std::string lost;
   for (const auto& [configuration, outcome] : measured(dir / "first.csv")) {
@@ -281,8 +281,7 @@ TEST_F(SlurmAutotune, InterruptCancelsTheAllocationAndResumeMeasuresNothingTwice
   // the two runs the signal cut short (an interrupted measurement is no result).
   const auto runs = runs_per_configuration(log);
   EXPECT_EQ(runs.size(), doc["measured"]["total"].get<size_t>());
-  int extra = 0;
-  for (const auto& [args, n] : runs) extra += n - 1;
+  const int extra = repeated_runs(runs);
   EXPECT_GE(extra, 4);
   EXPECT_LE(extra, 6);
   EXPECT_TRUE(queue_empties()) << queue();

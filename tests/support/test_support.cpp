@@ -78,6 +78,11 @@ std::map<std::string, int> runs_per_configuration(const std::filesystem::path& l
   for (std::string line; std::getline(in, line);) ++out[line.substr(0, line.find(" device="))];
   return out;
 }
+int repeated_runs(const std::map<std::string, int>& runs) {
+  int extra = 0;
+  for (const auto& [args, n] : runs) extra += n - 1;
+  return extra;
+}
 
 int count_lines(const std::string& text) {
   int n = 0;

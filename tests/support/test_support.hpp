@@ -82,6 +82,8 @@ int count_lines(const std::string& text);
 /// How often each configuration ran, from the log the stand-in tunable program appends a line to
 /// per run (tests/fixtures/synthetic_tunable.cpp, SYNTH_LOG): its arguments, without the device.
 std::map<std::string, int> runs_per_configuration(const std::filesystem::path& log);
+/// The runs beyond each configuration's first, in such a count.
+int repeated_runs(const std::map<std::string, int>& runs);
 
 /// Waits up to two seconds for process pid to be gone; true when it is.
 bool process_gone(int pid);
