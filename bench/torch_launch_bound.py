@@ -15,7 +15,13 @@ compare with.
 rounds times one chunk of STEPS steps per SET of activity kinds (none, or kernel, memcpy, memset
 joined by commas), switched on in the one process (rotating the order each round); prints each
 set's median, its ratio to the first set's, the median of the ratios paired within a round, and
-the records a chunk gave (which shows the kinds were on)."""
+the records a chunk gave (which shows the kinds were on).
+--switch=paused|on: the same under the tracer (librpl_cupti_trace.so as CUDA_INJECTION64_PATH),
+paused and resumed between chunks (rpl_trace_pause).
+--switch=off|profiler: the same without a tracer, torch.profiler (CUDA activities) started before
+a chunk's settling steps and stopped after its timing.
+Each switching run also prints, per set, the 95 % confidence interval of the paired median (from
+the order statistics of the ratios, so no distribution is assumed)."""
 import statistics
 import sys
 import time
@@ -92,17 +98,49 @@ def timed():
     return times, cpu_times, instructions, loss
 
 
-def timed_switching(sets):
+def switcher(sets):
+    """The function that puts the process into one set's state and returns the records made since
+    the last switch (None where the switching library does not count them)."""
     import ctypes
     import os
-    probe = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"])  # the injected library, already loaded
-    probe.rpl_probe_switch.argtypes = [ctypes.c_char_p]
-    probe.rpl_probe_switch.restype = ctypes.c_long
+    if sets[-1] == "profiler":
+        from torch.profiler import ProfilerActivity, profile
+        running = []
+
+        def switch_to(s):
+            if running and s == "profiler":
+                return None  # already on: the call after a chunk's timing
+            while running:
+                running.pop().stop()
+            if s == "profiler":
+                running.append(profile(activities=[ProfilerActivity.CUDA]))
+                running[0].start()
+            return None
+        return switch_to
+    injected = ctypes.CDLL(os.environ["CUDA_INJECTION64_PATH"])  # already loaded by the driver
+    if sets[-1] == "on":
+        injected.rpl_trace_pause.argtypes = [ctypes.c_int]
+        return lambda s: None if injected.rpl_trace_pause(int(s == "paused")) == 0 else sys.exit("the tracer cannot pause")
+    injected.rpl_probe_switch.argtypes = [ctypes.c_char_p]
+    injected.rpl_probe_switch.restype = ctypes.c_long
+    return lambda s: injected.rpl_probe_switch(s.encode())
+
+
+def median_interval(ratios):
+    """The 95 % confidence interval of the median of ratios, from their order statistics."""
+    r = sorted(ratios)
+    half = 0.98 * len(r) ** 0.5  # 1.96 standard deviations of a Binomial(n, 1/2), halved
+    lo, hi = int(len(r) / 2 - half), int(len(r) / 2 + half)
+    return r[max(lo, 0)], r[min(hi, len(r) - 1)]
+
+
+def timed_switching(sets):
+    switch_to = switcher(sets)
     times = {s: [] for s in sets}
     records = {s: [] for s in sets}
     for r in range(chunks):
         for s in sets[r % len(sets):] + sets[:r % len(sets)]:
-            probe.rpl_probe_switch(s.encode())
+            switch_to(s)
             for _ in range(3):  # the kinds settle in
                 step()
             torch.cuda.synchronize()
@@ -111,12 +149,16 @@ def timed_switching(sets):
                 step()
             torch.cuda.synchronize()
             times[s].append(time.perf_counter() - start)
-            records[s].append(probe.rpl_probe_switch(s.encode()))
+            records[s].append(switch_to(s))
+    switch_to(sets[0])
     first = sets[0]
     for s in sets:
-        paired = statistics.median(t / f for t, f in zip(times[s], times[first]))
+        ratios = [t / f for t, f in zip(times[s], times[first])]
+        lo, hi = median_interval(ratios)
+        counted = [n for n in records[s] if n is not None]
         print(f"switch {s:24s} seconds {statistics.median(times[s]):.6f} ratio {statistics.median(times[s]) / statistics.median(times[first]):.3f}"
-              f" paired {paired:.3f} records_per_chunk {statistics.median(records[s]):.0f}")
+              f" paired {statistics.median(ratios):.3f} ci95 {lo:.3f} {hi:.3f} chunks {len(ratios)}"
+              + (f" records_per_chunk {statistics.median(counted):.0f}" if counted else ""))
 
 
 for _ in range(warmup):

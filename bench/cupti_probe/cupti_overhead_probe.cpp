@@ -21,7 +21,8 @@
 //   switch     rpl_probe_switch("kernel,memcpy,...") may change the activity kinds (kernel, memcpy,
 //              memset) and, with subscribe, the callbacks (reset, edgecb-runtime, edgecb-driver)
 //              while the program runs, so that one process compares them chunk by chunk (a
-//              paired comparison, free of the spread between processes)
+//              paired comparison, free of the spread between processes); the word detached
+//              there detaches CUPTI from the process (cuptiFinalize) until a set without it
 // Nothing is written; at exit it prints the record count when RPL_PROBE_VERBOSE is set.
 #include <cupti.h>
 
@@ -57,6 +58,31 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
 CUpti_SubscriberHandle subscriber = nullptr;
+bool subscribing = false;  // RPL_PROBE has subscribe
+bool detached = false;
+
+// The subscriber with the tracer's two resource callbacks (context create/destroy).
+bool subscribe() {
+  if (cuptiSubscribe(&subscriber, on_callback, nullptr) != CUPTI_SUCCESS) return false;
+  cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  return true;
+}
+
+// Detached, the process runs as with no CUPTI client at all. The caller has synchronized the
+// device, and the records are flushed, as cuptiFinalize asks outside an API-exit callback.
+void attach(bool on) {
+  if (!on && !detached) {
+    if (subscriber) cuptiUnsubscribe(subscriber);
+    subscriber = nullptr;
+    cuptiFinalize();
+    detached = true;
+  } else if (on && detached) {
+    if (subscribing) subscribe();
+    cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    detached = false;
+  }
+}
 
 // The calls the tracer follows for the DAG's edges, in each API's form.
 void enable_edge_callbacks(uint32_t on, bool runtime, bool driver) {
@@ -82,7 +108,7 @@ constexpr CUpti_ActivityKind kSwitchable[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KER
 constexpr const char* kSwitchableNames[] = {"kernel", "memcpy", "memset"};
 
 void at_exit() {
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (!detached) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (std::getenv("RPL_PROBE_VERBOSE")) std::fprintf(stderr, "cupti probe: %zu records\n", records.load());
 }
 
@@ -91,10 +117,13 @@ void at_exit() {
 // With RPL_PROBE=...,switch: the records since the last call (flushed, so that they show which
 // kinds were on), then only the kinds named in `kinds` (kernel, memcpy, memset) stay enabled and,
 // with subscribe, only the callbacks it names (reset: cudaDeviceReset's, as the tracer enables;
-// edgecb-runtime, edgecb-driver: the edge calls of one API).
+// edgecb-runtime, edgecb-driver: the edge calls of one API); with detached, CUPTI leaves the
+// process instead, until a call without it attaches it again.
 extern "C" __attribute__((visibility("default"))) long rpl_probe_switch(const char* kinds) {
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (!detached) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // any CUPTI call would attach it
   const long since = static_cast<long>(records.exchange(0));
+  attach(!has(kinds, "detached"));
+  if (detached) return since;
   for (size_t i = 0; i < std::size(kSwitchable); ++i) {
     if (has(kinds, kSwitchableNames[i])) {
       cuptiActivityEnable(kSwitchable[i]);
@@ -113,13 +142,12 @@ extern "C" __attribute__((visibility("default"))) long rpl_probe_switch(const ch
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   const char* env = std::getenv("RPL_PROBE");
   const std::string probe = env ? env : "";
-  if (has(probe, "subscribe")) {
-    if (cuptiSubscribe(&subscriber, on_callback, nullptr) != CUPTI_SUCCESS) return 1;
+  subscribing = has(probe, "subscribe");
+  if (subscribing) {
+    if (!subscribe()) return 1;
     if (has(probe, "reset")) {
       cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
     }
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     if (has(probe, "graphcb")) {
       cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED);
     }

@@ -10,14 +10,9 @@
 # chunk's wall and CPU seconds in overhead_torch_chunks.txt and summarizes them) (one call stays under the device's 10 minutes with
 # REPEATS=3 and about 6 configurations).
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
-export PYTHONPATH="$carry/py"
-export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$out/machine.txt"
-filter=${GTEST_FILTER:-'NvidiaGpu.Multistream*:NvidiaGpu.TheLegacy*:NvidiaGpu.Graph*:NvidiaGpu.APytorch*:NvidiaGpu.ExportAndDiff*:NvidiaGpu.SeveralThreads*:NvidiaGpu.CrashMidRun*:NvidiaGpu.TestbedsProfile*:NvidiaGpu.TraceLevels*'}
+filter=${GTEST_FILTER:-'NvidiaGpu.Multistream*:NvidiaGpu.TheLegacy*:NvidiaGpu.Graph*:NvidiaGpu.APytorch*:NvidiaGpu.ExportAndDiff*:NvidiaGpu.SeveralThreads*:NvidiaGpu.CrashMidRun*:NvidiaGpu.TestbedsProfile*:NvidiaGpu.TraceLevels*:NvidiaGpu.APausedTracer*'}
 parts=",${PARTS:-tests,levels,torch,breakdown},"
 [[ $parts == *,tests,* ]] && timeout 300 "$carry/tests/test_nvidia_gpu" --gtest_filter="$filter" 2>&1 | tee "$out/gpu_tests.log" | grep -E '^\[|critical|edges|torch'
 [[ $parts == *,levels,* ]] && for level in kernels default full; do

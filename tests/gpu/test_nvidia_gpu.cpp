@@ -311,6 +311,23 @@ TEST(NvidiaGpu, CrashMidRunKeepsTheTraceUpToTheCrash) {
   EXPECT_EQ(t.dispatches.size(), 3u);
 }
 
+// The tracer's benchmark hook (rpl_trace_pause; tests/gpu/programs/trace_pause.cu): neither the
+// kernels nor the event edge made while paused are recorded, and what runs after resuming is.
+TEST(NvidiaGpu, APausedTracerRecordsNothingUntilResumed) {
+  SKIP_WITHOUT_GPU();
+  auto p = profile({program("trace_pause")});
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  auto t = trace::read_rocpd(p.databases());
+  std::map<std::string, int> launches;
+  for (const auto& d : t.dispatches) {
+    const std::string& name = t.symbols[d.symbol].display_name;
+    ++launches[name.substr(0, name.find('('))];
+  }
+  EXPECT_EQ(launches, (std::map<std::string, int>{{"recorded_after", 2}, {"recorded_before", 4}}));
+  const auto dag = json::parse(read_text(p.out / "dag.json"));
+  EXPECT_EQ(dag["edges"]["event"], 0) << dag["edges"].dump();
+}
+
 TEST(NvidiaGpu, ProgramThatNeverTouchesTheGpuRecordsNothing) {
   SKIP_WITHOUT_GPU();
   auto p = profile({program("launch_patterns"), "none"});

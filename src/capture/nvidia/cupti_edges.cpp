@@ -170,9 +170,9 @@ void on_stream_created(const CUpti_ResourceData* r) {
 
 }  // namespace
 
-void enable_edge_callbacks(CUpti_SubscriberHandle subscriber) {
-  for (const auto& c : kEdgeCalls) cuptiEnableCallback(1, subscriber, c.domain, c.cbid);
-  cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_STREAM_CREATED);
+void enable_edge_callbacks(CUpti_SubscriberHandle subscriber, bool on) {
+  for (const auto& c : kEdgeCalls) cuptiEnableCallback(on, subscriber, c.domain, c.cbid);
+  cuptiEnableCallback(on, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_STREAM_CREATED);
 }
 
 void record_context_streams(CUcontext context) { add_stream(context, stream_id(context, nullptr, false), kLegacyDefault); }

@@ -8,9 +8,9 @@
 
 namespace rpl::capture {
 
-/// Enables the callbacks of the calls that make edges (runtime and driver forms, per-thread
-/// variants) and of stream creation on subscriber.
-void enable_edge_callbacks(CUpti_SubscriberHandle subscriber);
+/// Enables (or, with on false, disables) the callbacks of the calls that make edges (runtime and
+/// driver forms, per-thread variants) and of stream creation on subscriber.
+void enable_edge_callbacks(CUpti_SubscriberHandle subscriber, bool on = true);
 
 /// The subscriber's callback hands every call here; true when it was one of the edge calls.
 bool on_edge_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata);

@@ -69,6 +69,7 @@ struct Tracer {
   bool edges = true;      // level default or full: event records, waits, synchronizations, stream kinds, graph edges
   bool api_calls = false; // level full: every host API call
   CUpti_SubscriberHandle subscriber{};
+  std::vector<CUpti_ActivityKind> kinds;  // the activity kinds of the level
   std::atomic<bool> written{false};
 };
 
@@ -410,10 +411,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity buffers: ") + cupti_error(r));
     // Only what a callback cannot give: kernels, copies and memsets as they ran on the GPU (and, at
     // level full, every host call). The edges come from callbacks on the few calls that make them.
-    std::vector<CUpti_ActivityKind> kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                                             CUPTI_ACTIVITY_KIND_MEMSET};
-    if (t.api_calls) kinds.insert(kinds.end(), {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER});
-    for (CUpti_ActivityKind kind : kinds) {
+    t.kinds = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET};
+    if (t.api_calls) t.kinds.insert(t.kinds.end(), {CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER});
+    for (CUpti_ActivityKind kind : t.kinds) {
       r = cuptiActivityEnable(kind);
       if (r != CUPTI_SUCCESS) refuse(std::string("CUPTI activity kind ") + std::to_string(kind) + ": " + cupti_error(r));
     }
@@ -422,4 +422,26 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) signal(sig, on_fatal_signal);
   });
   return 1;
+}
+
+// For benchmarks that compare tracing on and off chunk by chunk inside one process
+// (bench/tracer_pause_switching.sh), free of the spread between processes: paused, no activity
+// kind and no edge callback stays enabled, so the program runs under a CUPTI subscriber that
+// records nothing; resumed, the level's kinds and callbacks are back. What runs while paused is
+// missing from the trace. Returns 0, or -1 before the tracer started or while it captures.
+extern "C" __attribute__((visibility("default"))) int rpl_trace_pause(int paused) {
+  Tracer& t = tracer();
+  if (!t.subscriber || capturing) return -1;
+  for (CUpti_ActivityKind kind : t.kinds) {
+    if (paused) {
+      cuptiActivityDisable(kind);
+    } else {
+      cuptiActivityEnable(kind);
+    }
+  }
+  if (t.edges) {
+    cuptiEnableCallback(!paused, t.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED);
+    rpl::capture::enable_edge_callbacks(t.subscriber, !paused);
+  }
+  return 0;
 }
