@@ -340,6 +340,23 @@ TEST_F(SlurmAutotune, ANodeThatCannotRunThisRocmPerfIsRefusedBeforeAnyMeasuremen
   EXPECT_TRUE(queue_empties()) << queue();
 }
 
+// The nodes' GPU name keys the cache, so an allocation whose nodes hold different GPUs is exit 2
+// naming both, before anything is measured (the stand-in driver names its GPU after the node).
+TEST_F(SlurmAutotune, AnAllocationOfMixedGpusIsRefusedBeforeAnyMeasurement) {
+  const auto dir = fresh_dir("slurm-mixed-gpus");
+  const auto log = dir / "runs.log";
+  auto r = run_cli(tune_args(dir / "out", on_slurm({})),
+                   env_with({{"LD_LIBRARY_PATH", (build_dir() / "fake-driver").string()}, {"RPL_FAKE_CUDA", "name-by-node"},
+                             {"SYNTH_LOG", log.string()}}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("the allocation mixes GPUs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Stand-in GPU of node1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Stand-in GPU of node2"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(log));
+  EXPECT_TRUE(queue_empties()) << queue();
+}
+
 TEST_F(SlurmAutotune, ARefusedAllocationGivesTheSchedulersMessage) {
   const auto dir = fresh_dir("slurm-refused");
   auto r = run_cli(tune_args(dir / "out", {"--launcher", "slurm", "--slurm-args", "--partition=nosuch"}), env_);
