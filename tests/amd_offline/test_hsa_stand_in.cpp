@@ -1,0 +1,133 @@
+// rpl-hsa-replay end to end without AMD hardware: on the stand-in HSA runtime
+// (tests/fixtures/fake_hsa), whose GPU runs a kernel through its host twin, a snapshot of
+// scale_add (its code object built by Debian's hipcc for gfx90a) is replayed at its own addresses,
+// its memory dumped and compared with what the kernel computes; a code object with no twin ends the
+// replay as a GPU fault would, in one line. What this cannot show is anything of a real GPU's: the
+// stand-in's memory is host memory and its timings are the twin's.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include <hsa/hsa.h>
+#include <nlohmann/json.hpp>
+
+#include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
+#include <rpl/core/subprocess.hpp>
+#include <rpl/isolate/snapshot.hpp>
+
+#include "test_snapshot_files.hpp"
+#include "test_support.hpp"
+#include "../fixtures/fake_hsa/twin_key.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+using namespace rpl::isolate;
+
+constexpr uint64_t kIn = 0x7e4000000000, kOut = 0x7e4000200000;
+constexpr int kN = 1000;
+
+// The code object of tests/fixtures/fake_hsa/scale_add.hip, as hipcc builds it for gfx90a.
+std::string scale_add_code_object(const fs::path& dir) {
+  const std::string hipcc = RPL_HIPCC;
+  if (hipcc.empty() || hipcc.find("NOTFOUND") != std::string::npos) return "";
+  ProcessOptions p;
+  p.argv = {hipcc, "-x", "hip", "--offload-arch=gfx90a", "--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-c",
+            (source_dir() / "tests/fixtures/fake_hsa/scale_add.hip").string(), "-o", (dir / "kernel.hsaco").string()};
+  p.capture_output = true;
+  const auto r = run_process(p);
+  EXPECT_EQ(r.exit_status, 0) << r.output;
+  return read_file(dir / "kernel.hsaco");
+}
+
+// A memory dump of in (0, 1, 2, ...) and out (each element `out`).
+void write_memory(const fs::path& dir, const std::vector<float>& out) {
+  std::vector<float> in(kN);
+  for (int i = 0; i < kN; ++i) in[i] = static_cast<float>(i);
+  const std::vector<MemoryRegion> regions{{kIn, kN * 4, "device", region_file_name(kIn)}, {kOut, kN * 4, "device", region_file_name(kOut)}};
+  fs::create_directories(dir / "memory");
+  write_output_file(dir / regions[0].file, float_bytes(in));
+  write_output_file(dir / regions[1].file, float_bytes(out));
+  write_memory_regions(dir, regions);
+}
+
+// A snapshot of scale_add(out, in, 2, kN) with out all ones, in 64-wide work-groups.
+void write_scale_add_snapshot(const fs::path& dir, const std::string& code_object) {
+  write_memory(dir, std::vector<float>(kN, 1.0f));
+  DispatchRecord d;
+  d.vendor = "amd";
+  d.device_name = "Stand-in AMD GPU";
+  d.architecture = "gfx90a";
+  d.kernel_name = "scale_add(float*, float const*, float, int)";
+  d.mangled_name = "_Z9scale_addPfPKffi";
+  d.code_object = "kernel.hsaco";
+  d.grid = {(kN + 63) / 64, 1, 1};
+  d.block = {64, 1, 1};
+  d.kernarg_size = 24;
+  d.arguments = {{0, 24}};
+  write_dispatch_record(dir, d);
+  struct {
+    uint64_t out, in;
+    float a;
+    int n;
+  } args{kOut, kIn, 2.0f, kN};
+  write_output_file(dir / "kernarg.bin", std::string_view(reinterpret_cast<const char*>(&args), sizeof args));
+  hsa_kernel_dispatch_packet_t packet{};
+  packet.setup = 1;
+  packet.workgroup_size_x = 64, packet.workgroup_size_y = 1, packet.workgroup_size_z = 1;
+  packet.grid_size_x = kN, packet.grid_size_y = 1, packet.grid_size_z = 1;
+  write_output_file(dir / "dispatch_packet.bin", std::string_view(reinterpret_cast<const char*>(&packet), sizeof packet));
+  write_output_file(dir / "kernel.hsaco", code_object);
+}
+
+std::vector<std::pair<std::string, std::string>> stand_in_env(const fs::path& twins) {
+  return {{"LD_LIBRARY_PATH", (build_dir() / "fake-hsa").string()}, {"RPL_FAKE_HSA_TWINS", twins.string()}};
+}
+
+TEST(AmdStandIn, ReplayRunsTheDispatchAtItsAddressesThroughTheKernelsTwin) {
+  if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
+  const auto dir = fresh_dir("hsa-stand-in-replay");
+  const std::string code_object = scale_add_code_object(dir);
+  ASSERT_FALSE(code_object.empty()) << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
+  write_scale_add_snapshot(dir / "snap", code_object);
+  fs::create_directories(dir / "twins");
+  fs::copy_file(build_dir() / "fake-hsa-twins/rpl-fake-hsa-twin-scale-add.so", dir / "twins" / (fake_hsa::twin_key(code_object) + ".so"));
+
+  auto r = run_cli({"replay", "full-vm", "--capture-dir", (dir / "snap").string(), "--iterations", "3", "--dump-outputs",
+                    (dir / "dump").string(), "--json"},
+                   stand_in_env(dir / "twins"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["status"], "exact") << r.out;
+  EXPECT_EQ(doc["device"], "gfx90a");
+  EXPECT_EQ(doc["iterations"], 3);
+  EXPECT_GT(doc["gpu_time_ms"]["min"].get<double>(), 0.0) << r.out;
+
+  // Each iteration starts from the captured memory: out = 2 * in + 1, once.
+  std::vector<float> expected(kN);
+  for (int i = 0; i < kN; ++i) expected[i] = 2.0f * static_cast<float>(i) + 1.0f;
+  write_memory(dir / "expected", expected);
+  auto same = run_cli({"replay", "compare", (dir / "expected").string(), (dir / "dump").string()});
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
+  auto differs = run_cli({"replay", "compare", (dir / "snap").string(), (dir / "dump").string()});
+  EXPECT_EQ(differs.exit_code, 1) << differs.out << differs.err;
+}
+
+TEST(AmdStandIn, AKernelWithNoTwinEndsTheReplayInOneLine) {
+  if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
+  const auto dir = fresh_dir("hsa-stand-in-no-twin");
+  const std::string code_object = scale_add_code_object(dir);
+  ASSERT_FALSE(code_object.empty()) << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
+  write_scale_add_snapshot(dir / "snap", code_object);
+  fs::create_directories(dir / "twins");
+  auto r = run_cli({"replay", "full-vm", "--capture-dir", (dir / "snap").string()}, stand_in_env(dir / "twins"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("the replayer was killed by signal 6"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no host twin of _Z9scale_addPfPKffi"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "dump"));
+}
+
+}  // namespace
+}  // namespace rpl::test
