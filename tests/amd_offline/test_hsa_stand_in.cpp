@@ -114,6 +114,35 @@ TEST(AmdStandIn, ReplayRunsTheDispatchAtItsAddressesThroughTheKernelsTwin) {
   EXPECT_EQ(differs.exit_code, 1) << differs.out << differs.err;
 }
 
+// The AMD capture tool (HSA_TOOLS_LIB) on a program that drives the HSA runtime itself
+// (tests/fixtures/fake_hsa/hsa_scale_add.cpp, three launches), then the captured dispatch replayed:
+// the replay's memory equals what the launch left in the program.
+TEST(AmdStandIn, IsolateCapturesADispatchThatReplaysToTheSameMemory) {
+  if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
+  const auto dir = fresh_dir("hsa-stand-in-isolate");
+  const std::string code_object = scale_add_code_object(dir);
+  ASSERT_FALSE(code_object.empty()) << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
+  fs::create_directories(dir / "twins");
+  fs::copy_file(build_dir() / "fake-hsa-twins/rpl-fake-hsa-twin-scale-add.so", dir / "twins" / (fake_hsa::twin_key(code_object) + ".so"));
+  const auto env = stand_in_env(dir / "twins");
+  auto captured = run_cli({"isolate", "--backend", "rocm", "--kernel", "scale_add", "--dispatch", "1", "--json", "--out",
+                           (dir / "snap").string(), "--", (build_dir() / "fixtures/rpl-hsa-scale-add").string(),
+                           (dir / "kernel.hsaco").string(), "1000", "3"},
+                          env);
+  ASSERT_EQ(captured.exit_code, 0) << captured.err;
+  const auto dispatch = nlohmann::json::parse(read_text(dir / "snap/dispatch.json"));
+  EXPECT_EQ(dispatch["vendor"], "amd");
+  EXPECT_EQ(dispatch["device"]["architecture"], "gfx90a");
+  EXPECT_EQ(dispatch["kernel"]["mangled_name"], "_Z9scale_addPfPKffi");
+  EXPECT_EQ(dispatch["kernel"]["dispatch_index"], 1);
+  EXPECT_EQ(read_file(dir / "snap/kernel.hsaco"), code_object);
+
+  auto replayed = run_cli({"replay", "full-vm", "--capture-dir", (dir / "snap").string(), "--dump-outputs", (dir / "dump").string()}, env);
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  EXPECT_EQ(run_cli({"replay", "compare", (dir / "snap/after").string(), (dir / "dump").string()}).exit_code, 0);
+  EXPECT_EQ(run_cli({"replay", "compare", (dir / "snap").string(), (dir / "dump").string()}).exit_code, 1);
+}
+
 TEST(AmdStandIn, AKernelWithNoTwinEndsTheReplayInOneLine) {
   if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
   const auto dir = fresh_dir("hsa-stand-in-no-twin");
