@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <rpl/core/demangle.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/trace/rocpd_counters.hpp>
 #include <rpl/trace/rocpd_writer.hpp>
@@ -418,6 +419,37 @@ void write_scenario(const std::string& name, int run, const std::filesystem::pat
   if (name == "multistream") return multistream(path, run);
   if (name == "h100-roofline") return h100_roofline(path, run);
   fail(Errc::bad_input, "unknown scenario '{}'", name);
+}
+
+void write_observed_trace(const std::filesystem::path& path, int64_t pid, const std::vector<ObservedDispatch>& dispatches) {
+  trace::RocpdProcessInfo p;
+  p.uuid = uuid_for("observed", static_cast<int>(pid), 0);
+  p.pid = pid;
+  p.ppid = 1;
+  p.hostname = "node01";
+  p.command = "./app";
+  p.start_ns = dispatches.empty() ? 0 : dispatches.front().start_ns - 1'000'000;
+  p.end_ns = dispatches.empty() ? 0 : dispatches.back().end_ns + 1'000'000;
+  RocpdWriter w(path, p);
+  w.add_agent(cpu_agent(1));
+  w.add_agent(gpu_agent(2, "gfx90a", "Stand-in AMD GPU", 104, 64, 32, 1700, 64));
+  std::map<std::string, int64_t> kernel_ids;
+  int64_t id = 0;
+  for (const auto& o : dispatches) {
+    auto [it, added] = kernel_ids.try_emplace(o.mangled_name, static_cast<int64_t>(kernel_ids.size()) + 1);
+    if (added) w.add_kernel_symbol(symbol(it->second, o.mangled_name, demangle(o.mangled_name), 32, 0, 16, 0));
+    Dispatch d{};
+    d.id = ++id;
+    d.queue_id = d.stream_id = 1;
+    d.correlation_id = id;
+    d.start_ns = o.start_ns;
+    d.end_ns = o.end_ns;
+    trace::DispatchGeometry g;
+    g.workgroup = o.block;
+    g.grid = o.grid;
+    w.add_dispatch(d, g, 2, it->second);
+  }
+  w.finish();
 }
 
 void write_benchmark_trace(const std::filesystem::path& path, int64_t dispatches, int kernels, int queues) {

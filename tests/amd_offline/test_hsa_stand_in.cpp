@@ -1,10 +1,11 @@
-// rpl-hsa-replay end to end without AMD hardware: on the stand-in HSA runtime
-// (tests/fixtures/fake_hsa), whose GPU runs a kernel through its host twin, a snapshot of
-// scale_add (its code object built by Debian's hipcc for gfx90a) is replayed at its own addresses,
-// its memory dumped and compared with what the kernel computes; a code object with no twin ends the
-// replay as a GPU fault would, in one line. What this cannot show is anything of a real GPU's: the
-// stand-in's memory is host memory and its timings are the twin's.
+// The AMD path without AMD hardware, on the stand-in HSA runtime (tests/fixtures/fake_hsa), whose
+// GPU runs a kernel through its host twin: rpl-hsa-replay on a snapshot of scale_add (its code
+// object built by Debian's hipcc for gfx90a); the capture tool through isolate --backend rocm; and
+// rocm-perf optimize --backend rocm on row_sums, built by hipcc and profiled by the stand-in
+// rocprofv3. What this cannot show is anything of a real GPU's: the stand-in's memory is host
+// memory and its timings are the twin's.
 #include <cstring>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -141,6 +142,61 @@ TEST(AmdStandIn, IsolateCapturesADispatchThatReplaysToTheSameMemory) {
   ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
   EXPECT_EQ(run_cli({"replay", "compare", (dir / "snap/after").string(), (dir / "dump").string()}).exit_code, 0);
   EXPECT_EQ(run_cli({"replay", "compare", (dir / "snap").string(), (dir / "dump").string()}).exit_code, 1);
+}
+
+// optimize --backend rocm on row_sums (a program whose host side runs it through HSA alone,
+// fixtures/fake_hsa/row_sums_main.cpp), with the unroll proposer and two candidates of the user's:
+// one that does nothing and one that sums only a row's first element. Every unrolled variant gets
+// through the build, the guards (gfx90a code objects read by inspect) and the correctness check on
+// both oracles to the speed verdict (the twins run the same host code, so none is faster); both
+// user candidates are wrong, the empty one although each oracle's output already held the answer.
+// Every dispatch reports 20 µs (RPL_FAKE_HSA_DISPATCH_NS), so no verdict depends on the machine.
+TEST(AmdStandIn, OptimizeRunsTheGuardedLoopOnTheStandIns) {
+  if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
+  const std::string hipcc = RPL_HIPCC;
+  ASSERT_FALSE(hipcc.empty() || hipcc.find("NOTFOUND") != std::string::npos) << "hipcc not found: run scripts/setup.sh";
+  const auto dir = fresh_dir("hsa-stand-in-optimize");
+  const std::string signature = "__global__ void row_sums(const float* in, float* out, int rows, int cols) ";
+  write_output_file(dir / "empty.hip", signature + "{}\n");
+  write_output_file(dir / "first_only.hip", signature + "{\n  const int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                                        "  if (row < rows) out[row] = in[row * cols];\n}\n");
+  const fs::path fixtures = source_dir() / "tests/fixtures/fake_hsa";
+  auto env = stand_in_env(dir / "twins");
+  const char* path = std::getenv("PATH");
+  env.insert(env.end(), {{"PATH", fake_rocprof_dir().string() + ":" + (path ? path : "")},
+                         {"RPL_FAKE_ROCPROF_SCENARIO", "hsa-dispatches"},
+                         {"RPL_FAKE_HSA_DISPATCH_NS", "20000"},
+                         {"RPL_HIPCC", hipcc},
+                         {"RPL_CXX", RPL_CXX},
+                         {"RPL_FAKE_HSA_MAIN", (build_dir() / "fixtures/librpl-hsa-row-sums-main.a").string()},
+                         {"RPL_FAKE_HSA_RUNTIME", RPL_HSA_RUNTIME},
+                         {"RPL_FAKE_HSA_TWIN_KEY", (build_dir() / "fixtures/rpl-fake-hsa-twin-key").string()}});
+  auto r = run_cli({"optimize", "--backend", "rocm", "--source", (fixtures / "row_sums.hip").string(), "--build",
+                    "sh " + (fixtures / "build_variant.sh").string() + " {SOURCE} {BINARY}", "--candidate", (dir / "empty.hip").string(),
+                    "--candidate", (dir / "first_only.hip").string(), "--out", (dir / "out").string(), "--json", "--", "{BINARY}", "512",
+                    "64", "3"},
+                   env);
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // nothing beat the original
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(schema_errors(r.out, "optimize"), "");
+  EXPECT_EQ(doc["device"]["vendor"], "amd");
+  EXPECT_EQ(doc["device"]["architecture"], "gfx90a");
+  EXPECT_EQ(doc["kernel"]["mangled_name"], "_Z8row_sumsPKfPfii");
+  ASSERT_EQ(doc["oracles"].size(), 2u);
+  for (const auto& o : doc["oracles"]) EXPECT_EQ(o["poisoned_bytes"], 2048) << o.dump();  // 512 floats written
+  std::map<std::string, std::string> stages;
+  for (const auto& c : doc["candidates"]) {
+    const std::string origin = c["origin"]["kind"] == "unroll" ? "unroll " + std::to_string(c["origin"]["factor"].get<int>())
+                                                                : fs::path(c["origin"]["file"].get<std::string>()).filename().string();
+    stages[origin] = c["stage"].get<std::string>() + (c["correct"] == true ? " correct" : "");
+  }
+  EXPECT_EQ(stages, (std::map<std::string, std::string>{{"unroll 2", "speed correct"},
+                                                        {"unroll 4", "speed correct"},
+                                                        {"unroll 8", "speed correct"},
+                                                        {"empty.hip", "correctness"},
+                                                        {"first_only.hip", "correctness"}}))
+      << r.out;
+  EXPECT_EQ(read_file(fixtures / "row_sums.hip").find("#pragma unroll"), std::string::npos);  // the source as it was
 }
 
 TEST(AmdStandIn, AKernelWithNoTwinEndsTheReplayInOneLine) {
