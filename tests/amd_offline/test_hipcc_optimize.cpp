@@ -2,7 +2,7 @@
 // builds of the softmax testbed hold the same code objects (the deterministic-rebuild check) and an
 // unrolled variant does not; the kernel's code object is found for the target it was built for and
 // only that one; its resources and wave64 occupancy read as the spill and occupancy guards read them.
-// What needs an AMD GPU (isolate, rpl-hsa-replay, rocprofv3) is not exercised here.
+// The capture, replays and profile run on the stand-in HSA runtime in test_hsa_stand_in.cpp.
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/inspect.hpp>

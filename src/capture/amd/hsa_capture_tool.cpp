@@ -8,7 +8,8 @@
 // ROCr skips HSA_TOOLS_LIB when a rocprofiler-sdk tool (rocprofv3) is attached (reference/rocm.md
 // §7.2), so isolate runs the program without one.
 //
-// Built against Debian's ROCm 5.2 headers in CI; it has not run on AMD hardware. VMM mappings
+// Built against Debian's ROCm 5.2 headers in CI and run there on the stand-in HSA runtime
+// (tests/fixtures/fake_hsa); it has not run on AMD hardware. VMM mappings
 // (hsa_amd_vmem_map, ROCm 6, AMD interface 1.4) are followed only when it is built against headers
 // whose API table has them, and the runtime's table is that large.
 #include <hsa/hsa.h>

@@ -9,7 +9,8 @@
 //
 // The vmem functions (ROCm 6.0, AMD interface 1.4) are newer than Debian's headers; they are
 // looked up in the loaded runtime by name, with their types declared here. It compiles on every CI
-// run; it has not run on AMD hardware.
+// run and runs on the stand-in HSA runtime in tests (tests/fixtures/fake_hsa); it has not run on AMD
+// hardware.
 #include <dlfcn.h>
 #include <hsa/hsa.h>
 #include <hsa/hsa_ext_amd.h>
