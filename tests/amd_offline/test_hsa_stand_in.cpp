@@ -29,12 +29,22 @@ using namespace rpl::isolate;
 constexpr uint64_t kIn = 0x7e4000000000, kOut = 0x7e4000200000;
 constexpr int kN = 1000;
 
+#define SKIP_WITHOUT_HSA_REPLAY()                                                                                  \
+  do {                                                                                                            \
+    if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)"; \
+  } while (0)
+
+// Debian's hipcc, or empty where scripts/setup.sh has not installed it.
+std::string hipcc() {
+  const std::string path = RPL_HIPCC;
+  return path.find("NOTFOUND") == std::string::npos ? path : "";
+}
+
 // The code object of tests/fixtures/fake_hsa/scale_add.hip, as hipcc builds it for gfx90a.
 std::string scale_add_code_object(const fs::path& dir) {
-  const std::string hipcc = RPL_HIPCC;
-  if (hipcc.empty() || hipcc.find("NOTFOUND") != std::string::npos) return "";
+  if (hipcc().empty()) return "";
   ProcessOptions p;
-  p.argv = {hipcc, "-x", "hip", "--offload-arch=gfx90a", "--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-c",
+  p.argv = {hipcc(), "-x", "hip", "--offload-arch=gfx90a", "--cuda-device-only", "--no-gpu-bundle-output", "-O3", "-c",
             (source_dir() / "tests/fixtures/fake_hsa/scale_add.hip").string(), "-o", (dir / "kernel.hsaco").string()};
   p.capture_output = true;
   const auto r = run_process(p);
@@ -82,18 +92,23 @@ void write_scale_add_snapshot(const fs::path& dir, const std::string& code_objec
   write_output_file(dir / "kernel.hsaco", code_object);
 }
 
+// The twin of scale_add.hip's code object, in twins under the code object's key.
+void install_scale_add_twin(const fs::path& twins, const std::string& code_object) {
+  fs::create_directories(twins);
+  fs::copy_file(build_dir() / "fake-hsa-twins/rpl-fake-hsa-twin-scale-add.so", twins / (fake_hsa::twin_key(code_object) + ".so"));
+}
+
 std::vector<std::pair<std::string, std::string>> stand_in_env(const fs::path& twins) {
   return {{"LD_LIBRARY_PATH", (build_dir() / "fake-hsa").string()}, {"RPL_FAKE_HSA_TWINS", twins.string()}};
 }
 
 TEST(AmdStandIn, ReplayRunsTheDispatchAtItsAddressesThroughTheKernelsTwin) {
-  if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
+  SKIP_WITHOUT_HSA_REPLAY();
   const auto dir = fresh_dir("hsa-stand-in-replay");
   const std::string code_object = scale_add_code_object(dir);
   ASSERT_FALSE(code_object.empty()) << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
   write_scale_add_snapshot(dir / "snap", code_object);
-  fs::create_directories(dir / "twins");
-  fs::copy_file(build_dir() / "fake-hsa-twins/rpl-fake-hsa-twin-scale-add.so", dir / "twins" / (fake_hsa::twin_key(code_object) + ".so"));
+  install_scale_add_twin(dir / "twins", code_object);
 
   auto r = run_cli({"replay", "full-vm", "--capture-dir", (dir / "snap").string(), "--iterations", "3", "--dump-outputs",
                     (dir / "dump").string(), "--json"},
@@ -119,12 +134,11 @@ TEST(AmdStandIn, ReplayRunsTheDispatchAtItsAddressesThroughTheKernelsTwin) {
 // (tests/fixtures/fake_hsa/hsa_scale_add.cpp, three launches), then the captured dispatch replayed:
 // the replay's memory equals what the launch left in the program.
 TEST(AmdStandIn, IsolateCapturesADispatchThatReplaysToTheSameMemory) {
-  if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
+  SKIP_WITHOUT_HSA_REPLAY();
   const auto dir = fresh_dir("hsa-stand-in-isolate");
   const std::string code_object = scale_add_code_object(dir);
   ASSERT_FALSE(code_object.empty()) << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
-  fs::create_directories(dir / "twins");
-  fs::copy_file(build_dir() / "fake-hsa-twins/rpl-fake-hsa-twin-scale-add.so", dir / "twins" / (fake_hsa::twin_key(code_object) + ".so"));
+  install_scale_add_twin(dir / "twins", code_object);
   const auto env = stand_in_env(dir / "twins");
   auto captured = run_cli({"isolate", "--backend", "rocm", "--kernel", "scale_add", "--dispatch", "1", "--json", "--out",
                            (dir / "snap").string(), "--", (build_dir() / "fixtures/rpl-hsa-scale-add").string(),
@@ -152,9 +166,8 @@ TEST(AmdStandIn, IsolateCapturesADispatchThatReplaysToTheSameMemory) {
 // user candidates are wrong, the empty one although each oracle's output already held the answer.
 // Every dispatch reports 20 µs (RPL_FAKE_HSA_DISPATCH_NS), so no verdict depends on the machine.
 TEST(AmdStandIn, OptimizeRunsTheGuardedLoopOnTheStandIns) {
-  if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
-  const std::string hipcc = RPL_HIPCC;
-  ASSERT_FALSE(hipcc.empty() || hipcc.find("NOTFOUND") != std::string::npos) << "hipcc not found: run scripts/setup.sh";
+  SKIP_WITHOUT_HSA_REPLAY();
+  ASSERT_FALSE(hipcc().empty()) << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
   const auto dir = fresh_dir("hsa-stand-in-optimize");
   const std::string signature = "__global__ void row_sums(const float* in, float* out, int rows, int cols) ";
   write_output_file(dir / "empty.hip", signature + "{}\n");
@@ -166,7 +179,7 @@ TEST(AmdStandIn, OptimizeRunsTheGuardedLoopOnTheStandIns) {
   env.insert(env.end(), {{"PATH", fake_rocprof_dir().string() + ":" + (path ? path : "")},
                          {"RPL_FAKE_ROCPROF_SCENARIO", "hsa-dispatches"},
                          {"RPL_FAKE_HSA_DISPATCH_NS", "20000"},
-                         {"RPL_HIPCC", hipcc},
+                         {"RPL_HIPCC", hipcc()},
                          {"RPL_CXX", RPL_CXX},
                          {"RPL_FAKE_HSA_MAIN", (build_dir() / "fixtures/librpl-hsa-row-sums-main.a").string()},
                          {"RPL_FAKE_HSA_RUNTIME", RPL_HSA_RUNTIME},
@@ -200,18 +213,19 @@ TEST(AmdStandIn, OptimizeRunsTheGuardedLoopOnTheStandIns) {
 }
 
 TEST(AmdStandIn, AKernelWithNoTwinEndsTheReplayInOneLine) {
-  if (!fs::exists(bin_dir() / "rpl-hsa-replay")) GTEST_SKIP() << "rpl-hsa-replay is not built (no HSA headers)";
+  SKIP_WITHOUT_HSA_REPLAY();
   const auto dir = fresh_dir("hsa-stand-in-no-twin");
   const std::string code_object = scale_add_code_object(dir);
   ASSERT_FALSE(code_object.empty()) << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
   write_scale_add_snapshot(dir / "snap", code_object);
   fs::create_directories(dir / "twins");
-  auto r = run_cli({"replay", "full-vm", "--capture-dir", (dir / "snap").string()}, stand_in_env(dir / "twins"));
+  auto r = run_cli({"replay", "full-vm", "--capture-dir", (dir / "snap").string(), "--dump-outputs", (dir / "dump").string()},
+                   stand_in_env(dir / "twins"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("the replayer was killed by signal 6"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("no host twin of _Z9scale_addPfPKffi"), std::string::npos) << r.err;
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
-  EXPECT_FALSE(fs::exists(dir / "dump"));
+  EXPECT_FALSE(fs::exists(dir / "dump/memory_regions.json"));  // no dump that replay compare would read
 }
 
 }  // namespace
