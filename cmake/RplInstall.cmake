@@ -1,11 +1,12 @@
 # `cmake --install` and Debian packages (`cpack -G DEB` in the build folder).
-# Layout under the prefix: bin/rocm-perf and bin/rocm-perf-lab; lib/rocm-perf/librpl_cupti_trace.so
+# Layout under the prefix: bin/rocm-perf and bin/rocm-perf-lab (a link to it); lib/rocm-perf/librpl_cupti_trace.so
 # and lib/rocm-perf/rpl-cuda-replay
 # (where rocm-perf looks for its tracer and replayer, beside its own bin/); share/rocm-perf/schemas/.
 # Three packages: rocm-perf; rocm-perf-nvidia with the CUPTI tracer and the CUDA replayer, which
 # need NVIDIA's driver and CUPTI libraries that no Debian package provides (so dpkg-shlibdeps cannot
 # run on it); rocm-perf-amd with the HSA capture tool and replayer.
-install(TARGETS rocm-perf rocm-perf-lab RUNTIME DESTINATION bin COMPONENT main)
+install(TARGETS rocm-perf RUNTIME DESTINATION bin COMPONENT main)
+install(FILES ${CMAKE_BINARY_DIR}/bin/rocm-perf-lab DESTINATION bin COMPONENT main)  # installed as the link it is
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION share/rocm-perf/schemas COMPONENT main
         FILES_MATCHING PATTERN "*.json")
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/rocm-perf COMPONENT main)
@@ -34,6 +35,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_STRIP_FILES ON)  # as Debian's own packages are: the release build's debug info is 97 % of rocm-perf
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_MAIN_PACKAGE_NAME rocm-perf)
 set(CPACK_DEBIAN_MAIN_PACKAGE_SHLIBDEPS ON)  # dependencies from the linked libraries

@@ -10,7 +10,7 @@ trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 installed=$work/prefix/bin/rocm-perf
 [ -x "$installed" ] || { echo "FAIL: no bin/rocm-perf under the prefix"; exit 1; }
-[ -x "$work/prefix/bin/rocm-perf-lab" ] || { echo "FAIL: no bin/rocm-perf-lab"; exit 1; }
+[ "$(readlink "$work/prefix/bin/rocm-perf-lab")" = rocm-perf ] || { echo "FAIL: bin/rocm-perf-lab is not a link to rocm-perf"; exit 1; }
 for schema in common profile occupancy inspect; do
   [ -f "$work/prefix/share/rocm-perf/schemas/$schema.schema.json" ] || { echo "FAIL: schema $schema not installed"; exit 1; }
 done
@@ -22,15 +22,24 @@ fi
 # The installed binary, run from elsewhere, gives the same document as the build's golden file.
 (cd "$work" && "$installed" analyze --json "$src/examples/traces/softmax_h100.db") > "$work/analyze.json"
 diff -u "$src/tests/golden/analyze_example.json" "$work/analyze.json" || { echo "FAIL: installed analyze differs"; exit 1; }
-"$installed" --version | grep -Eq '^rocm-perf [0-9]+\.[0-9]+\.[0-9]+ \(commit ' || { echo "FAIL: --version"; exit 1; }
+for exe in rocm-perf rocm-perf-lab; do
+  "$work/prefix/bin/$exe" --version | grep -Eq '^rocm-perf [0-9]+\.[0-9]+\.[0-9]+ \(commit ' || { echo "FAIL: $exe --version"; exit 1; }
+done
 
 # The Debian package: the same files under /usr, and dependencies found by dpkg-shlibdeps.
 (cd "$work" && cpack -G DEB -B "$work/package" --config "$build/CPackConfig.cmake" >/dev/null)
 deb=$(ls "$work"/package/rocm-perf_*.deb)
 dpkg-deb -c "$deb" > "$work/contents"
-for path in ./usr/bin/rocm-perf ./usr/bin/rocm-perf-lab ./usr/share/rocm-perf/schemas/profile.schema.json; do
+for path in ./usr/bin/rocm-perf ./usr/share/rocm-perf/schemas/profile.schema.json; do
   grep -q " $path\$" "$work/contents" || { echo "FAIL: $path not in $(basename "$deb")"; cat "$work/contents"; exit 1; }
 done
+grep -q ' ./usr/bin/rocm-perf-lab -> rocm-perf$' "$work/contents" || { echo "FAIL: rocm-perf-lab is not a link in $(basename "$deb")"; cat "$work/contents"; exit 1; }
+# Stripped, as Debian's packages are.
+dpkg-deb -x "$deb" "$work/unpacked"
+readelf -S "$work/unpacked/usr/bin/rocm-perf" > "$work/sections"
+if grep -q '\.debug_info' "$work/sections"; then
+  echo "FAIL: the packaged rocm-perf still has its debug info"; exit 1
+fi
 depends=$(dpkg-deb -f "$deb" Depends)
 case "$depends" in *libsqlite3*) ;; *) echo "FAIL: Depends lacks libsqlite3: $depends"; exit 1 ;; esac
 case "$depends" in *libjs-chart.js*) ;; *) echo "FAIL: Depends lacks libjs-chart.js: $depends"; exit 1 ;; esac
