@@ -103,15 +103,11 @@ SlurmAllocation::SlurmAllocation(SlurmOptions options) : options_(std::move(opti
       fail(Errc::missing_tool, "--launcher slurm: {} is not installed here (Slurm's client commands run every step)", tool);
     }
   }
-  if (!find_executable("setsid")) fail(Errc::missing_tool, "--launcher slurm: setsid (util-linux) is not installed here");
   name_ = "rocm-perf-autotune-" + random_hex(8);
 }
 
 void SlurmAllocation::allocate(const std::atomic<bool>* stop) {
-  ProcessOptions watchdog;
-  watchdog.argv = {"setsid", "-f", "sh", "-c", kWatchdog, "rocm-perf-watchdog", std::to_string(::getpid()), name_};
-  watchdog.output_file = "/dev/null";
-  run_process(watchdog);
+  spawn_detached({"sh", "-c", kWatchdog, "rocm-perf-watchdog", std::to_string(::getpid()), name_});
 
   std::vector<std::string> argv{"salloc", "--no-shell", fmt::format("--ntasks={}", options_.workers)};
   if (options_.gpus_per_step > 0) argv.push_back(fmt::format("--gpus-per-task={}", options_.gpus_per_step));

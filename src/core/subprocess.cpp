@@ -158,6 +158,30 @@ std::string display_command(const std::vector<std::string>& argv) {
   return out;
 }
 
+int spawn_detached(const std::vector<std::string>& argv) {
+  if (argv.empty()) fail(Errc::internal, "spawn_detached: empty argv");
+  auto exe = find_executable(argv[0]);
+  if (!exe) fail(Errc::missing_tool, "{}: command not found", argv[0]);
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  // The session exists before the program runs (unlike `setsid -f`, whose child may still be in
+  // our group when run_process kills the group it started).
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<std::string> argv_strings = argv;
+  auto argv_c = c_strings(argv_strings);
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, exe->c_str(), &actions, &attr, argv_c.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) fail(Errc::missing_tool, "{}: cannot execute: {}", exe->string(), std::strerror(rc));
+  return pid;
+}
+
 ProcessResult run_process(const ProcessOptions& options) {
   if (options.argv.empty()) fail(Errc::internal, "run_process: empty argv");
   auto exe = find_executable(options.argv[0]);

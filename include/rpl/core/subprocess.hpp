@@ -43,6 +43,11 @@ struct ProcessResult {
 /// Spawns and waits. Throws Error(missing_tool) when argv[0] cannot be executed.
 ProcessResult run_process(const ProcessOptions& options);
 
+/// Starts argv in a session of its own, with stdin, stdout and stderr on /dev/null, and returns at
+/// once with its pid: for a helper that must outlive this process, so it is never waited for nor
+/// killed here. Throws Error(missing_tool) when argv[0] cannot be executed.
+int spawn_detached(const std::vector<std::string>& argv);
+
 /// The full path of an executable found in PATH (or the name itself if it contains a '/'), else in
 /// one of fallback_dirs (where toolkits install: /opt/rocm/bin, /usr/local/cuda/bin).
 std::optional<std::filesystem::path> find_executable(const std::string& name,

@@ -1,4 +1,6 @@
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <thread>
@@ -96,6 +98,19 @@ TEST(Subprocess, ExtraEnvironmentReachesTheChild) {
 
 TEST(Subprocess, DisplayCommandQuotesWhatAShellWouldSplit) {
   EXPECT_EQ(display_command({"./app", "a b", "it's", "--n=3"}), "./app 'a b' 'it'\\''s' --n=3");
+}
+
+// The Slurm watchdog's start: when spawn_detached returns, the helper already has a session of its
+// own, so killing the group that started it (as run_process does after its child exits) cannot
+// reach it.
+TEST(Subprocess, ADetachedHelperHasItsOwnSessionFromTheStart) {
+  const int pid = spawn_detached({"sleep", "30"});
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(::getsid(pid), pid);
+  EXPECT_NE(::getpgid(pid), ::getpgrp());
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  EXPECT_EQ(test::error_code_of([] { spawn_detached({"rpl-no-such-program"}); }), Errc::missing_tool);
 }
 
 }  // namespace
