@@ -32,7 +32,8 @@ class SlurmAutotune : public ::testing::Test {
     dir_ = fresh_dir("slurm-autotune");
     ProcessOptions p;
     p.argv = {"bash", (source_dir() / "tests/slurm/local_slurm.sh").string(), "start", (dir_ / "slurm").string()};
-    p.extra_env = {{"RPL_SLURM_PORT", std::to_string(20000 + (::getpid() % 6000) * 3)}, {"RPL_SLURM_HIDE", hidden().string()}};
+    // Ports below the ephemeral ones (32768 and up), which clients take.
+    p.extra_env = {{"RPL_SLURM_PORT", std::to_string(20000 + (::getpid() % 4000) * 3)}, {"RPL_SLURM_HIDE", hidden().string()}};
     p.capture_output = true;
     const auto r = run_process(p);
     if (!r.ok()) {

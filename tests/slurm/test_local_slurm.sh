@@ -9,7 +9,7 @@ if ! command -v slurmctld > /dev/null || ! command -v munged > /dev/null; then
   exit 77
 fi
 dir=$(mktemp -d)
-export RPL_SLURM_PORT=$((20000 + $$ % 20000))
+export RPL_SLURM_PORT=$((20000 + $$ % 4000 * 3))  # below the ephemeral ports (32768 and up), which clients take
 trap 'bash "$here/local_slurm.sh" stop "$dir"; rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 conf=$(bash "$here/local_slurm.sh" start "$dir") || fail "local_slurm.sh start"

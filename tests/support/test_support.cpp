@@ -35,16 +35,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One scratch folder per test binary, removed at exit unless RPL_KEEP_TEST_FILES is set.
+// One scratch folder per test binary, removed at exit unless RPL_KEEP_TEST_FILES is set. Others may
+// pass through it (not list it): the tests that run rocm-perf as an unprivileged user open folders
+// in it to that user.
 const fs::path& scratch_root() {
   static TempDir dir("rpl-test-");
-  static bool keep = [] {
+  static bool ready = [] {
     if (std::getenv("RPL_KEEP_TEST_FILES")) dir.keep();
+    fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
     return true;
   }();
-  (void)keep;
+  (void)ready;
   return dir.path();
 }
+
+// What a test starts (rocm-perf, compilers) makes its temporary files in that scratch folder too, so
+// that a folder kept on purpose after a failure, or one a compiler leaves, goes with it instead of
+// piling up in /tmp.
+[[maybe_unused]] const bool kTmpdirIsScratch = [] { return ::setenv("TMPDIR", scratch_root().c_str(), 1) == 0; }();
 
 }  // namespace
 
