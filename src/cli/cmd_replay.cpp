@@ -1,6 +1,7 @@
 // rocm-perf replay reserve-check|full-vm --capture-dir D [--iterations N] [--no-recopy]
 //                  [--dump-outputs DIR] [--json]
 // rocm-perf replay compare A B [--dtype T --rtol R --atol A] [--json]
+#include <filesystem>
 #include <iostream>
 
 #include <rpl/backends/isolate_runs.hpp>
@@ -55,12 +56,22 @@ Action add_run_mode(CLI::App& replay, const std::string& mode, const std::string
     request.capture_dir = o->capture_dir;
     request.iterations = o->iterations;
     request.recopy = !o->no_recopy;
+    bool created_dump_dir = false;
     if (!o->dump_dir.empty()) {
+      created_dump_dir = !std::filesystem::exists(o->dump_dir);
       create_output_folder(o->dump_dir);
       request.dump_dir = o->dump_dir;
     }
     if (o->timeout > 0) request.timeout_seconds = o->timeout;
-    const auto run = backends::replay_snapshot(snapshot.dispatch.vendor, request);
+    backends::ReplayRun run;
+    try {
+      run = backends::replay_snapshot(snapshot.dispatch.vendor, request);
+    } catch (...) {
+      // A folder this command made holds nothing worth keeping after a failed replay.
+      std::error_code ec;
+      if (created_dump_dir) std::filesystem::remove_all(o->dump_dir, ec);
+      throw;
+    }
     auto doc = report::document_header();
     const auto replayed = nlohmann::ordered_json::parse(run.document);
     for (const auto& [key, value] : replayed.items()) {
