@@ -22,11 +22,14 @@ paused and resumed between chunks (rpl_trace_pause).
 a chunk's settling steps and stopped after its timing.
 Each switching run also prints, per set, the 95 % confidence interval of the paired median (from
 the order statistics of the ratios, so no distribution is assumed)."""
+import signal
 import statistics
 import sys
 import time
 
 import torch
+
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # piped into head: end quietly, as a shell tool does
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 steps = int(args[0]) if args else 200
