@@ -30,8 +30,10 @@ if [ -n "${WITH_CLANG:-}" ]; then
   libclang=$(ldd build/$preset/bin/rocm-perf | awk '/libclang/ {print $3}')
   cp -L "$libclang" $(ldd "$libclang" | awk '/libLLVM|libz3/ {print $3}') "$clang/"
   cp -L "$(ldd "$(ldd "$libclang" | awk '/libLLVM/ {print $3}')" | awk '/libz3/ {print $3}')" "$clang/"
-  # libclang finds its headers in clang/VERSION beside itself.
-  resource=$(ls -d /usr/lib/llvm-*/lib/clang/* | sort -V | tail -1)
+  # libclang finds its headers in clang/VERSION beside itself: those of the LLVM it comes from
+  # (libclang-14.so.13 -> /usr/lib/llvm-14), not the newest one installed.
+  llvm=$(basename "$libclang" | sed -E 's/^libclang-([0-9]+)\.so.*/\1/')
+  resource=$(ls -d /usr/lib/llvm-"$llvm"/lib/clang/* | sort -V | tail -1)
   mkdir -p "$clang/clang" && cp -r "$resource" "$clang/clang/"
   tar -C "$clang" -cf - . | xz -T0 -6 > .devcarry/clang.tar.xz
   rm -rf "$clang"

@@ -46,36 +46,47 @@ namespace {
 
 constexpr int kReplayAttempts = 3;
 
-// One run of the replayer, and its result document (null where it wrote none readable).
-std::pair<ReplayRun, nlohmann::json> run_replayer(const fs::path& replayer, const ReplayRequest& request) {
+std::vector<std::string> replayer_argv(const fs::path& replayer, const ReplayRequest& request, const fs::path& result) {
+  std::vector<std::string> argv = {replayer.string(), request.mode, "--capture-dir", request.capture_dir.string(), "--result", result.string()};
+  if (request.mode == "full-vm") {
+    argv.insert(argv.end(), {"--iterations", std::to_string(request.iterations)});
+    if (!request.recopy) argv.push_back("--no-recopy");
+    if (request.dump_dir) argv.insert(argv.end(), {"--dump-outputs", request.dump_dir->string()});
+  }
+  return argv;
+}
+
+// The last line a process printed, for a one-line error.
+std::string last_line(std::string said) {
+  while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
+  return said.substr(said.rfind('\n') == std::string::npos ? 0 : said.rfind('\n') + 1);
+}
+
+// One run of the replayer, behind the words of wrapper (a tool that runs it), and its result
+// document (null where it wrote none readable).
+std::pair<ReplayRun, nlohmann::json> run_replayer(const fs::path& replayer, const ReplayRequest& request,
+                                                  const std::vector<std::string>& wrapper = {}) {
   TempDir temp("rpl-replay");
   const fs::path result = temp.path() / "result.json";
   ProcessOptions p;
-  p.argv = {replayer.string(), request.mode, "--capture-dir", request.capture_dir.string(), "--result", result.string()};
-  if (request.mode == "full-vm") {
-    p.argv.insert(p.argv.end(), {"--iterations", std::to_string(request.iterations)});
-    if (!request.recopy) p.argv.push_back("--no-recopy");
-    if (request.dump_dir) p.argv.insert(p.argv.end(), {"--dump-outputs", request.dump_dir->string()});
-  }
+  p.argv = wrapper;
+  const auto argv = replayer_argv(replayer, request, result);
+  p.argv.insert(p.argv.end(), argv.begin(), argv.end());
   p.capture_output = true;
   if (request.timeout_seconds) p.timeout = std::chrono::duration<double>(*request.timeout_seconds);
   log::debug(fmt::format("replay: {}", display_command(p.argv)));
   const auto process = run_process(p);
   std::error_code ec;
   if (!fs::is_regular_file(result, ec)) {
-    std::string said = process.output;
-    while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
-    fail(Errc::run_failed, "the replayer {}{}{}", process.describe(request.timeout_seconds.value_or(0)),
-         said.empty() ? "" : ": ", said.substr(said.rfind('\n') == std::string::npos ? 0 : said.rfind('\n') + 1));
+    const std::string said = last_line(process.output);
+    fail(Errc::run_failed, "the replayer {}{}{}", process.describe(request.timeout_seconds.value_or(0)), said.empty() ? "" : ": ", said);
   }
   ReplayRun out{process.exit_status, read_file(result)};
   auto doc = nlohmann::json::parse(out.document, nullptr, false);
   return {std::move(out), std::move(doc)};
 }
 
-}  // namespace
-
-ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& request) {
+fs::path replayer_for(const std::string& vendor) {
   const auto replayer = find_replayer(vendor);
   if (!replayer) {
     fail(Errc::missing_tool, "rocm-perf's replayer ({}) is not built: configure rocm-perf with {} installed",
@@ -84,13 +95,24 @@ ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& reques
   if (vendor == "nvidia") {
     if (auto why = nvidia_gpu_unavailable()) fail(Errc::missing_tool, "cannot replay on NVIDIA: {}", *why);
   }
+  return *replayer;
+}
+
+bool addresses_taken(const nlohmann::json& doc) {
+  return doc.is_object() && doc.contains("error") && doc.value("addresses_taken", false);
+}
+
+}  // namespace
+
+ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& request) {
+  const fs::path replayer = replayer_for(vendor);
   // full-vm again in a fresh process where this one found the captured addresses taken (seen on an
   // H100 in 2 of 80 processes, and each time the next process had them: scripts/gpu/probe_relocation.sh).
   const int attempts = request.mode == "full-vm" ? kReplayAttempts : 1;
   for (int attempt = 1;; ++attempt) {
-    auto [out, doc] = run_replayer(*replayer, request);
+    auto [out, doc] = run_replayer(replayer, request);
     if (doc.is_object() && doc.contains("error")) {
-      if (doc.value("addresses_taken", false) && attempt < attempts) {
+      if (addresses_taken(doc) && attempt < attempts) {
         log::warning(fmt::format("replay: {}; trying again in a fresh process ({} of {})", doc.value("error", std::string()),
                                  attempt + 1, attempts));
         continue;
@@ -101,6 +123,27 @@ ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& reques
            attempt > 1 ? fmt::format(" in each of {} processes", attempt) : std::string());
     }
     return out;
+  }
+}
+
+std::string replay_under_sanitizer(const fs::path& sanitizer, const std::string& tool, const ReplayRequest& request) {
+  const fs::path replayer = replayer_for("nvidia");
+  for (int attempt = 1;; ++attempt) {
+    TempDir temp("rpl-sanitizer");
+    const fs::path log_file = temp.path() / (tool + ".log");
+    // Backtraces of the replayer's own host code say nothing of the kernel; 20 reports are plenty.
+    const std::vector<std::string> wrapper = {sanitizer.string(), "--tool", tool, "--log-file", log_file.string(),
+                                              "--print-limit", "20", "--show-backtrace", "device"};
+    try {
+      const auto [out, doc] = run_replayer(replayer, request, wrapper);
+      if (addresses_taken(doc) && attempt < kReplayAttempts) continue;
+    } catch (const Error& e) {
+      if (e.code() == Errc::missing_tool) throw;
+      // A replayer that wrote no result under the tool (it crashed): its log says why.
+    }
+    std::error_code ec;
+    if (!fs::is_regular_file(log_file, ec)) fail(Errc::run_failed, "compute-sanitizer --tool {} wrote no log", tool);
+    return read_file(log_file);
   }
 }
 

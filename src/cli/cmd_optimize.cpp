@@ -38,6 +38,10 @@ Action add_optimize_command(CLI::App& app, const std::vector<std::string>& progr
   cmd->add_option("--out", o->out, "output folder (optimize.json, best.patch, best/, llm/, oracle/, work/)")->capture_default_str();
   cmd->add_option("--backend", o->backend, "auto, rocm or cuda")->check(CLI::IsMember({"auto", "rocm", "cuda"}))->capture_default_str();
   cmd->add_flag("!--no-unroll", o->unroll, "propose no #pragma unroll variants");
+  cmd->add_flag("!--no-launch-bounds", o->launch_bounds, "propose no __launch_bounds__ (AMD: amdgpu_flat_work_group_size) variants");
+  cmd->add_flag("!--no-restrict", o->restrict_pointers, "propose no __restrict__ on the kernel's pointer parameters");
+  cmd->add_option("--allow-unused-param", o->allow_unused_params,
+                  "a parameter (by the original's name) that a candidate may stop reading; repeatable");
   cmd->add_option("--candidate", o->candidate_files, "a file holding a new definition of the kernel (repeatable)");
   cmd->add_option("--llm-url", o->llm.url, "an OpenAI-compatible chat-completions server (\"http://localhost:8000/v1\")");
   cmd->add_option("--llm-model", o->llm.model, "the model to ask");

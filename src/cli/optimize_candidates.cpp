@@ -10,6 +10,8 @@
 #include <rpl/core/output_file.hpp>
 #include <rpl/optimize/guards.hpp>
 #include <rpl/optimize/prompt.hpp>
+#include <rpl/optimize/rule_proposals.hpp>
+#include <rpl/optimize/sanitizer.hpp>
 #include <rpl/optimize/source_edits.hpp>
 
 #include "profile_folder.hpp"
@@ -29,6 +31,52 @@ optimize::Replayer Session::replayer() const {
     r.timeout_seconds = timeout;
     backends::replay_snapshot(vendor, r);
   };
+}
+
+optimize::SanitizedReplayer Session::sanitized_replayer() const {
+  const auto sanitizer = optimize::find_compute_sanitizer();
+  const double timeout = o_.timeout;
+  return [sanitizer, timeout](const fs::path& snapshot, const std::string& tool) {
+    backends::ReplayRequest r;
+    r.mode = "full-vm";
+    r.capture_dir = snapshot;
+    r.timeout_seconds = timeout;
+    return backends::replay_under_sanitizer(sanitizer.value_or("compute-sanitizer"), tool, r);
+  };
+}
+
+// The original replayed under compute-sanitizer's tools on the first oracle, poisoned as every
+// candidate will be: what a candidate's replay is held against (NVIDIA, where the tool is there).
+void Session::sanitize_original() {
+  const fs::path dir = work_ / "oracle" / "sanitize";
+  optimize::derive_snapshot(snapshots_.front(), dir, baseline_code_, out_.oracles.front().written);
+  out_.sanitizer = optimize::open_sanitizer_gate(out_.vendor, optimize::find_compute_sanitizer(), dir, sanitized_replayer());
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  const auto& gate = out_.sanitizer;
+  if (gate.warning) out_.warnings.push_back("sanitizer stage skipped: " + gate.reason);
+  if (!gate.open) return;
+  std::string said;
+  for (const auto& r : gate.original) said += fmt::format("{}{} {}", said.empty() ? "" : ", ", r.tool, r.errors);
+  progress_(fmt::format("sanitizer: the original replayed under racecheck, synccheck and memcheck in {:.1f} s (reports: {})",
+                        gate.original_seconds, said));
+}
+
+// The candidate replayed under each tool on the first oracle: a report of a kind that the
+// original's replay does not show rejects it.
+bool Session::sanitize(CandidateRecord& c, const std::string& code) {
+  if (!out_.sanitizer.open) return true;
+  const fs::path dir = c.dir / "sanitize";
+  optimize::derive_snapshot(snapshots_.front(), dir, code, out_.oracles.front().written);
+  c.sanitizer = optimize::sanitize_candidate(out_.sanitizer, dir, sanitized_replayer());
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (c.sanitizer.empty() || c.sanitizer.back().new_findings.empty()) return true;
+  const auto& pass = c.sanitizer.back();
+  const size_t more = pass.new_findings.size() - 1;
+  reject(c, "sanitizer", fmt::format("{}: {}{}; the original's replay shows no such report", pass.tool, pass.new_findings.front(),
+                                     more ? fmt::format(" (and {} more kind{})", more, more == 1 ? "" : "s") : ""));
+  return false;
 }
 
 double Session::time_replay(const fs::path& snapshot) const {
@@ -63,10 +111,14 @@ void Session::report(const CandidateRecord& c) {
   if (c.stage.empty() && c.replay) {
     line += fmt::format("{:.3f} ms -> {:.3f} ms on replay ({:.2f}x)", c.replay->before_mean, c.replay->after_mean,
                         c.replay->before_mean / c.replay->after_mean);
-    if (c.verdict == "accepted") line += ", accepted";
+    if (c.verdict == "accepted") {
+      line += ", accepted";
+      if (out_.oracle_shapes == 1) line += "; proven on one input shape (--check-args with another shape adds a second)";
+    }
   } else {
     line += fmt::format("rejected ({}: {})", c.stage, c.reason);
   }
+  for (const auto& a : c.advisories) line += fmt::format("; advisory, {}: {}", a.guard, a.reason);
   progress_(line);
 }
 
@@ -82,6 +134,7 @@ void Session::propose_initial() {
       batch.push_back(&c);
     }
   }
+  propose_rules(batch);
   for (const auto& f : o_.candidate_files) {
     const std::string content = read_file(f);
     std::string why;
@@ -92,6 +145,21 @@ void Session::propose_initial() {
     batch.push_back(&c);
   }
   evaluate(batch);
+}
+
+// Launch bounds for the captured block, and __restrict__ where every oracle shows the pointers apart.
+void Session::propose_rules(std::vector<CandidateRecord*>& batch) {
+  std::vector<std::pair<std::string, optimize::RuleProposals>> proposals;
+  if (o_.launch_bounds) {
+    const auto& d = snapshots_.front().dispatch;
+    proposals.emplace_back("launch_bounds", optimize::launch_bounds_variants(source_, *kernel_, out_.architecture,
+                                                                              d.block[0] * d.block[1] * d.block[2]));
+  }
+  if (o_.restrict_pointers) proposals.emplace_back("restrict", optimize::restrict_variant(source_, *kernel_, snapshots_));
+  for (const auto& [kind, p] : proposals) {
+    out_.refused_proposals.insert(out_.refused_proposals.end(), p.refused.begin(), p.refused.end());
+    for (const auto& v : p.variants) batch.push_back(&add_candidate(kind, v.origin, v.text));
+  }
 }
 
 // The kernel's registers, spills and occupancy in binary's code object, at the captured block size.
@@ -118,33 +186,47 @@ bool Session::check_code(CandidateRecord& c, const fs::path& binary) {
     reject(c, "code_object", e.what());
     return false;
   }
-  const auto& base = out_.baseline_resources;
-  if (c.resources && base) {
-    const auto spills = [](const analysis::InspectedKernel& k) { return k.resources.scratch_bytes + k.vgpr_spills + k.sgpr_spills; };
-    if (spills(*c.resources) > 0 && spills(*base) == 0) {
-      reject(c, "spills", fmt::format("it spills ({} bytes of local memory per thread; the original has none)", c.resources->resources.scratch_bytes));
-      return false;
-    }
-    if (c.resources->occupancy && base->occupancy && c.resources->occupancy->theoretical < base->occupancy->theoretical - 1e-9) {
-      reject(c, "occupancy", fmt::format("theoretical occupancy {:.0f}% < the original's {:.0f}% ({} registers per thread, limited by {})",
-                                         c.resources->occupancy->theoretical * 100, base->occupancy->theoretical * 100,
-                                         c.resources->resources.vgpr_per_thread, c.resources->occupancy->limiter));
-      return false;
-    }
+  if (!check_resources(c) || !check_oracles(c, *code) || !sanitize(c, *code)) return false;
+  // The replays that time it run the candidate's code on the first oracle, unpoisoned.
+  optimize::derive_snapshot(snapshots_.front(), c.dir / "timing", *code, {});
+  return true;
+}
+
+// Spills and a lower occupancy than the original's predict a slower kernel: a rejection for an
+// unrolled loop, an advisory for the rest (resource_guard.hpp).
+bool Session::check_resources(CandidateRecord& c) {
+  if (!c.resources || !out_.baseline_resources) return true;
+  auto found = optimize::compare_resources(*out_.baseline_resources, *c.resources);
+  if (!found.empty() && optimize::resources_prefilter(c.kind)) {
+    reject(c, found.front().guard, found.front().reason);
+    return false;
   }
+  c.advisories = std::move(found);
+  return true;
+}
+
+// Each oracle replayed twice, its written bytes filled with one pattern and then another: the first
+// replay must reproduce the reference (correctness), and so must the second, or the result depends
+// on what the output held before or on the run (determinism).
+bool Session::check_oracles(CandidateRecord& c, const std::string& code) {
   for (size_t i = 0; i < snapshots_.size(); ++i) {
-    const auto v = optimize::check_on_oracle(snapshots_[i], *code, out_.oracles[i].written, c.dir / "check", replayer(), o_.compare);
-    std::error_code ec;
-    fs::remove_all(c.dir / "check", ec);
-    if (!v.passed) {
+    for (const unsigned char pattern : {optimize::kPoisonByte, optimize::kSecondPoisonByte}) {
+      const auto v = optimize::check_on_oracle(snapshots_[i], code, out_.oracles[i].written, c.dir / "check", replayer(), o_.compare, pattern);
+      std::error_code ec;
+      fs::remove_all(c.dir / "check", ec);
+      if (v.passed) continue;
       c.correct = false;
-      reject(c, "correctness", fmt::format("oracle {} (dispatch {}): {}", i + 1, out_.oracles[i].dispatch, v.failure));
+      if (pattern == optimize::kPoisonByte) {
+        reject(c, "correctness", fmt::format("oracle {} (dispatch {}): {}", i + 1, out_.oracles[i].dispatch, v.failure));
+      } else {
+        reject(c, "determinism", fmt::format("oracle {} (dispatch {}) reproduced with its written bytes filled with 0x{:02X}, "
+                                             "not with 0x{:02X}: {}", i + 1, out_.oracles[i].dispatch, optimize::kPoisonByte,
+                                             pattern, v.failure));
+      }
       return false;
     }
   }
   c.correct = true;
-  // The replays that time it run the candidate's code on the first oracle, unpoisoned.
-  optimize::derive_snapshot(snapshots_.front(), c.dir / "timing", *code, {});
   return true;
 }
 
@@ -160,27 +242,36 @@ void Session::time_replays(CandidateRecord& c) {
   }
 }
 
+// The guards on the text: a duplicate, a parse, the signature and the rest of the file; and what
+// the parameters the original reads come to, for after the build.
+void Session::check_source(CandidateRecord& c) {
+  if (!seen_texts_.insert(c.text).second) {
+    reject(c, "duplicate", "the same source as an earlier candidate");
+    return;
+  }
+  try {
+    const auto parsed = optimize::parse_kernel_source(o_.source, c.text);
+    const auto* def = parsed.find(kernel_->name);
+    if (!def) {
+      reject(c, "signature", fmt::format("it defines no kernel named {}", kernel_->name));
+      return;
+    }
+    c.definition = c.text.substr(def->definition.begin, def->definition.end - def->definition.begin);
+    const auto verdict = optimize::check_source_guards(source_, *kernel_, parsed);
+    if (!verdict.passed()) {
+      reject(c, verdict.guard, verdict.reason);
+    } else {
+      parameters_read_[c.id] = optimize::check_parameters_read(source_, *kernel_, parsed, o_.allow_unused_params);
+    }
+  } catch (const Error& e) {
+    reject(c, "parse", e.what());
+  }
+}
+
 void Session::evaluate(std::vector<CandidateRecord*> batch) {
   std::vector<CandidateRecord*> to_build;
   for (auto* c : batch) {
-    if (!seen_texts_.insert(c->text).second) {
-      reject(*c, "duplicate", "the same source as an earlier candidate");
-      report(*c);
-      continue;
-    }
-    try {
-      const auto parsed = optimize::parse_kernel_source(o_.source, c->text);
-      const auto* def = parsed.find(kernel_->name);
-      if (!def) {
-        reject(*c, "signature", fmt::format("it defines no kernel named {}", kernel_->name));
-      } else {
-        c->definition = c->text.substr(def->definition.begin, def->definition.end - def->definition.begin);
-        const auto verdict = optimize::check_source_guards(source_, *kernel_, parsed);
-        if (!verdict.passed()) reject(*c, verdict.guard, verdict.reason);
-      }
-    } catch (const Error& e) {
-      reject(*c, "parse", e.what());
-    }
+    check_source(*c);
     if (c->stage.empty()) {
       to_build.push_back(c);
     } else {
@@ -193,9 +284,14 @@ void Session::evaluate(std::vector<CandidateRecord*> batch) {
   for (size_t i = 0; i < to_build.size(); ++i) {
     auto& c = *to_build[i];
     c.build_seconds = built[i].seconds;
+    // A kernel that stopped reading a parameter is judged once it builds: a compiler's errors are
+    // what a model repairs from.
+    const auto& read = parameters_read_[c.id];
     if (!built[i].ok) {
       c.build_log = built[i].log;
       reject(c, "compile", built[i].failure);
+    } else if (!read.passed()) {
+      reject(c, read.guard, read.reason);
     } else if (check_code(c, built[i].binary)) {
       time_replays(c);
     }
@@ -225,7 +321,7 @@ void Session::llm_rounds() {
     }
     const std::string definition = best ? best->definition
                                         : source_.text.substr(kernel_->definition.begin, kernel_->definition.end - kernel_->definition.begin);
-    auto messages = optimize::optimization_request(*kernel_, definition, facts);
+    auto messages = optimize::optimization_request(*kernel_, definition, facts, earlier_verdicts());
     for (int attempt = 1; attempt <= 1 + o_.repair_attempts; ++attempt) {
       const std::string name = fmt::format("round{}_attempt{}", round, attempt);
       const auto reply = optimize::chat_completion(o_.llm, messages);
@@ -256,9 +352,30 @@ void Session::llm_rounds() {
   }
 }
 
-void Session::confirm(CandidateRecord& c) {
+// What the earlier candidates of files and models came to, a line each (the last eight), for the
+// next request: the stage that stopped each, or its speed, and the advisories it carries.
+std::string Session::earlier_verdicts() const {
+  std::vector<std::string> lines;
+  for (const auto& c : out_.candidates) {
+    if (c.kind != "llm" && c.kind != "file") continue;
+    std::string line = "- " + c.origin + ": ";
+    if (!c.stage.empty()) {
+      line += fmt::format("rejected by the {} guard: {}", c.stage, c.reason);
+    } else if (c.replay) {
+      line += fmt::format("correct, {:.2f}x the original's speed on replay", c.replay->before_mean / c.replay->after_mean);
+    } else {
+      line += "correct";
+    }
+    for (const auto& a : c.advisories) line += fmt::format("; advisory ({}): {}", a.guard, a.reason);
+    lines.push_back(std::move(line));
+  }
+  std::string out;
+  for (size_t i = lines.size() > 8 ? lines.size() - 8 : 0; i < lines.size(); ++i) out += lines[i] + "\n";
+  return out;
+}
+
+void Session::confirm(CandidateRecord& c, const optimize::BuiltVariant& again) {
   // The rebuilt program must be deterministic too, exit 0, print what it printed, and be faster.
-  const auto again = builder_.build(c.text, c.dir / "again");
   std::string difference;
   if (!again.ok || !optimize::same_machine_code(c.dir / "variant", again.binary, difference)) {
     reject(c, "deterministic", again.ok ? "two builds differ: " + difference : again.failure);

@@ -51,7 +51,18 @@ Json candidate_json(const CandidateRecord& c) {
   j["reason"] = c.reason;
   j["build"] = c.build_seconds ? Json{{"seconds", round6(*c.build_seconds)}, {"ok", c.stage != "compile"}} : Json(nullptr);
   j["resources"] = kernel_resources(c.resources);
+  j["advisories"] = Json::array();
+  for (const auto& a : c.advisories) j["advisories"].push_back({{"guard", a.guard}, {"reason", a.reason}});
   j["correct"] = c.correct ? Json(*c.correct) : Json(nullptr);
+  if (c.sanitizer.empty()) {
+    j["sanitizer"] = nullptr;
+  } else {
+    j["sanitizer"] = Json::array();
+    for (const auto& p : c.sanitizer) {
+      j["sanitizer"].push_back({{"tool", p.tool}, {"errors", p.errors}, {"hazards", p.hazards}, {"new_findings", p.new_findings},
+                                {"seconds", round6(p.seconds)}});
+    }
+  }
   if (c.replay) {
     Json r = sample_change(*c.replay);
     r["original_ms"] = numbers(c.original_ms);
@@ -70,6 +81,19 @@ Json candidate_json(const CandidateRecord& c) {
   }
   j["dir"] = c.dir.string();
   return j;
+}
+
+Json sanitizer_json(const optimize::SanitizerGate& s) {
+  Json original = Json::array();
+  for (const auto& r : s.original) {
+    Json findings = Json::array();
+    for (const auto& f : r.findings) findings.push_back(f.text);
+    original.push_back({{"tool", r.tool}, {"errors", r.errors}, {"hazards", r.hazards}, {"findings", findings}});
+  }
+  return {{"ran", s.open},
+          {"reason", s.reason.empty() ? Json(nullptr) : Json(s.reason)},
+          {"original", original},
+          {"original_seconds", round6(s.original_seconds)}};
 }
 
 // "speed 5, correctness 2, compile 1": the rejections counted by the guard that stopped them.
@@ -99,7 +123,11 @@ report::Json optimize_json(const OptimizeOutcome& r, const std::filesystem::path
     j["oracles"].push_back({{"dispatch", o.dispatch}, {"command", o.command}, {"snapshot", o.dir.string()},
                             {"poisoned_bytes", o.poisoned_bytes}, {"notes", o.notes}});
   }
+  j["poison_patterns"] = {optimize::kPoisonByte, optimize::kSecondPoisonByte};
+  j["oracle_shapes"] = r.oracle_shapes;
+  j["sanitizer"] = sanitizer_json(r.sanitizer);
   j["refused_loops"] = r.refused_loops;
+  j["refused_proposals"] = r.refused_proposals;
   j["candidates"] = Json::array();
   for (const auto& c : r.candidates) j["candidates"].push_back(candidate_json(c));
   j["rejections"] = Json::object();
@@ -131,7 +159,17 @@ std::string optimize_text(const OptimizeOutcome& r, const std::filesystem::path&
     poisoned += o.poisoned_bytes;
     dispatches += (dispatches.empty() ? "" : ", ") + std::to_string(o.dispatch);
   }
-  t += fmt::format("oracle      dispatch {} on {}, {} written bytes poisoned\n", dispatches, r.device, poisoned);
+  t += fmt::format("oracle      dispatch {} on {}, {} written bytes poisoned (0x{:02X}, then 0x{:02X})\n", dispatches, r.device, poisoned,
+                   optimize::kPoisonByte, optimize::kSecondPoisonByte);
+  if (r.oracle_shapes == 1) {
+    t += "            one input shape: a kernel specialised to it would pass; --check-args with another shape adds a second\n";
+  }
+  if (r.sanitizer.open) {
+    t += fmt::format("sanitizer   racecheck, synccheck and memcheck on each correct candidate (the original's replay took {:.1f} s)\n",
+                     r.sanitizer.original_seconds);
+  } else {
+    t += fmt::format("sanitizer   not run: {}\n", r.sanitizer.reason);
+  }
   size_t accepted = 0;
   for (const auto& c : r.candidates) accepted += c.verdict == "accepted";
   std::string why;
@@ -144,6 +182,8 @@ std::string optimize_text(const OptimizeOutcome& r, const std::filesystem::path&
                      "critical path {:+.1f}%\n",
                      b.id, b.origin, b.replay->before_mean / b.replay->after_mean, b.replay->before_mean, b.replay->after_mean,
                      b.program_kernel->change_pct, b.program_critical_path->change_pct);
+    for (const auto& a : b.advisories) t += fmt::format("            advisory, {}: {}\n", a.guard, a.reason);
+    if (r.oracle_shapes == 1) t += "            proven on one input shape (--check-args with another shape adds a second)\n";
     t += fmt::format("            {}{}\n", (out / "best.patch").string(),
                      r.applied ? fmt::format(", applied to {}", source.string()) : " (--apply writes it into the source)");
   } else {

@@ -1,13 +1,16 @@
 #pragma once
 // rocm-perf optimize: the guarded loop. Builds the untouched source twice (a deterministic
 // rebuild), profiles the program, picks the kernel that holds the critical path, captures its
-// dispatch as the oracle, and runs every proposal (unrolled loops, --candidate files, a model's
-// answers) through the guards: the source, the build, spills and occupancy, correctness on the
-// oracle with the written bytes poisoned, speed by alternating replays, and the whole program.
+// dispatch as the oracle, and runs every proposal (unrolled loops, launch bounds, __restrict__,
+// --candidate files, a model's answers) through the guards: the source and the parameters it reads,
+// the build, spills and occupancy (a pre-filter for unrolled loops, an advisory for the rest),
+// correctness on the oracle with the written bytes poisoned by two patterns, compute-sanitizer's
+// tools (NVIDIA), speed by alternating replays, and the whole program.
 #include <deque>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +19,8 @@
 #include <rpl/isolate/memory_compare.hpp>
 #include <rpl/optimize/llm_client.hpp>
 #include <rpl/optimize/oracle.hpp>
+#include <rpl/optimize/resource_guard.hpp>
+#include <rpl/optimize/sanitizer.hpp>
 
 namespace rpl::cli {
 
@@ -31,6 +36,9 @@ struct OptimizeOptions {
   std::string backend = "auto";
   bool unroll = true;
   std::vector<int> unroll_factors = {2, 4, 8};
+  bool launch_bounds = true;               // __launch_bounds__ (AMD: amdgpu_*) variants for the captured block
+  bool restrict_pointers = true;           // __restrict__ where the oracle shows the pointers apart
+  std::set<std::string> allow_unused_params;  // parameters a candidate may stop reading (--allow-unused-param)
   std::vector<std::filesystem::path> candidate_files;
   optimize::LlmEndpoint llm;               // no url: no model
   int llm_rounds = 3;
@@ -47,7 +55,7 @@ struct OptimizeOptions {
 
 struct CandidateRecord {
   int id = 0;
-  std::string kind;        // unroll, llm, file
+  std::string kind;        // unroll, launch_bounds, restrict, llm, file
   std::string origin;      // "unroll the loop at line 18 by 4", "LLM round 2, attempt 1", "candidate file x.cu"
   unsigned loop_line = 0;
   int factor = 0, round = 0, attempt = 0;
@@ -61,7 +69,9 @@ struct CandidateRecord {
   std::optional<double> build_seconds;
   std::string build_log;
   std::optional<analysis::InspectedKernel> resources;
+  std::vector<optimize::ResourceFinding> advisories;  // spills, a lower occupancy: measured, not rejected
   std::optional<bool> correct;
+  std::vector<optimize::SanitizerPass> sanitizer;
   std::vector<double> original_ms, candidate_ms;  // median GPU time of each replay, alternating
   std::optional<analysis::SampleChange> replay;
   std::optional<analysis::KernelChange> program_kernel;
@@ -88,7 +98,10 @@ struct OptimizeOutcome {
   std::vector<double> baseline_critical_path_ms; // each run's critical path
   std::optional<analysis::InspectedKernel> baseline_resources;
   std::vector<OracleRecord> oracles;
+  size_t oracle_shapes = 0;                      // distinct input shapes among the oracles
+  optimize::SanitizerGate sanitizer;            // the compute-sanitizer stage, as the original's replays left it
   std::vector<std::string> refused_loops;        // "line 12: its body calls __syncthreads"
+  std::vector<std::string> refused_proposals;    // launch bounds or __restrict__ not proposed, and why
   std::deque<CandidateRecord> candidates;        // a deque: a record stays where it is as more are added
   std::optional<size_t> best;                    // index into candidates
   bool applied = false;

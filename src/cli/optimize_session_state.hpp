@@ -4,6 +4,7 @@
 // optimize_candidates.cpp (each candidate through the guards, the LLM rounds, the confirmation).
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,6 +15,7 @@
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/isolate/snapshot.hpp>
 #include <rpl/optimize/builder.hpp>
+#include <rpl/optimize/guards.hpp>
 #include <rpl/optimize/kernel_source.hpp>
 #include <rpl/optimize/oracle.hpp>
 #include <rpl/trace/model.hpp>
@@ -50,19 +52,27 @@ class Session {
   void write_documents(const ProgramProfile& p);
   void choose_kernel(const ProgramProfile& p);
   void capture_oracles();
+  void sanitize_original();
   void propose_initial();
+  void propose_rules(std::vector<CandidateRecord*>& batch);
   void evaluate(std::vector<CandidateRecord*> batch);
+  void check_source(CandidateRecord& c);
   bool check_code(CandidateRecord& c, const fs::path& binary);
+  bool check_resources(CandidateRecord& c);
+  bool check_oracles(CandidateRecord& c, const std::string& code);
+  bool sanitize(CandidateRecord& c, const std::string& code);
   std::optional<analysis::InspectedKernel> inspect_kernel(const fs::path& binary) const;
   void time_replays(CandidateRecord& c);
   void llm_rounds();
-  void confirm(CandidateRecord& c);
+  std::string earlier_verdicts() const;
+  void confirm(CandidateRecord& c, const optimize::BuiltVariant& again);
   void finish();
 
   CandidateRecord& add_candidate(std::string kind, std::string origin, std::string text);
   void reject(CandidateRecord& c, std::string stage, std::string reason);
   void report(const CandidateRecord& c);
   optimize::Replayer replayer() const;
+  optimize::SanitizedReplayer sanitized_replayer() const;
   double time_replay(const fs::path& snapshot) const;
   std::string vendor_backend() const { return out_.vendor == "amd" ? "rocm" : "cuda"; }
 
@@ -79,6 +89,7 @@ class Session {
   analysis::ProfileTimes baseline_times_;
   std::string baseline_output_;  // the first run's lines that --check-output picks
   std::set<std::string> seen_texts_;
+  std::map<int, optimize::GuardVerdict> parameters_read_;  // by candidate id: the ignores_parameter guard's verdict
   std::vector<fs::path> timing_dirs_;  // per oracle: the snapshot with the baseline's code object
 };
 

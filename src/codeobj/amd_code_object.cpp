@@ -95,6 +95,12 @@ void read_metadata(std::string_view blob, AmdCodeObject& co, const std::string& 
     info.wavefront_size = map_int(k, ".wavefront_size", 64);
     info.max_flat_workgroup_size = map_int(k, ".max_flat_workgroup_size", 1024);
     info.uses_dynamic_stack = map_bool(k, ".uses_dynamic_stack");
+    if (const auto* args = map_find(k, ".args"); args && args->type == msgpack::type::ARRAY) {
+      for (uint32_t a = 0; a < args->via.array.size; ++a) {
+        const auto& arg = args->via.array.ptr[a];
+        info.arguments.push_back({map_int(arg, ".offset", 0), map_int(arg, ".size", 0), map_string(arg, ".value_kind")});
+      }
+    }
     co.kernels.push_back(std::move(info));
   }
 }

@@ -70,4 +70,25 @@ GuardVerdict check_source_guards(const KernelSource& original, const KernelDefin
   return {};
 }
 
+GuardVerdict check_parameters_read(const KernelSource& original, const KernelDefinition& kernel, const KernelSource& candidate,
+                                   const std::set<std::string>& allowed) {
+  const size_t begin = kernel.definition.begin, end = candidate.text.size() - (original.text.size() - kernel.definition.end);
+  const KernelDefinition* found = nullptr;
+  for (const auto& k : candidate.kernels) {
+    if (k.name == kernel.name && inside(k.definition, begin, end)) found = &k;
+  }
+  if (!found) return {};
+  std::vector<std::string> ignored;
+  for (size_t i = 0; i < kernel.parameters.size() && i < found->parameters.size(); ++i) {
+    const auto& p = kernel.parameters[i];
+    if (p.read && !found->parameters[i].read && !allowed.count(p.name)) ignored.push_back(p.name.empty() ? fmt::format("#{}", i + 1) : p.name);
+  }
+  if (ignored.empty()) return {};
+  const std::string names = joined(ignored);
+  return {"ignores_parameter",
+          fmt::format("it no longer reads {} {}, which the original reads: the kernel would be right only for the value "
+                      "captured in the oracle (--allow-unused-param {} accepts it)",
+                      ignored.size() == 1 ? "the parameter" : "the parameters", names, ignored.front())};
+}
+
 }  // namespace rpl::optimize

@@ -11,41 +11,13 @@
 #include <rpl/core/files.hpp>
 
 #include "gpu_header_shim.hpp"
+#include "libclang_cursors.hpp"
+#include "parameter_reads.hpp"
 
 namespace rpl::optimize {
 namespace fs = std::filesystem;
+using namespace cursors;
 namespace {
-
-std::string text_of(CXString s) {
-  const char* c = clang_getCString(s);
-  std::string out = c ? c : "";
-  clang_disposeString(s);
-  return out;
-}
-
-TextRange range_of(CXCursor c) {
-  const CXSourceRange r = clang_getCursorExtent(c);
-  unsigned begin = 0, end = 0;
-  clang_getSpellingLocation(clang_getRangeStart(r), nullptr, nullptr, nullptr, &begin);
-  clang_getSpellingLocation(clang_getRangeEnd(r), nullptr, nullptr, nullptr, &end);
-  return {begin, end};
-}
-
-unsigned line_of(CXCursor c) {
-  unsigned line = 0;
-  clang_getSpellingLocation(clang_getCursorLocation(c), nullptr, &line, nullptr, nullptr);
-  return line;
-}
-
-bool in_main_file(CXCursor c) { return clang_Location_isFromMainFile(clang_getCursorLocation(c)) != 0; }
-
-template <typename F>
-void visit_children(CXCursor c, F&& f) {
-  clang_visitChildren(
-      c,
-      [](CXCursor child, CXCursor parent, CXClientData data) { return (*static_cast<F*>(data))(child, parent); },
-      &f);
-}
 
 // The CUDA attributes of a declaration (attribute cursors come from the stand-in header's macros,
 // so they are looked for without the main-file filter).
@@ -157,11 +129,22 @@ class Parser {
     k.name = name;
     k.line = line_of(f);
     k.definition = range_of(f);
+    k.name_offset = offset_of(f);
     if (clang_getCursorKind(f) == CXCursor_FunctionDecl) k.mangled_name = text_of(clang_Cursor_getMangling(f));
-    visit_children(f, [&](CXCursor c, CXCursor) {
-      if (clang_getCursorKind(c) == CXCursor_ParmDecl) k.parameter_types.push_back(text_of(clang_getTypeSpelling(clang_getCursorType(c))));
-      return CXChildVisit_Continue;
-    });
+    const auto reads = ParameterReads(tu_).of(f);
+    for (const auto& p : parameters_of(f)) {
+      const CXType type = clang_getCursorType(p);
+      KernelParameter param;
+      param.name = spelling(p);
+      param.type = text_of(clang_getTypeSpelling(type));
+      param.pointer = clang_getCanonicalType(type).kind == CXType_Pointer;
+      param.restrict_qualified = clang_isRestrictQualifiedType(type) != 0;
+      if (!param.name.empty() && slice({offset_of(p), offset_of(p) + param.name.size()}) == param.name) param.name_offset = offset_of(p);
+      param.read = reads.at(k.parameters.size());
+      k.parameter_types.push_back(unqualified(type));
+      k.parameters.push_back(std::move(param));
+    }
+    k.launch_bounds = launch_bounds_before(k.definition.begin, k.name_offset);
     k.template_parameters = template_header(k.definition);
     // Dynamic shared memory declared inside the kernel, then its loops.
     visit_children(f, [&](CXCursor c, CXCursor) {
@@ -170,6 +153,46 @@ class Parser {
     });
     collect_loops(f, 0, k.loops);
     out_.kernels.push_back(std::move(k));
+  }
+
+  // A parameter's type without its top-level const, volatile and restrict, which the function's
+  // type (and so its signature and mangled name) does not keep: "const float *__restrict" ->
+  // "const float *", "const int" -> "int".
+  static std::string unqualified(CXType type) {
+    std::string t = text_of(clang_getTypeSpelling(type));
+    const bool pointer = clang_getCanonicalType(type).kind == CXType_Pointer;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const std::string q : {"const", "volatile", "__restrict", "restrict"}) {
+        if (pointer && t.size() > q.size() && t.compare(t.size() - q.size(), q.size(), q) == 0 &&
+            (t[t.size() - q.size() - 1] == ' ' || t[t.size() - q.size() - 1] == '*')) {
+          t.resize(t.size() - q.size());
+          while (!t.empty() && t.back() == ' ') t.pop_back();
+          changed = true;
+        } else if (!pointer && t.rfind(q + " ", 0) == 0) {
+          t.erase(0, q.size() + 1);
+          changed = true;
+        }
+      }
+    }
+    return t;
+  }
+
+  // The launch-bounds attribute between a kernel definition's first token and its name, as written.
+  std::string launch_bounds_before(size_t begin, size_t name) const {
+    const std::string_view head = slice({begin, name});
+    for (const char* spelling : {"__launch_bounds__", "launch_bounds", "amdgpu_flat_work_group_size", "amdgpu_waves_per_eu"}) {
+      const size_t at = head.find(spelling);
+      if (at == std::string_view::npos) continue;
+      const size_t open = head.find('(', at);
+      int depth = 0;
+      for (size_t i = open; open != std::string_view::npos && i < head.size(); ++i) {
+        if (head[i] == '(') ++depth;
+        if (head[i] == ')' && --depth == 0) return std::string(head.substr(at, i + 1 - at));
+      }
+      return std::string(head.substr(at));
+    }
+    return "";
   }
 
   // "template <int BM, typename T>" as written, from the definition's first token to the '>'

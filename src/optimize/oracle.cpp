@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include <fmt/format.h>
 
+#include <rpl/codeobj/amd_code_object.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
@@ -28,9 +30,9 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
 
 // The region with the given ranges poisoned, written as a chunked file in dir.
 isolate::MemoryRegion poison_region(const isolate::MemoryImage& image, const isolate::MemoryRegion& r, const fs::path& dir,
-                                    const ByteRanges& ranges) {
+                                    const ByteRanges& ranges, unsigned char pattern) {
   std::string bytes = isolate::read_region(image.dir, r);
-  for (const auto& [begin, end] : ranges) std::memset(bytes.data() + begin, kPoisonByte, end - begin);
+  for (const auto& [begin, end] : ranges) std::memset(bytes.data() + begin, pattern, end - begin);
   isolate::MemoryRegion out = r;
   out.file = isolate::chunked_region_file_name(r.base);
   out.encoding = "chunks";
@@ -87,11 +89,11 @@ const isolate::MemoryRegion* find_region(const isolate::MemoryImage& image, uint
 // Replays code_object on snapshot with poison, and compares the memory after it with after/.
 CorrectnessVerdict replay_and_compare(const isolate::Snapshot& snapshot, const std::string& code_object,
                                       const WrittenBytes& poison, const fs::path& dir, const Replayer& replay,
-                                      const isolate::CompareOptions& options) {
+                                      const isolate::CompareOptions& options, unsigned char pattern = kPoisonByte) {
   CorrectnessVerdict v;
   std::error_code ec;
   fs::remove_all(dir, ec);
-  const auto derived = derive_snapshot(snapshot, dir, code_object, poison);
+  const auto derived = derive_snapshot(snapshot, dir, code_object, poison, pattern);
   try {
     replay(derived.dir, dir / "dump");
   } catch (const Error& e) {
@@ -108,7 +110,7 @@ CorrectnessVerdict replay_and_compare(const isolate::Snapshot& snapshot, const s
 }  // namespace
 
 isolate::Snapshot derive_snapshot(const isolate::Snapshot& snapshot, const fs::path& dir, const std::string& code_object,
-                                  const WrittenBytes& poison) {
+                                  const WrittenBytes& poison, unsigned char pattern) {
   create_output_folder(dir);
   for (const char* name : {"dispatch.json", "kernarg.bin", "dispatch_packet.bin"}) {
     std::error_code ec;
@@ -119,7 +121,7 @@ isolate::Snapshot derive_snapshot(const isolate::Snapshot& snapshot, const fs::p
   for (const auto& r : snapshot.memory.regions) {
     const auto p = poison.find(r.base);
     if (p != poison.end() && !p->second.empty()) {
-      regions.push_back(poison_region(snapshot.memory, r, dir, p->second));
+      regions.push_back(poison_region(snapshot.memory, r, dir, p->second, pattern));
     } else {
       link_or_copy(snapshot.dir / r.file, dir / r.file);
       regions.push_back(r);
@@ -213,8 +215,46 @@ WrittenBytesSearch find_written_bytes(const isolate::Snapshot& snapshot, const s
 
 CorrectnessVerdict check_on_oracle(const isolate::Snapshot& snapshot, const std::string& code_object,
                                    const WrittenBytes& written, const fs::path& work, const Replayer& replay,
-                                   const isolate::CompareOptions& options) {
-  return replay_and_compare(snapshot, code_object, written, work, replay, options);
+                                   const isolate::CompareOptions& options, unsigned char pattern) {
+  return replay_and_compare(snapshot, code_object, written, work, replay, options, pattern);
+}
+
+std::vector<isolate::KernelArgument> kernel_arguments(const isolate::Snapshot& snapshot) {
+  const auto& d = snapshot.dispatch;
+  if (d.vendor != "amd" || d.arguments.size() != 1) return d.arguments;
+  try {
+    for (const auto& co : codeobj::read_amd_code_objects(snapshot.dir / d.code_object)) {
+      for (const auto& k : co.kernels) {
+        if (k.name != d.mangled_name || k.arguments.empty()) continue;
+        std::vector<isolate::KernelArgument> out;
+        for (const auto& a : k.arguments) {
+          if (a.value_kind.rfind("hidden_", 0) == 0 || a.offset < 0 || a.size <= 0) continue;
+          out.push_back({static_cast<uint64_t>(a.offset), static_cast<uint64_t>(a.size)});
+        }
+        return out;
+      }
+    }
+  } catch (const Error&) {
+    // A code object that cannot be read tells nothing more than the snapshot's own list.
+  }
+  return d.arguments;
+}
+
+size_t input_shapes(const std::vector<isolate::Snapshot>& snapshots, const std::vector<bool>& pointer) {
+  std::set<std::string> shapes;
+  for (const auto& s : snapshots) {
+    const auto& d = s.dispatch;
+    std::string shape = fmt::format("{} {} {} {} {} {};", d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2]);
+    const std::string kernarg = read_file(s.dir / "kernarg.bin");
+    // The kernel's own arguments only: those a runtime adds after them (AMD's hidden ones) are no shape.
+    for (size_t i = 0; i < d.arguments.size() && i < pointer.size(); ++i) {
+      const auto& a = d.arguments[i];
+      if (pointer[i] || a.offset + a.size > kernarg.size()) continue;
+      shape += fmt::format("{}:", i) + kernarg.substr(a.offset, a.size);
+    }
+    shapes.insert(std::move(shape));
+  }
+  return shapes.size();
 }
 
 std::string first_difference(const isolate::MemoryComparison& comparison, const isolate::CompareOptions& options) {

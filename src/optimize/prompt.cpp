@@ -22,8 +22,9 @@ constexpr const char* kRules = R"(You optimize one GPU kernel for speed. Rules, 
 1. Answer with exactly one fenced code block holding the complete new definition of the kernel. You may put new __device__ helper functions before it in the same block. Nothing else: no includes, macros, host code, global variables or other kernels.
 2. Keep the kernel's signature identical: its name, its parameters' types and order, its template parameters.
 3. The host code does not change, so the launch geometry (grid and block) stays as measured below: use the threads you are given. Threads of a block may cooperate (shared memory, warp shuffles, barriers).
-4. The kernel must write exactly what the original writes (bitwise unless told otherwise) for any input of the launch below, and must not read or write out of bounds.
-5. It is compiled with the program's own build command and timed alone on the same captured inputs; only a faster, correct kernel is kept.)";
+4. The kernel must write exactly what the original writes (bitwise unless told otherwise) for any input of the launch below, and must not read or write out of bounds. It must work for every size: read every parameter the original reads, never the measured values in their place.
+5. No data races, no barrier that some threads of a block miss: it is replayed under compute-sanitizer's racecheck, synccheck and memcheck, and its output must not depend on what the output memory held before.
+6. It is compiled with the program's own build command and timed alone on the same captured inputs; only a faster, correct kernel is kept. Registers, spills and occupancy are reported to you, not rules: the measured time decides.)";
 
 }  // namespace
 
@@ -88,10 +89,11 @@ std::string measured_facts(const Json& profile, const Json& analysis) {
 }
 
 std::vector<ChatMessage> optimization_request(const KernelDefinition& kernel, const std::string& definition,
-                                              const std::string& facts) {
-  return {{"system", kRules},
-          {"user", fmt::format("Make the kernel {} faster.\n\nIts definition:\n```cuda\n{}\n```\n\nWhat was measured:\n{}",
-                               kernel.name, definition, facts)}};
+                                              const std::string& facts, const std::string& earlier) {
+  std::string ask = fmt::format("Make the kernel {} faster.\n\nIts definition:\n```cuda\n{}\n```\n\nWhat was measured:\n{}",
+                                kernel.name, definition, facts);
+  if (!earlier.empty()) ask += "\nWhat the tool found of the earlier candidates:\n" + earlier;
+  return {{"system", kRules}, {"user", ask}};
 }
 
 std::vector<ChatMessage> repair_request(std::vector<ChatMessage> conversation, const std::string& answer,

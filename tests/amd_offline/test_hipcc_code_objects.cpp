@@ -212,6 +212,27 @@ TEST(AmdOfflineContainers, LdsHeavyKernelIsOneWorkgroupPerCu) {
   FAIL() << "lds_heavy not found";
 }
 
+// The argument buffer's layout from the metadata: pressure_1024(const float*, float*, int) has two
+// pointers and an int at 0, 8 and 16; anything after them is one of the runtime's hidden arguments.
+TEST(AmdOfflineContainers, TheKernelsArgumentsFromTheMetadata) {
+  const fs::path hsaco = fresh_dir("arguments") / "gfx90a.hsaco";
+  compile({"--offload-arch=gfx90a", "--cuda-device-only", "--no-gpu-bundle-output", "-c"}, hsaco);
+  for (const auto& co : codeobj::read_amd_code_objects(hsaco)) {
+    for (const auto& k : co.kernels) {
+      if (k.name != "_Z13pressure_1024PKfPfi") continue;
+      ASSERT_GE(k.arguments.size(), 3u);
+      EXPECT_EQ(k.arguments[0].value_kind, "global_buffer");
+      EXPECT_EQ(k.arguments[1].offset, 8);
+      EXPECT_EQ(k.arguments[2].value_kind, "by_value");
+      EXPECT_EQ(k.arguments[2].offset, 16);
+      EXPECT_EQ(k.arguments[2].size, 4);
+      for (size_t i = 3; i < k.arguments.size(); ++i) EXPECT_EQ(k.arguments[i].value_kind.rfind("hidden_", 0), 0u) << k.arguments[i].value_kind;
+      return;
+    }
+  }
+  FAIL() << "pressure_1024 not found";
+}
+
 TEST(AmdOfflineTestbeds, BuildWithHipccThroughThePortabilityHeader) {
   // The testbeds are single-source: nvcc builds them for NVIDIA, hipcc for AMD.
   const std::map<std::string, std::string> testbeds = {

@@ -186,6 +186,8 @@ TEST(AmdStandIn, OptimizeRunsTheGuardedLoopOnTheStandIns) {
                          {"RPL_FAKE_HSA_TWIN_KEY", (build_dir() / "fixtures/rpl-fake-hsa-twin-key").string()}});
   auto r = run_cli({"optimize", "--backend", "rocm", "--source", (fixtures / "row_sums.hip").string(), "--build",
                     "sh " + (fixtures / "build_variant.sh").string() + " {SOURCE} {BINARY}", "--candidate", (dir / "empty.hip").string(),
+                    // The empty kernel reads no parameter: let it reach the oracle, which it must fail.
+                    "--allow-unused-param", "in", "--allow-unused-param", "out", "--allow-unused-param", "rows", "--allow-unused-param", "cols",
                     "--candidate", (dir / "first_only.hip").string(), "--out", (dir / "out").string(), "--json", "--", "{BINARY}", "512",
                     "64", "3"},
                    env);
@@ -199,16 +201,29 @@ TEST(AmdStandIn, OptimizeRunsTheGuardedLoopOnTheStandIns) {
   for (const auto& o : doc["oracles"]) EXPECT_EQ(o["poisoned_bytes"], 2048) << o.dump();  // 512 floats written
   std::map<std::string, std::string> stages;
   for (const auto& c : doc["candidates"]) {
-    const std::string origin = c["origin"]["kind"] == "unroll" ? "unroll " + std::to_string(c["origin"]["factor"].get<int>())
-                                                                : fs::path(c["origin"]["file"].get<std::string>()).filename().string();
-    stages[origin] = c["stage"].get<std::string>() + (c["correct"] == true ? " correct" : "");
+    const auto& origin = c["origin"];
+    const std::string name = origin["kind"] == "unroll" ? "unroll " + std::to_string(origin["factor"].get<int>())
+                             : origin["kind"] == "file" ? fs::path(origin["file"].get<std::string>()).filename().string()
+                                                        : origin["description"].get<std::string>();
+    stages[name] = c["stage"].get<std::string>() + (c["correct"] == true ? " correct" : "");
   }
+  // The proposals that need no model are built, checked twice on each oracle and timed too. The
+  // 64 work-items are one wave: a workgroup or four per CU take one wave per SIMD, so the waves
+  // per EU add no variant; the restrict variant knows the pointers from the code object's metadata.
+  const std::string flat = "__attribute__((amdgpu_flat_work_group_size(1, 64)";
   EXPECT_EQ(stages, (std::map<std::string, std::string>{{"unroll 2", "speed correct"},
                                                         {"unroll 4", "speed correct"},
                                                         {"unroll 8", "speed correct"},
+                                                        {flat + "))", "speed correct"},
+                                                        {"__restrict__ on in, out", "speed correct"},
                                                         {"empty.hip", "correctness"},
                                                         {"first_only.hip", "correctness"}}))
       << r.out;
+  // No compute-sanitizer on AMD: said in the document, no warning; the two oracles are one shape.
+  EXPECT_FALSE(doc["sanitizer"]["ran"].get<bool>());
+  EXPECT_NE(doc["sanitizer"]["reason"].get<std::string>().find("AMD"), std::string::npos);
+  EXPECT_EQ(doc["warnings"].dump().find("sanitizer"), std::string::npos) << doc["warnings"];
+  EXPECT_EQ(doc["oracle_shapes"], 1);
   EXPECT_EQ(read_file(fixtures / "row_sums.hip").find("#pragma unroll"), std::string::npos);  // the source as it was
 }
 

@@ -49,6 +49,12 @@ struct ReplayRun {
 /// failure with its exit code and message (run_failed, bad_input); one that crashed is run_failed.
 ReplayRun replay_snapshot(const std::string& vendor, const ReplayRequest& request);
 
+/// Replays an NVIDIA snapshot under compute-sanitizer (the executable sanitizer) with one of its
+/// tools, and returns the tool's log; the replay may fail under it (a fault), which the log shows.
+/// Tried again in a fresh process where the captured addresses were taken. Errors: missing_tool (no
+/// replayer, no GPU, no sanitizer), run_failed when the tool wrote no log.
+std::string replay_under_sanitizer(const std::filesystem::path& sanitizer, const std::string& tool, const ReplayRequest& request);
+
 /// $RPL_CUDA_REPLAY / $RPL_HSA_REPLAY, else rpl-cuda-replay / rpl-hsa-replay in our bin/ or
 /// lib/rocm-perf/.
 std::optional<std::filesystem::path> find_replayer(const std::string& vendor);

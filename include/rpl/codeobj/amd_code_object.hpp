@@ -10,6 +10,14 @@
 
 namespace rpl::codeobj {
 
+/// One argument of a kernel's argument buffer (.args): the kernel's own parameters in order, then
+/// the runtime's hidden ones (value kinds "hidden_*").
+struct AmdKernelArgument {
+  int64_t offset = 0;             // .offset in the buffer
+  int64_t size = 0;               // .size
+  std::string value_kind;         // .value_kind: "global_buffer", "by_value", "hidden_global_offset_x", ...
+};
+
 /// One kernel as its code object's metadata describes it (AMDGPUUsage "Code Object V3+ Metadata").
 struct AmdKernelInfo {
   std::string name;               // .name (mangled)
@@ -25,6 +33,7 @@ struct AmdKernelInfo {
   int64_t wavefront_size = 64;
   int64_t max_flat_workgroup_size = 1024;
   bool uses_dynamic_stack = false;
+  std::vector<AmdKernelArgument> arguments;
 };
 
 struct AmdCodeObject {

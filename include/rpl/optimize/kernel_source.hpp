@@ -25,10 +25,22 @@ struct LoopInfo {
   std::string refusal;                  // why unrolling it is unsafe; empty when it is safe
 };
 
+struct KernelParameter {
+  std::string name;                     // empty when the parameter is unnamed
+  std::string type;                     // as declared: "const float *__restrict"
+  bool pointer = false;
+  bool restrict_qualified = false;
+  size_t name_offset = 0;               // where its name is spelled in the text; 0 when unnamed
+  bool read = false;                    // the kernel reads its value (parameter_reads.hpp)
+};
+
 struct KernelDefinition {
   std::string name;                     // "softmax_naive"
   std::string mangled_name;             // "_Z13softmax_naivePKfPfii" (templates: as declared, not instantiated)
-  std::vector<std::string> parameter_types;
+  std::vector<std::string> parameter_types;  // without top-level qualifiers, which the signature ignores
+  std::vector<KernelParameter> parameters;
+  size_t name_offset = 0;               // where the kernel's name is spelled in the definition
+  std::string launch_bounds;            // the launch-bounds attribute written before the name, if any
   std::string template_parameters;      // "template <int BM, int BN>" as written; empty when not a template
   unsigned line = 0;
   TextRange definition;                 // from its first token (template or attribute) to the closing brace

@@ -23,6 +23,10 @@ using WrittenBytes = std::map<uint64_t, ByteRanges>;
 
 /// The byte every poisoned byte holds: 0xFF makes every float and double a NaN.
 inline constexpr unsigned char kPoisonByte = 0xFF;
+/// The second pattern a candidate is replayed with: its result must not depend on what the
+/// written bytes held before (a race, a read of the output) any more than on which run it is.
+/// 0xA5A5A5A5 is a small negative float (-2.9e-16), far from a NaN.
+inline constexpr unsigned char kSecondPoisonByte = 0xA5;
 
 /// Runs the kernel of the snapshot in snapshot_dir once and writes the memory after it into
 /// dump_dir (rocm-perf replay full-vm --iterations 1 --dump-outputs). Throws Error when the
@@ -31,9 +35,10 @@ using Replayer = std::function<void(const std::filesystem::path& snapshot_dir, c
 
 /// Writes dir as a snapshot of the same dispatch: snapshot's files linked (or copied where links
 /// cannot be made), its code object replaced by code_object when that is not empty, and the bytes
-/// of poison filled with kPoisonByte. Returns it as read back.
+/// of poison filled with pattern. Returns it as read back.
 isolate::Snapshot derive_snapshot(const isolate::Snapshot& snapshot, const std::filesystem::path& dir,
-                                  const std::string& code_object, const WrittenBytes& poison);
+                                  const std::string& code_object, const WrittenBytes& poison,
+                                  unsigned char pattern = kPoisonByte);
 
 /// The bytes that differ between two images of the same regions.
 WrittenBytes differing_bytes(const isolate::MemoryImage& a, const isolate::MemoryImage& b);
@@ -58,11 +63,22 @@ struct CorrectnessVerdict {
   std::optional<isolate::MemoryComparison> comparison;
 };
 
-/// Replays code_object on snapshot with written poisoned and compares the memory after it with
-/// snapshot's after/.
+/// Replays code_object on snapshot with written filled with pattern and compares the memory after
+/// it with snapshot's after/.
 CorrectnessVerdict check_on_oracle(const isolate::Snapshot& snapshot, const std::string& code_object,
                                    const WrittenBytes& written, const std::filesystem::path& work, const Replayer& replay,
-                                   const isolate::CompareOptions& options);
+                                   const isolate::CompareOptions& options, unsigned char pattern = kPoisonByte);
+
+/// The launch's arguments as the kernel declares its parameters, in order: the snapshot's own list,
+/// or on AMD, whose capture records the argument buffer as one, the code object's metadata (the
+/// runtime's hidden arguments left out).
+std::vector<isolate::KernelArgument> kernel_arguments(const isolate::Snapshot& snapshot);
+
+/// How many input shapes the snapshots hold: launches that differ in their grid or block, or in
+/// the bytes of a kernel argument that is not a pointer (pointer[i]: the kernel's parameter i is
+/// one; arguments past the kernel's parameters are not compared). A kernel that
+/// matches every oracle was proven on this many shapes.
+size_t input_shapes(const std::vector<isolate::Snapshot>& snapshots, const std::vector<bool>& pointer);
 
 /// "region 0x00007f...: 4194304 of 4194304 f32 elements differ, the first at byte 0 (0.0123 here, nan expected)"
 std::string first_difference(const isolate::MemoryComparison& comparison, const isolate::CompareOptions& options);

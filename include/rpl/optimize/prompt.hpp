@@ -18,9 +18,10 @@ namespace rpl::optimize {
 /// profile: profile.json; analysis: analysis.json (null when absent).
 std::string measured_facts(const nlohmann::json& profile, const nlohmann::json& analysis);
 
-/// The first request for a faster definition of kernel (definition: its source text).
+/// The request for a faster definition of kernel (definition: its source text, the fastest correct
+/// one so far); earlier: what the tool found of the earlier candidates, a line each (none at first).
 std::vector<ChatMessage> optimization_request(const KernelDefinition& kernel, const std::string& definition,
-                                              const std::string& facts);
+                                              const std::string& facts, const std::string& earlier = "");
 
 /// The conversation continued after answer gave a candidate that did not build.
 std::vector<ChatMessage> repair_request(std::vector<ChatMessage> conversation, const std::string& answer,

@@ -28,7 +28,9 @@ const std::string kResult = test::float_bytes({10, 20, 30, 40});
 std::string code(const std::string& behaviour) { return test::elf_header(190) + behaviour; }
 
 // Runs the snapshot's "kernel": "compute" writes kResult into the output when the input holds
-// its 0x07 bytes (else zeros); "nothing" writes nothing; "fault" fails as a faulting kernel would.
+// its 0x07 bytes (else zeros); "nothing" writes nothing; "over_nan" writes it only over bytes that
+// hold 0xFF, as a kernel whose result depends on what its output held; "fault" fails as a
+// faulting kernel would.
 void stand_in_replay(const fs::path& snapshot_dir, const fs::path& dump_dir) {
   const auto s = isolate::read_snapshot(snapshot_dir);
   const std::string behaviour = read_file(snapshot_dir / s.dispatch.code_object).substr(64);
@@ -42,6 +44,11 @@ void stand_in_replay(const fs::path& snapshot_dir, const fs::path& dump_dir) {
   for (const auto& r : s.memory.regions) {
     std::string bytes = isolate::read_region(snapshot_dir, r);
     if (r.base == kOutput && behaviour == "compute") bytes = input == std::string(8, '\x07') ? kResult : std::string(16, '\0');
+    if (r.base == kOutput && behaviour == "over_nan") {
+      for (size_t i = 0; i < bytes.size(); ++i) {
+        if (static_cast<unsigned char>(bytes[i]) == 0xFF) bytes[i] = kResult[i];
+      }
+    }
     dumped.push_back({r.base, r.size, r.kind, isolate::region_file_name(r.base)});  // raw, as format 1.0 wrote them
     write_output_file(dump_dir / dumped.back().file, bytes);
   }
@@ -83,6 +90,23 @@ TEST(Oracle, ACandidateThatDoesNothingFailsWhereTheOutputWasAlreadyRight) {
   const auto fault = check_on_oracle(s, code("fault"), written, dir / "fault", stand_in_replay, {});
   EXPECT_FALSE(fault.passed);
   EXPECT_EQ(fault.failure, "the replay failed: the replayed kernel: CUDA_ERROR_ILLEGAL_ADDRESS");
+}
+
+// The second poison pattern: a kernel whose output depends on what the output held passes the
+// first and fails the second.
+TEST(Oracle, TheSecondPatternShowsAResultThatDependsOnTheOutputsOldBytes) {
+  const auto dir = test::fresh_dir("oracle-patterns");
+  const auto s = recomputing_snapshot(dir / "snap");
+  const auto written = find_written_bytes(s, code("compute"), dir / "work", stand_in_replay).bytes;
+  for (const unsigned char pattern : {kPoisonByte, kSecondPoisonByte}) {
+    EXPECT_TRUE(check_on_oracle(s, code("compute"), written, dir / "good", stand_in_replay, {}, pattern).passed) << int(pattern);
+  }
+  EXPECT_TRUE(check_on_oracle(s, code("over_nan"), written, dir / "first", stand_in_replay, {}, kPoisonByte).passed);
+  const auto second = check_on_oracle(s, code("over_nan"), written, dir / "second", stand_in_replay, {}, kSecondPoisonByte);
+  EXPECT_FALSE(second.passed);
+  EXPECT_NE(second.failure.find("16 of 16 bytes differ"), std::string::npos) << second.failure;
+  const auto d = derive_snapshot(s, dir / "derived", code("nothing"), written, kSecondPoisonByte);
+  EXPECT_EQ(isolate::read_region(d.dir, d.memory.regions[1]), std::string(16, static_cast<char>(kSecondPoisonByte)));
 }
 
 TEST(Oracle, ADerivedSnapshotLinksWhatItKeepsAndLeavesTheOriginalAlone) {
