@@ -3,8 +3,10 @@
 # `PRESET=release EXAMPLES=softmax_testbed bash scripts/gpu/prepare_carry.sh`: what compute-sanitizer
 # says of a replay. Captures dispatch 1 of the softmax testbed, builds candidate kernels into the
 # testbed (with -lineinfo), puts each one's cubin into a copy of the snapshot, and replays each
-# under racecheck, synccheck and memcheck, keeping every log and its wall time in $OUT. The
-# optimizer's sanitizer stage parses these logs (src/optimize/sanitizer.cpp).
+# under racecheck, synccheck and memcheck, keeping every log and its wall time in $OUT; then the
+# same for a Triton kernel and a cuBLAS GEMM of PyTorch. The optimizer's sanitizer stage parses
+# such logs (src/optimize/sanitizer.cpp; tests/fixtures/sanitizer holds some of these).
+# ONLY_PROGRAMS=1 runs only the Triton and PyTorch part.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
@@ -25,7 +27,9 @@ mkdir -p "$work/src"
 nvcc -O3 -arch=sm_90 -lineinfo examples/softmax/softmax_testbed.cu -o "$work/original"
 "$rp" isolate --quiet-app --kernel softmax_naive --dispatch 1 --out "$work/snap" -- "$work/original" 4096 1024 3 > "$out/isolate.txt" 2>&1
 ls "$work/snap" >> "$out/isolate.txt"
-for name in original softmax_shared_race softmax_out_of_bounds softmax_row_registers; do
+testbed_candidates="original softmax_shared_race softmax_out_of_bounds softmax_row_registers"
+[ -n "${ONLY_PROGRAMS:-}" ] && testbed_candidates=
+for name in $testbed_candidates; do
   if [ "$name" != original ]; then
     splice "tests/fixtures/optimize/$name.cu" "$work/src/$name.cu"
     nvcc -O3 -arch=sm_90 -lineinfo -I"$work/src" "$work/src/$name.cu" -o "$work/$name" 2>> "$out/build.log" || { echo "$name: build failed"; continue; }
@@ -47,6 +51,24 @@ for name in original softmax_shared_race softmax_out_of_bounds softmax_row_regis
   t1=$(date +%s%N)
   echo "$name plain replay exit $? $(( (t1 - t0) / 1000000 )) ms" | tee -a "$out/summary.txt"
 done
+# Programs nobody here wrote: a Triton kernel and a PyTorch (cuBLAS) GEMM, each captured and its
+# replay run under each tool, as the optimizer's stage runs a candidate's.
+sanitize_program() {  # NAME KERNEL_REGEX DISPATCH -- COMMAND...
+  local name=$1 kernel=$2 dispatch=$3; shift 4
+  "$rp" isolate --quiet-app --kernel "$kernel" --dispatch "$dispatch" --out "$work/snap_$name" -- "$@" > "$out/${name}_isolate.txt" 2>&1 \
+    || { echo "$name: isolate failed: $(tail -1 "$out/${name}_isolate.txt")" | tee -a "$out/summary.txt"; return; }
+  for tool in racecheck synccheck memcheck; do
+    t0=$(date +%s%N)
+    compute-sanitizer --tool "$tool" --log-file "$out/${name}_$tool.log" "$carry/bin/rpl-cuda-replay" full-vm \
+      --capture-dir "$work/snap_$name" --result "$work/r.json" --iterations 1 > /dev/null 2>&1
+    rc=$?
+    t1=$(date +%s%N)
+    echo "$name $tool exit $rc $(( (t1 - t0) / 1000000 )) ms; $(grep SUMMARY "$out/${name}_$tool.log" | head -1)" | tee -a "$out/summary.txt"
+  done
+}
+echo "import torch; a = torch.randn(512, 512, device='cuda'); [a @ a for _ in range(3)]; torch.cuda.synchronize()" > "$work/torch_gemm.py"
+sanitize_program triton_add add_kernel 3 -- python3 tests/gpu/programs/triton_add.py
+sanitize_program torch_gemm gemm 1 -- python3 "$work/torch_gemm.py"
 # The race as a whole program under racecheck, for comparison with the replay's log.
 compute-sanitizer --tool racecheck "$work/softmax_shared_race" 4096 1024 1 > "$out/program_race.log" 2>&1
 cuobjdump -res-usage "$work/softmax_row_registers" 2>&1 | grep -A1 softmax_naive | tee -a "$out/summary.txt"
