@@ -61,6 +61,15 @@ std::string summary(const Json& o) {
     }
   }
   row("Rejected, by stage", "optimize-rejections", rejected.empty() ? "none" : rejected);
+  if (const auto shapes = number_at(o, {"oracle_shapes"})) {
+    row("Input shapes proven on", "optimize-shapes",
+        fmt::format("{:.0f}{}", *shapes, *shapes == 1 ? " (--check-args with another shape adds a second)" : ""));
+  }
+  if (const Json* ran = at(o, {"sanitizer", "ran"}); ran && ran->is_boolean()) {
+    row("Sanitizer", "optimize-sanitizer",
+        *ran ? std::string("racecheck, synccheck and memcheck on each correct candidate")
+             : "not run: " + escaped(text_at(o.value("sanitizer", Json()), "reason")));
+  }
   if (const auto seconds = number_at(o, {"elapsed_seconds"})) row("Run time", "optimize-seconds", fmt::format("{:.1f} s", *seconds));
   return html + "</table>\n";
 }
@@ -73,7 +82,10 @@ std::string candidate_rows(const Json& o) {
     if (!c.is_object()) continue;
     const double id = number_at(c, {"id"}).value_or(0);
     const auto occupancy = number_at(c, {"resources", "occupancy"});
-    const std::string why = text_at(c, "stage").empty() ? "" : text_at(c, "stage") + ": " + text_at(c, "reason");
+    std::string why = text_at(c, "stage").empty() ? "" : text_at(c, "stage") + ": " + text_at(c, "reason");
+    if (const Json* advisories = at(c, {"advisories"}); advisories && advisories->is_array()) {
+      for (const auto& a : *advisories) why += (why.empty() ? "" : "; ") + std::string("advisory, ") + text_at(a, "guard") + ": " + text_at(a, "reason");
+    }
     html += fmt::format("<tr class=\"{}\"><td>{}</td><td data-value=\"{}\">{}</td><td class=\"text\">{}</td>", escaped(text_at(c, "verdict")),
                         escaped(text_at(c.value("origin", Json()), "description")), id, id,
                         escaped(text_at(c, "verdict")));
@@ -96,7 +108,7 @@ std::string optimize_section(const Json& o) {
   return "<h2>Optimizer candidates</h2>\n" + summary(o) +
          "<table id=\"candidates\" class=\"sortable\">\n<thead><tr><th data-type=\"text\">Proposal</th><th>#</th>"
          "<th data-type=\"text\">Verdict</th><th>Registers</th><th>Occupancy</th><th>Replay speedup</th>"
-         "<th>Kernel in the program</th><th>Critical path</th><th data-type=\"text\">Stopped at</th></tr></thead>\n<tbody>\n" +
+         "<th>Kernel in the program</th><th>Critical path</th><th data-type=\"text\">Stopped at, advisories</th></tr></thead>\n<tbody>\n" +
          candidate_rows(o) + "</tbody></table>\n";
 }
 
