@@ -1,15 +1,20 @@
 // The AMD side of rocm-perf optimize's guards on real hipcc builds (Debian's, no GPU needed): two
 // builds of the softmax testbed hold the same code objects (the deterministic-rebuild check) and an
 // unrolled variant does not; the kernel's code object is found for the target it was built for and
-// only that one; its resources and wave64 occupancy read as the spill and occupancy guards read them.
+// only that one; its resources and wave64 occupancy read as the spill and occupancy guards read them,
+// and those guards' findings on real code objects: a kernel with scratch, one with more registers.
 // The capture, replays and profile run on the stand-in HSA runtime in test_hsa_stand_in.cpp.
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/inspect.hpp>
 #include <rpl/analysis/kernel_selection.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/optimize/builder.hpp>
+#include <rpl/core/subprocess.hpp>
 #include <rpl/optimize/kernel_source.hpp>
+#include <rpl/optimize/resource_guard.hpp>
 #include <rpl/optimize/source_edits.hpp>
 
 #include "test_support.hpp"
@@ -57,6 +62,34 @@ TEST(AmdOfflineOptimize, HipccBuildsOfTheTestbedThroughTheGuards) {
     EXPECT_LE(k.occupancy->theoretical, 1.0);
     EXPECT_FALSE(k.occupancy->limiter.empty());
   }
+}
+
+// tests/amd_offline/kernels.hip built for gfx90a: pressure<4> is the "original"; scratch_user keeps
+// an array in scratch, pressure<200> takes more registers than two waves per SIMD allow.
+TEST(AmdOfflineOptimize, TheResourceGuardOnRealCodeObjects) {
+  const std::string hipcc = RPL_HIPCC;
+  if (hipcc.empty() || hipcc.find("NOTFOUND") != std::string::npos) FAIL() << "hipcc not found: run scripts/setup.sh (Debian's hipcc package)";
+  const fs::path hsaco = fresh_dir("hipcc_resources") / "gfx90a.hsaco";
+  ProcessOptions p;
+  p.argv = {hipcc, "-O3", "--offload-arch=gfx90a", "--cuda-device-only", "--no-gpu-bundle-output", "-c",
+            (source_dir() / "tests/amd_offline/kernels.hip").string(), "-o", hsaco.string()};
+  p.capture_output = true;
+  ASSERT_TRUE(run_process(p).ok());
+  analysis::InspectOptions io;
+  io.block = 256;
+  std::map<std::string, analysis::InspectedKernel> kernels;
+  for (auto& k : analysis::inspect_binary(hsaco, io).kernels) kernels[k.mangled_name] = std::move(k);
+  const auto& original = kernels.at("_Z8pressureILi4EEvPKfPfi");
+  auto found = optimize::compare_resources(original, kernels.at("_Z12scratch_userPKiPf"));
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0].guard, "spills") << found[0].reason;
+  found = optimize::compare_resources(original, kernels.at("_Z8pressureILi200EEvPKfPfi"));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].guard, "occupancy");
+  EXPECT_NE(found[0].reason.find("limited by vgpr"), std::string::npos) << found[0].reason;
+  // An unrolled loop is stopped by either; any other candidate carries them as advisories.
+  EXPECT_TRUE(optimize::resources_prefilter("unroll"));
+  EXPECT_FALSE(optimize::resources_prefilter("file"));
 }
 
 }  // namespace
