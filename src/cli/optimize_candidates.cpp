@@ -113,7 +113,7 @@ void Session::report(const CandidateRecord& c) {
                         c.replay->before_mean / c.replay->after_mean);
     if (c.verdict == "accepted") {
       line += ", accepted";
-      if (out_.oracle_shapes == 1) line += "; proven on one input shape (--check-args with another shape adds a second)";
+      if (out_.oracle_shapes == 1) line += std::string("; ") + optimize::kOneShapeVerdict;
     }
   } else {
     line += fmt::format("rejected ({}: {})", c.stage, c.reason);

@@ -183,7 +183,7 @@ std::string optimize_text(const OptimizeOutcome& r, const std::filesystem::path&
                      b.id, b.origin, b.replay->before_mean / b.replay->after_mean, b.replay->before_mean, b.replay->after_mean,
                      b.program_kernel->change_pct, b.program_critical_path->change_pct);
     for (const auto& a : b.advisories) t += fmt::format("            advisory, {}: {}\n", a.guard, a.reason);
-    if (r.oracle_shapes == 1) t += "            proven on one input shape (--check-args with another shape adds a second)\n";
+    if (r.oracle_shapes == 1) t += fmt::format("            {}\n", optimize::kOneShapeVerdict);
     t += fmt::format("            {}{}\n", (out / "best.patch").string(),
                      r.applied ? fmt::format(", applied to {}", source.string()) : " (--apply writes it into the source)");
   } else {

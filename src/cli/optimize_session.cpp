@@ -10,6 +10,7 @@
 #include <regex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <rpl/analysis/dag.hpp>
 #include <rpl/analysis/kernel_selection.hpp>
@@ -81,6 +82,18 @@ void Session::check_inputs() {
   source_ = optimize::parse_kernel_file(o_.source);
   if (source_.kernels.empty()) {
     fail(Errc::bad_input, "{}: defines no __global__ kernel; give the file that defines the kernel to optimize", o_.source.string());
+  }
+  // A parameter allowed to go unread must be one: a misspelt name would allow nothing.
+  std::vector<std::string> parameters;
+  for (const auto& k : source_.kernels) {
+    for (const auto& p : k.parameters) {
+      if (!p.name.empty() && std::find(parameters.begin(), parameters.end(), p.name) == parameters.end()) parameters.push_back(p.name);
+    }
+  }
+  for (const auto& name : o_.allow_unused_params) {
+    if (std::find(parameters.begin(), parameters.end(), name) != parameters.end()) continue;
+    fail(Errc::bad_input, "--allow-unused-param {}: no kernel in {} has a parameter of that name (they have {})", name,
+         o_.source.string(), parameters.empty() ? "none" : fmt::format("{}", fmt::join(parameters, ", ")));
   }
   bool names_binary = false;
   for (const auto& a : o_.program) names_binary |= a.find("{BINARY}") != std::string::npos;

@@ -56,6 +56,11 @@ TEST(CliOptimize, AnUnreachableModelServerIsRefusedBeforeAnythingRuns) {
                  "the server cannot be reached");
 }
 
+TEST(CliOptimize, AnUnusedParameterAllowedMustBeOneOfTheKernels) {
+  expect_refused(optimize(kSoftmax, "nvcc {SOURCE} -o {BINARY}", {"--allow-unused-param", "col"}, {"{BINARY}"}),
+                 "--allow-unused-param col: no kernel in " + kSoftmax.string() + " has a parameter of that name (they have in, out, rows, cols)");
+}
+
 TEST(CliOptimize, AMissingCandidateFileIsRefused) {
   expect_refused(optimize(kSoftmax, "nvcc {SOURCE} -o {BINARY}", {"--candidate", "/nonexistent/new.cu"}, {"{BINARY}"}),
                  "/nonexistent/new.cu");

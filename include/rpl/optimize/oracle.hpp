@@ -80,6 +80,9 @@ std::vector<isolate::KernelArgument> kernel_arguments(const isolate::Snapshot& s
 /// matches every oracle was proven on this many shapes.
 size_t input_shapes(const std::vector<isolate::Snapshot>& snapshots, const std::vector<bool>& pointer);
 
+/// What an accepted kernel's verdict says when the oracles hold one shape.
+inline constexpr const char* kOneShapeVerdict = "proven on one input shape (--check-args with another shape adds a second)";
+
 /// "region 0x00007f...: 4194304 of 4194304 f32 elements differ, the first at byte 0 (0.0123 here, nan expected)"
 std::string first_difference(const isolate::MemoryComparison& comparison, const isolate::CompareOptions& options);
 
