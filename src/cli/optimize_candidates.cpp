@@ -75,7 +75,7 @@ bool Session::sanitize(CandidateRecord& c, const std::string& code) {
   const auto& pass = c.sanitizer.back();
   const size_t more = pass.new_findings.size() - 1;
   reject(c, "sanitizer", fmt::format("{}: {}{}; the original's replay shows no such report", pass.tool, pass.new_findings.front(),
-                                     more ? fmt::format(" (and {} more kind{})", more, more == 1 ? "" : "s") : ""));
+                                     more ? fmt::format(" (and {} more report{})", more, more == 1 ? "" : "s") : ""));
   return false;
 }
 

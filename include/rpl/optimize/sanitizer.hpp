@@ -65,7 +65,7 @@ SanitizerGate open_sanitizer_gate(const std::string& vendor, const std::optional
 struct SanitizerPass {
   std::string tool;
   uint64_t errors = 0, hazards = 0;
-  std::vector<std::string> new_findings;  // the reports of kinds the original's replay does not show
+  std::vector<std::string> new_findings;  // its reports of kinds that the original's replay does not show
   double seconds = 0;
 };
 
