@@ -17,7 +17,7 @@ rm -rf .devcarry
 mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py,js}
 cp build/$preset/bin/rocm-perf build/$preset/bin/rpl-cuda-replay .devcarry/bin/
 cp build/$preset/lib/librpl_cupti_trace.so build/$preset/lib/librpl_cupti_probe.so build/$preset/lib/librpl_callback_probe.so .devcarry/lib/
-for e in ${EXAMPLES:-softmax_testbed matmul_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels cubin_registers isolate_targets va_hint_probe stream_kinds_probe legacy_stream graph_probe graph_diamond graph_copies trace_pause}; do
+for e in ${EXAMPLES:-softmax_testbed matmul_tunable stencil_tunable multistream_dag roofline_calibration launch_patterns cupti_client resource_kernels cubin_registers isolate_targets va_hint_probe stream_kinds_probe legacy_stream graph_probe graph_diamond graph_copies trace_pause}; do
   cp build/$preset/examples/$e .devcarry/examples/
 done
 cp build/$preset/tests/test_nvidia_gpu .devcarry/tests/

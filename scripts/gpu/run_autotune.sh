@@ -3,7 +3,7 @@
 # (scripts/gpu/prepare_carry.sh): the tuner on matmul_tunable (225 configurations) measured
 # exhaustively once (kernel time from the CUPTI trace), then one live tuning run with the default
 # options, then a Triton matmul (a program nobody here wrote the runtime of) tuned through its
-# traced kernel time. Replays of the exhaustive CSV run here afterwards (bench/autotune_replay.sh).
+# traced kernel time. Replays of the exhaustive CSV run here afterwards (bench/autotune_landscapes.sh).
 # DEVICES=0,1 adds a two-worker run for the speed-up. Results in $OUT.
 set -uo pipefail
 carry="$PWD/${1:-.devcarry}"

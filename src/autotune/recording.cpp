@@ -1,5 +1,8 @@
 #include <rpl/autotune/recording.hpp>
 
+#include <algorithm>
+#include <random>
+
 #include <fmt/format.h>
 
 #include <rpl/core/error.hpp>
@@ -136,6 +139,33 @@ Measurement RecordedEvaluator::measure(size_t configuration, int, const std::ato
   m.failure = Failure::no_metric;
   m.detail = "not in the recorded measurements";
   m.runs = 1;
+  return m;
+}
+
+std::vector<double> noisy_samples(const Measurement& recorded, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<double> out;
+  for (int i = 0; i < std::max(1, recorded.samples); ++i) {
+    const double z = std::clamp(normal(rng), -3.0, 3.0);
+    out.push_back(recorded.value * std::max(1e-3, 1 + recorded.cv * z));
+  }
+  return out;
+}
+
+Measurement NoisyRecordedEvaluator::measure(size_t configuration, int, const std::atomic<bool>*) {
+  const auto it = recorded_.find(configuration);
+  if (it == recorded_.end() || !it->second.ok()) return RecordedEvaluator(recorded_).measure(configuration, 0, nullptr);
+  uint64_t call = 0;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    call = calls_[configuration]++;
+  }
+  Measurement m = it->second;
+  // A seed per (run, configuration, call): splitmix64's constants spread the three apart.
+  const uint64_t seed = seed_ * 0x9e3779b97f4a7c15ULL ^ (configuration + 1) * 0xbf58476d1ce4e5b9ULL ^ (call + 1) * 0x94d049bb133111ebULL;
+  summarize_samples(noisy_samples(it->second, seed), 0, m);
+  m.stable = it->second.stable;  // as the real measurement was: the draw only moves its figure
   return m;
 }
 

@@ -1,7 +1,6 @@
 #include <rpl/autotune/tuner.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <exception>
 #include <mutex>
@@ -10,11 +9,19 @@
 
 #include <rpl/core/error.hpp>
 
+#include "search.hpp"
+
 namespace rpl::autotune {
 namespace {
 
-// A permutation of 0..n-1 that depends only on the seed: mt19937_64's output is fixed by the
-// standard, unlike std::shuffle's use of it.
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+}
+
+}  // namespace
+
 std::vector<size_t> seeded_permutation(size_t n, uint64_t seed) {
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
@@ -23,44 +30,16 @@ std::vector<size_t> seeded_permutation(size_t n, uint64_t seed) {
   return order;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+Search::Search(const SearchSpace& space, Evaluator& evaluator, MeasurementStore& store, const TuneOptions& options,
+               const ProgressCallback& progress, const std::atomic<bool>* cancel)
+    : space_(space), evaluator_(evaluator), store_(store), options_(options), progress_(progress), cancel_(cancel),
+      measured_(space.size(), false), order_(seeded_permutation(space.size(), options.seed)),
+      start_(std::chrono::steady_clock::now()) {}
+
+bool Search::out_of_time() const {
+  return options_.time_budget_seconds &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >= *options_.time_budget_seconds;
 }
-
-class Search {
- public:
-  Search(const SearchSpace& space, Evaluator& evaluator, MeasurementStore& store, const TuneOptions& options,
-         const ProgressCallback& progress, const std::atomic<bool>* cancel)
-      : space_(space), evaluator_(evaluator), store_(store), options_(options), progress_(progress), cancel_(cancel),
-        model_(space), measured_(space.size(), false), start_(std::chrono::steady_clock::now()) {}
-
-  TuneResult run();
-
- private:
-  double cost(const Measurement& m) const { return options_.maximize ? 1.0 / m.value : m.value; }
-  bool cancelled() const { return cancel_ && cancel_->load(); }
-  size_t done() const { return result_.measured.size(); }
-  void measure_batch(const std::vector<size_t>& configurations, const std::string& phase);
-  void fit();
-  std::vector<size_t> ranked_unmeasured() const;
-  void confirm_best();
-  void report(const std::string& phase, size_t done_now);
-
-  const SearchSpace& space_;
-  Evaluator& evaluator_;
-  MeasurementStore& store_;
-  const TuneOptions& options_;
-  const ProgressCallback& progress_;
-  const std::atomic<bool>* cancel_;
-  QuadraticModel model_;
-  std::vector<bool> measured_;
-  std::chrono::steady_clock::time_point start_;
-  TuneResult result_;
-  std::optional<double> best_cost_;
-  std::atomic<size_t> busy_{0};  // workers measuring now
-};
 
 void Search::report(const std::string& phase, size_t done_now) {
   if (!progress_) return;
@@ -75,8 +54,26 @@ void Search::report(const std::string& phase, size_t done_now) {
   progress_(p);
 }
 
+// Keeps a measured configuration, and the best so far after it.
+void Search::record(MeasuredConfiguration entry) {
+  CurvePoint point = result_.curve.empty() ? CurvePoint{} : result_.curve.back();
+  point.measured = result_.measured.size() + 1;
+  if (entry.measurement.ok()) {
+    const double c = cost(entry.measurement);
+    if (!best_cost_ || c < *best_cost_) best_cost_ = c;
+    if (!point.best || c < (options_.maximize ? 1.0 / point.best_value : point.best_value)) {
+      point.best = entry.configuration;
+      point.best_value = entry.measurement.value;
+      point.phase = entry.phase;
+    }
+  }
+  result_.curve.push_back(point);
+  result_.measured.push_back(std::move(entry));
+}
+
 // Measures the configurations (each at most once over the whole search), one worker each at a
-// time; results are recorded in the list's order, whichever worker finished first.
+// time; results are recorded in the list's order, whichever worker finished first. None is
+// started once the time budget is spent or the run is cancelled.
 void Search::measure_batch(const std::vector<size_t>& configurations, const std::string& phase) {
   std::vector<size_t> to_run;
   std::vector<MeasuredConfiguration> batch;
@@ -92,6 +89,7 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
     }
     batch.push_back(entry);
   }
+  std::vector<char> started(batch.size(), 0);
   std::mutex mutex;
   std::exception_ptr error;
   std::atomic<bool> stop{false};
@@ -99,10 +97,11 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
   size_t finished = 0;
   auto worker = [&](int w) {
     for (;;) {
-      if (stop.load() || cancelled()) return;
+      if (stop.load() || cancelled() || out_of_time()) return;
       const size_t i = next.fetch_add(1);
       if (i >= to_run.size()) return;
       auto& entry = batch[to_run[i]];
+      started[to_run[i]] = 1;
       try {
         ++busy_;
         entry.measurement = evaluator_.measure(entry.configuration, w, cancel_);
@@ -133,43 +132,45 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
   if (error) std::rethrow_exception(error);
   for (size_t i = 0; i < batch.size(); ++i) {
     auto& entry = batch[i];
-    if (!entry.cached && (entry.measurement.interrupted || entry.measurement.runs == 0) && entry.measurement.ok()) {
-      measured_[entry.configuration] = false;  // never run: an interruption came first
-      result_.interrupted = true;
+    if (!entry.cached && (!started[i] || entry.measurement.interrupted || entry.measurement.runs == 0) && entry.measurement.ok()) {
+      measured_[entry.configuration] = false;  // never run: an interruption or the clock came first
+      if (cancelled() || entry.measurement.interrupted) {
+        result_.interrupted = true;
+      } else {
+        result_.out_of_time = true;
+      }
       continue;
     }
-    if (entry.measurement.ok()) {
-      const double c = cost(entry.measurement);
-      if (!best_cost_ || c < *best_cost_) best_cost_ = c;
-    }
-    result_.measured.push_back(std::move(entry));
+    record(std::move(entry));
   }
   if (to_run.empty() && !batch.empty()) report(phase, done());  // all of it from the store
   if (cancelled()) result_.interrupted = true;
+  if (out_of_time()) result_.out_of_time = true;
 }
 
-void Search::fit() {
-  std::vector<size_t> configs;
-  std::vector<double> costs;
+void Search::observations(std::vector<size_t>& configurations, std::vector<double>& costs) const {
   for (const auto& m : result_.measured) {
     if (!m.measurement.ok()) continue;
-    configs.push_back(m.configuration);
+    configurations.push_back(m.configuration);
     costs.push_back(cost(m.measurement));
   }
-  result_.model = model_.fit(configs, costs);
-  result_.model_trusted = result_.model.fitted && result_.model.cv_r2 >= options_.min_r2;
 }
 
-// Unmeasured configurations, best predicted first (ties by index); needs a fitted model.
-std::vector<size_t> Search::ranked_unmeasured() const {
-  std::vector<std::pair<double, size_t>> ranked;
-  for (size_t c = 0; c < space_.size(); ++c) {
-    if (!measured_[c]) ranked.emplace_back(model_.predict(c), c);
-  }
-  std::sort(ranked.begin(), ranked.end());
+std::vector<size_t> Search::failed() const {
   std::vector<size_t> out;
-  for (const auto& [_, c] : ranked) out.push_back(c);
+  for (const auto& m : result_.measured) {
+    if (!m.measurement.ok()) out.push_back(m.configuration);
+  }
   return out;
+}
+
+void Search::run_random() {
+  std::vector<size_t> batch;
+  for (size_t c : order_) {
+    if (batch.size() + done() >= result_.budget) break;
+    if (!measured_[c]) batch.push_back(c);
+  }
+  measure_batch(batch, "random");
 }
 
 // Re-measures the two best, interleaved (A B A B ...) on worker 0, and keeps as best the better
@@ -249,102 +250,35 @@ void Search::confirm_best() {
 
 TuneResult Search::run() {
   const size_t n = space_.size();
+  result_.strategy = options_.strategy;
   result_.space_size = n;
   result_.combinations = space_.combinations;
   result_.rejected = space_.rejected;
-  size_t seeds = std::max(options_.seed_floor, static_cast<size_t>(std::ceil(options_.seed_fraction * static_cast<double>(n))));
-  seeds = std::min(seeds, n);
-  size_t budget = options_.budget.value_or(static_cast<size_t>(std::ceil(options_.budget_fraction * static_cast<double>(n))));
-  if (budget < seeds) {
-    result_.warnings.push_back("budget_below_seed_count");
-    budget = seeds;
+  // A count; else a fraction of the space; else a time alone bounds the search; else the default.
+  size_t budget = n;
+  if (options_.budget) {
+    budget = *options_.budget;
+  } else if (options_.budget_fraction) {
+    budget = static_cast<size_t>(std::ceil(*options_.budget_fraction * static_cast<double>(n)));
+  } else if (!options_.time_budget_seconds) {
+    budget = std::max(static_cast<size_t>(std::ceil(0.2 * static_cast<double>(n))), std::min<size_t>(n, 10));
   }
-  result_.budget = std::min(budget, n);
-  result_.seed_count = seeds;
-  const auto order = seeded_permutation(n, options_.seed);
-
-  // 1. Seed.
-  measure_batch(std::vector<size_t>(order.begin(), order.begin() + static_cast<long>(seeds)), "seed");
-  size_t random_next = seeds;  // the permutation continues to supply exploration
-  auto next_random = [&](size_t count) {
-    std::vector<size_t> out;
-    while (out.size() < count && random_next < n) {
-      const size_t c = order[random_next++];
-      if (!measured_[c]) out.push_back(c);
-    }
-    return out;
-  };
-
-  // 2-3. Fit; while the model is weak, measure a further batch (half its best guesses, half
-  // random) and refit. // Exploration takes at most half of what the budget leaves after seeding: the rest confirms.
-  fit();
-  const size_t explore_end = done() + (result_.budget - std::min(result_.budget, done())) / 2;
-  while (!result_.interrupted && !result_.model_trusted && result_.explore_rounds < static_cast<size_t>(options_.explore_rounds) &&
-         done() < explore_end) {
-    const size_t room = explore_end - done();
-    const size_t size = std::min(room, std::max<size_t>(1, seeds / 2));
-    std::vector<size_t> batch;
-    if (result_.model.fitted) {
-      for (size_t c : ranked_unmeasured()) {
-        if (batch.size() >= (size + 1) / 2) break;
-        batch.push_back(c);
-      }
-    }
-    std::vector<bool> chosen(n, false);
-    for (size_t c : batch) chosen[c] = true;
-    while (batch.size() < size && random_next < n) {
-      const size_t c = order[random_next++];
-      if (!measured_[c] && !chosen[c]) batch.push_back(c);
-    }
-    if (batch.empty()) break;
-    measure_batch(batch, "explore");
-    ++result_.explore_rounds;
-    fit();
+  result_.budget = std::min(std::max<size_t>(budget, 1), n);
+  if (result_.budget >= n) {
+    // The whole space: nothing to choose, every configuration in the seeded order.
+    run_random();
+  } else if (options_.strategy != Strategy::random && result_.budget <= model_minimum()) {
+    // Too few configurations for a model to guide any: a spread of the space instead.
+    result_.warnings.push_back("budget_too_small_for_a_model");
+    measure_batch(spread(result_.budget), "spread");
+  } else if (options_.strategy == Strategy::bayes) {
+    run_bayes();
+  } else if (options_.strategy == Strategy::model) {
+    run_model();
+  } else {
+    run_random();
   }
-  if (!result_.model_trusted) result_.warnings.push_back("low_model_confidence");
-
-  // 4. Prune: keep what the model predicts within the factor of the best measured; widen the
-  // factor (square it) when the model is not trusted; without a model, keep everything.
-  std::vector<size_t> survivors;
-  result_.prune_factor_used = result_.model_trusted ? options_.prune_factor : options_.prune_factor * options_.prune_factor;
-  if (!result_.interrupted) {
-    if (result_.model.fitted && best_cost_) {
-      size_t unmeasured = 0;
-      for (size_t c : ranked_unmeasured()) {
-        ++unmeasured;
-        if (model_.predict(c) <= *best_cost_ * result_.prune_factor_used) survivors.push_back(c);
-      }
-      result_.pruned = unmeasured - survivors.size();
-    } else {
-      survivors = next_random(n);
-      result_.prune_factor_used = 0;
-      result_.warnings.push_back("no_model");
-    }
-  }
-  result_.survivors = survivors.size();
-
-  // 5. Confirm the survivors in ranked order within the budget, in batches of a fixed size (so
-  // that any number of workers measures the same configurations); each batch refits the model,
-  // which re-ranks the survivors left (the set stays as pruned).
-  const size_t step = std::max<size_t>(1, options_.confirm_batch);
-  const ModelFit pruning_fit = result_.model;
-  const bool pruning_trusted = result_.model_trusted;
-  while (!survivors.empty() && done() < result_.budget && !result_.interrupted) {
-    const size_t take = std::min({step, result_.budget - done(), survivors.size()});
-    measure_batch(std::vector<size_t>(survivors.begin(), survivors.begin() + static_cast<long>(take)), "confirm");
-    survivors.erase(survivors.begin(), survivors.begin() + static_cast<long>(take));
-    fit();
-    if (result_.model.fitted && !survivors.empty()) {
-      std::vector<std::pair<double, size_t>> ranked;
-      for (size_t c : survivors) ranked.emplace_back(model_.predict(c), c);
-      std::sort(ranked.begin(), ranked.end());
-      for (size_t i = 0; i < ranked.size(); ++i) survivors[i] = ranked[i].second;
-    }
-  }
-  // The document reports the model that pruned, and the last fit's quality beside it.
-  result_.final_model = result_.model;
-  result_.model = pruning_fit;
-  result_.model_trusted = pruning_trusted;
+  if (result_.out_of_time) result_.warnings.push_back("time_budget_reached");
   if (!result_.interrupted) {
     report("remeasure", done());
     confirm_best();
@@ -357,8 +291,6 @@ TuneResult Search::run() {
   return result_;
 }
 
-}  // namespace
-
 size_t TuneResult::measured_in(const std::string& phase) const {
   return static_cast<size_t>(std::count_if(measured.begin(), measured.end(), [&](const auto& m) { return m.phase == phase; }));
 }
@@ -370,6 +302,22 @@ std::map<Failure, size_t> TuneResult::failures() const {
     if (!m.measurement.ok()) ++out[m.measurement.failure];
   }
   return out;
+}
+
+std::string_view strategy_name(Strategy strategy) {
+  switch (strategy) {
+    case Strategy::bayes: return "bayes";
+    case Strategy::model: return "model";
+    case Strategy::random: return "random";
+  }
+  return "bayes";
+}
+
+std::optional<Strategy> strategy_from_name(std::string_view name) {
+  for (Strategy s : {Strategy::bayes, Strategy::model, Strategy::random}) {
+    if (strategy_name(s) == name) return s;
+  }
+  return std::nullopt;
 }
 
 TuneResult tune(const SearchSpace& space, Evaluator& evaluator, MeasurementStore& store, const TuneOptions& options,

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <rpl/autotune/budget.hpp>
 #include <rpl/autotune/command_template.hpp>
 #include <rpl/autotune/process_evaluator.hpp>
 #include <rpl/autotune/recording.hpp>
@@ -49,6 +50,8 @@ struct AutotuneOptions {
   double prune_factor = 1.75;
   double min_r2 = 0.75;
   std::string budget;
+  std::string strategy = "bayes";
+  size_t batch = 1;
   size_t top_k = 5;
   autotune::StabilityPolicy stability;
   double timeout = 0;
@@ -56,27 +59,6 @@ struct AutotuneOptions {
   std::string device_name;
   SlurmLaunchOptions launch;
 };
-
-// "45": that many configurations; "0.2" or "20%": that fraction of the space.
-void parse_budget(const std::string& text, autotune::TuneOptions& options) {
-  if (text.empty()) return;
-  try {
-    size_t used = 0;
-    if (text.back() == '%') {
-      const double pct = std::stod(text.substr(0, text.size() - 1), &used);
-      if (used != text.size() - 1 || pct <= 0 || pct > 100) throw std::invalid_argument(text);
-      options.budget_fraction = pct / 100;
-      return;
-    }
-    const double v = std::stod(text, &used);
-    if (used != text.size() || v <= 0) throw std::invalid_argument(text);
-    if (v < 1) options.budget_fraction = v;
-    else if (v == static_cast<double>(static_cast<size_t>(v))) options.budget = static_cast<size_t>(v);
-    else throw std::invalid_argument(text);
-  } catch (const std::exception&) {
-    fail(Errc::bad_input, "--budget '{}': give a count of configurations (45), a fraction (0.2) or a percentage (20%)", text);
-  }
-}
 
 // The GPU the workers run on, named by the driver (NVIDIA) or by --device-name.
 std::string device_identity(const AutotuneOptions& o, std::vector<std::string>& warnings) {
@@ -125,7 +107,7 @@ Action add_autotune_command(CLI::App& app) {
   auto* min_flag = cmd->add_flag("--minimize", o->minimize, "with --metric-regex: smaller is better (the default)");
   cmd->add_flag("--maximize", o->maximize, "with --metric-regex: larger is better (GFLOP/s)")->excludes(min_flag);
   cmd->add_option("--seed", o->seed, "seed of the random sample")->capture_default_str();
-  cmd->add_option("--seed-fraction", o->seed_fraction, "fraction of the space measured first (at least 10 configurations)")
+  cmd->add_option("--seed-fraction", o->seed_fraction, "model: fraction of the space measured first (at least 10 configurations, at most half the budget)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--prune-factor", o->prune_factor, "keep configurations predicted within this factor of the best measured")
@@ -134,7 +116,15 @@ Action add_autotune_command(CLI::App& app) {
   cmd->add_option("--min-r2", o->min_r2, "cross-validated R² under which the model is not trusted")
       ->check(CLI::Range(-1e9, 1.0))
       ->capture_default_str();
-  cmd->add_option("--budget", o->budget, "configurations to measure at most: a count, a fraction or a percentage (default 20%)");
+  cmd->add_option("--budget", o->budget, "configurations to measure at most: a count, a fraction or a percentage (default 20%), or a "
+                                       "time (90s, 20m, 1h30m) after which none is started");
+  cmd->add_option("--strategy", o->strategy, "bayes (a Gaussian process and expected improvement), model (a quadratic model and a "
+                                             "prune) or random")
+      ->check(CLI::IsMember({"bayes", "model", "random"}))
+      ->capture_default_str();
+  cmd->add_option("--batch", o->batch, "bayes: configurations chosen together between fits (the number of --devices keeps them busy)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   cmd->add_option("--top-k", o->top_k, "how many of the best to report")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_option("--max-cv", o->stability.max_cv, "repeat until the coefficient of variation is within this")
       ->check(CLI::Range(0.0, 10.0))
@@ -180,7 +170,9 @@ Action add_autotune_command(CLI::App& app) {
     options.top_k = o->top_k;
     options.maximize = o->maximize;
     options.workers = o->launch.slurm() ? o->launch.workers : o->devices.empty() ? 1 : static_cast<int>(o->devices.size());
-    parse_budget(o->budget, options);
+    autotune::apply_budget(o->budget, options);
+    options.strategy = *autotune::strategy_from_name(o->strategy);
+    options.batch = o->batch;
 
     autotune::ProcessEvaluatorOptions eval;
     eval.command = autotune::CommandTemplate(o->cmd_template, "--cmd-template");
@@ -190,6 +182,7 @@ Action add_autotune_command(CLI::App& app) {
     setup.command_template = o->cmd_template;
     setup.build_template = o->build_template;
     setup.maximize = o->maximize;
+    setup.budget_seconds = options.time_budget_seconds;
     if (!o->metric_regex.empty()) {
       eval.objective = autotune::Objective::printed_metric;
       eval.metric_regex = o->metric_regex;
@@ -279,7 +272,8 @@ Action add_autotune_command(CLI::App& app) {
       cache = std::make_unique<autotune::ResultCache>(cache_file);
       setup.cache_file = cache_file.string();
       run_key = scope.templates + "\n" + scope.objective + "\n" + space.digest() +
-                fmt::format("\n{} {} {} {} {} {}", o->seed, o->seed_fraction, o->prune_factor, o->min_r2, o->budget, options.top_k);
+                fmt::format("\n{} {} {} {} {} {} {} {}", o->seed, o->seed_fraction, o->prune_factor, o->min_r2, o->budget, options.top_k,
+                            o->strategy, o->batch);
       const auto previous = cache->find_run(run_key);
       if (o->resume) {
         if (!previous) {

@@ -15,6 +15,7 @@
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/report/html_autotune.hpp>
 #include <rpl/report/html_report.hpp>
 #include <rpl/report/timeline.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
@@ -103,13 +104,20 @@ std::vector<fs::path> timeline_databases(const std::vector<fs::path>& runs, cons
 void write_html_report(const fs::path& folder, const fs::path& output, const std::vector<fs::path>& traces) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) fail(Errc::bad_input, "{}: not a folder; give the folder that rocm-perf profile wrote", folder.string());
+  // A folder of rocm-perf autotune: its search.
+  if (const auto tuned = optional_json_document(folder / "autotune.json"); !tuned.is_null() && !fs::exists(folder / "profile.json", ec)) {
+    OutputFile page(output);
+    page.stream() << report::autotune_report(tuned, chart_js());
+    page.commit();
+    return;
+  }
   report::HtmlReportInput in;
   // A folder of rocm-perf optimize: the profile of its baseline, and its candidates.
   in.optimize = optional_json_document(folder / "optimize.json");
   const fs::path profiled = !in.optimize.is_null() && !fs::exists(folder / "profile.json", ec) ? folder / "work/baseline/profile" : folder;
   in.profile = optional_json_document(profiled / "profile.json");
   if (in.profile.is_null()) {
-    fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile, analyze --out or optimize --out wrote",
+    fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile, analyze --out, optimize --out or autotune --out wrote",
          profiled.string());
   }
   OutputFile page(output);  // a path that cannot be written fails before the traces are read
@@ -138,7 +146,7 @@ void write_html_report(const fs::path& folder, const fs::path& output, const std
 Action add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   auto* cmd = app.add_subcommand("report", "write a self-contained HTML report of a profile folder");
-  cmd->add_option("folder", o->folder, "the folder that rocm-perf profile (or analyze --out, or optimize --out) wrote")->required();
+  cmd->add_option("folder", o->folder, "the folder that rocm-perf profile (or analyze --out, optimize --out, autotune --out) wrote")->required();
   cmd->add_option("-o,--output", o->output, "the HTML file to write (default: FOLDER/report.html; - for stdout)");
   cmd->add_option("--trace", o->traces,
                   "rocpd databases whose timeline the report shows (default: the folder's first run; analyze --out keeps none)");

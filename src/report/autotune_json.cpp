@@ -29,6 +29,47 @@ const autotune::MeasuredConfiguration* measured(const autotune::TuneResult& resu
   return nullptr;
 }
 
+// The model that guided the search: the quadratic one (model), the Gaussian process (bayes), or
+// none (random search, a spread).
+Json model_json(const autotune::TuneResult& result) {
+  if (result.strategy == autotune::Strategy::bayes && result.measured_in("guided") > 0) {
+    const auto& p = result.process;
+    Json scales = Json::object();
+    for (size_t i = 0; i < p.length_scales.size() && i < p.features.size(); ++i) scales[p.features[i]] = round6(p.length_scales[i]);
+    return {{"kind", "gaussian_process_matern52_log"},
+            {"fitted", p.fitted},
+            {"observations", p.observations},
+            {"length_scales", scales},
+            {"noise", round6(p.noise)},
+            {"log_likelihood", round6(p.log_likelihood)}};
+  }
+  if (result.strategy != autotune::Strategy::model || result.measured_in("seed") == 0) return nullptr;
+  const auto& fit = result.model;
+  return {{"kind", "quadratic_ridge_log"},
+          {"fitted", fit.fitted},
+          {"observations", fit.observations},
+          {"terms", fit.terms},
+          {"r2", round6(fit.r2)},
+          {"cv_r2", round6(fit.cv_r2)},
+          {"residual_sd", round6(fit.residual_sd)},
+          {"ridge_lambda", fit.ridge_lambda},
+          {"features", fit.features},
+          {"trusted", result.model_trusted},
+          {"explore_rounds", result.explore_rounds},
+          {"prune_factor", round6(result.prune_factor_used)},
+          {"pruned", result.pruned},
+          {"survivors", result.survivors}};
+}
+
+// "seed 4, guided 8": the configurations each phase measured, in the order phases run.
+std::string phases_text(const autotune::TuneResult& result) {
+  std::string out;
+  for (const char* phase : {"spread", "seed", "explore", "guided", "confirm", "random"}) {
+    if (const size_t n = result.measured_in(phase)) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", phase, n);
+  }
+  return out.empty() ? "none" : out;
+}
+
 }  // namespace
 
 nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const autotune::TuneResult& result,
@@ -59,32 +100,26 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   size_t cached = 0, remeasurements = 0;
   for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
   for (const auto& r : result.remeasured) remeasurements += r.rounds.size();
+  j["strategy"] = autotune::strategy_name(result.strategy);
   j["budget"] = result.budget;
-  j["measured"] = {{"seed", result.measured_in("seed")},
-                   {"explore", result.measured_in("explore")},
-                   {"confirm", result.measured_in("confirm")},
-                   {"total", total},
-                   {"fraction_of_space", round6(static_cast<double>(total) / static_cast<double>(result.space_size))},
-                   {"from_cache", cached},
-                   {"remeasurements", remeasurements}};
+  j["budget_seconds"] = setup.budget_seconds ? Json(round6(*setup.budget_seconds)) : Json();
+  j["measured"] = Json::object();
+  for (const char* phase : {"seed", "explore", "confirm", "guided", "random", "spread"}) j["measured"][phase] = result.measured_in(phase);
+  j["measured"]["total"] = total;
+  j["measured"]["fraction_of_space"] = round6(static_cast<double>(total) / static_cast<double>(result.space_size));
+  j["measured"]["from_cache"] = cached;
+  j["measured"]["remeasurements"] = remeasurements;
   Json failures = Json::object();
   for (const auto& [kind, count] : result.failures()) failures[std::string(autotune::failure_name(kind))] = count;
   j["failures"] = failures;
-  const auto& fit = result.model;
-  j["model"] = {{"kind", "quadratic_ridge_log"},
-                {"fitted", fit.fitted},
-                {"observations", fit.observations},
-                {"terms", fit.terms},
-                {"r2", round6(fit.r2)},
-                {"cv_r2", round6(fit.cv_r2)},
-                {"residual_sd", round6(fit.residual_sd)},
-                {"ridge_lambda", fit.ridge_lambda},
-                {"features", fit.features},
-                {"trusted", result.model_trusted},
-                {"explore_rounds", result.explore_rounds},
-                {"prune_factor", round6(result.prune_factor_used)},
-                {"pruned", result.pruned},
-                {"survivors", result.survivors}};
+  j["model"] = model_json(result);
+  Json curve = Json::array();
+  for (const auto& point : result.curve) {
+    curve.push_back({{"measured", point.measured},
+                     {"best_value", point.best ? Json(round6(point.best_value)) : Json()},
+                     {"phase", point.best ? Json(point.phase) : Json()}});
+  }
+  j["curve"] = curve;
   if (result.best) {
     const auto* m = measured(result, *result.best);
     Json remeasured = Json::array();
@@ -131,12 +166,11 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
   size_t cached = 0, remeasurements = 0;
   for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
   for (const auto& r : result.remeasured) remeasurements += r.rounds.size();
-  out += fmt::format("Measured: {} of {} ({:.1f} %, budget {}): seed {}, explore {}, confirm {}; {} from the cache; {} "
-                     "re-measurements\n",
+  out += fmt::format("Measured: {} of {} ({:.1f} %, budget {}{}), {} strategy: {}; {} from the cache; {} re-measurements\n",
                      result.measured.size(), result.space_size,
                      100.0 * static_cast<double>(result.measured.size()) / static_cast<double>(result.space_size), result.budget,
-                     result.measured_in("seed"), result.measured_in("explore"), result.measured_in("confirm"), cached,
-                     remeasurements);
+                     setup.budget_seconds ? fmt::format(" or {:.0f} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
+                     phases_text(result), cached, remeasurements);
   std::vector<std::string> failed;
   for (const auto& [kind, count] : result.failures()) {
     if (count) failed.push_back(fmt::format("{} {}", count, autotune::failure_name(kind)));
@@ -147,7 +181,19 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
                        s->steps, s->workers, s->steps_lost);
   }
   const auto& fit = result.model;
-  if (fit.fitted) {
+  const auto& process = result.process;
+  if (result.strategy == autotune::Strategy::bayes && result.measured_in("guided") > 0) {
+    std::string scales;
+    for (size_t i = 0; i < process.length_scales.size() && i < process.features.size(); ++i) {
+      scales += fmt::format("{}{} {:.2f}", scales.empty() ? "" : ", ", process.features[i], process.length_scales[i]);
+    }
+    out += fmt::format("Model: a Gaussian process on {} configurations (length scales {}; noise {:.3g}), each next configuration "
+                       "the one of most expected improvement\n",
+                       process.observations, scales, process.noise);
+  } else if (result.strategy != autotune::Strategy::model || result.measured_in("seed") == 0) {
+    out += result.measured_in("spread") ? "Model: none (the budget is too small for one: a spread of the space was measured)\n"
+                                        : "Model: none (random search)\n";
+  } else if (fit.fitted) {
     out += fmt::format("Model: R² {:.2f}, cross-validated {:.2f} ({} terms, {} configurations){}; {} pruned, {} kept at {:.2f}x\n",
                        fit.r2, fit.cv_r2, fit.terms, fit.observations,
                        result.model_trusted ? "" : " — low confidence: widened the prune", result.pruned, result.survivors,

@@ -30,11 +30,8 @@ std::string text_at(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
-namespace {
-using Json = nlohmann::json;
-
-// JSON inside a <script> element: "</" would end the element early.
-std::string script_json(const Json& j) {
+std::string script_json(const nlohmann::json& j) {
+  using Json = nlohmann::json;
   std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   std::string out;
   out.reserve(text.size());
@@ -44,6 +41,9 @@ std::string script_json(const Json& j) {
   }
   return out;
 }
+
+namespace {
+using Json = nlohmann::json;
 
 // A summary line: a label and its value, the value in an element with an id the tests read.
 std::string row(const std::string& label, const std::string& id, const std::string& value) {

@@ -13,6 +13,9 @@ std::string escaped(const std::string& text);
 /// The string at j[key]; "" where j is no object or that is no string.
 std::string text_at(const nlohmann::json& j, const char* key);
 
+/// JSON to put inside a <script> element ("</" escaped, which would end it early).
+std::string script_json(const nlohmann::json& j);
+
 /// The section's markup: caption, buttons and canvas; or a line saying why there is no timeline.
 std::string timeline_section(const nlohmann::json& timeline, const std::string& source);
 

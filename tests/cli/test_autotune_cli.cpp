@@ -211,6 +211,43 @@ TEST(CliAutotune, BuildTemplateRunsOncePerDistinctBuild) {
   EXPECT_NE(failed.err.find("build_failed"), std::string::npos) << failed.err;
 }
 
+// The SGEMM's landscape as the H100 measured it (bench/data), answered with its measured noise by
+// the stand-in program: at a tenth of the space the default strategy (bayes) reports one of the two
+// configurations within 3 % of the exhaustive best (0.642 ms), its curve a point a configuration.
+TEST(CliAutotune, BayesOnTheRecordedSgemmLandscapeAndTheReportOfItsCurve) {
+  const auto dir = fresh_dir("tune-landscape");
+  const std::string space = (source_dir() / "examples/matmul/matmul_space.json").string();
+  const std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space + " " +
+                              (source_dir() / "bench/data/matmul_tunable_h100_exhaustive.csv").string() +
+                              " BM={BM} BN={BN} BK={BK} TM={TM} TN={TN}";
+  auto r = run_cli({"autotune", "--space", space, "--cmd-template", program, "--metric-regex", "sample_ms=([0-9.]+)",
+                    "--device-name", "recorded H100", "--budget", "10%", "--out", (dir / "out").string(), "--json"},
+                   {{"RPL_LANDSCAPE_SEED", "1"}, {"RPL_LANDSCAPE_CALLS", dir.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "autotune"), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["strategy"], "bayes");
+  EXPECT_EQ(doc["budget"], 23);
+  EXPECT_EQ(doc["measured"]["total"], 23);
+  EXPECT_EQ(doc["measured"]["seed"].get<int>() + doc["measured"]["guided"].get<int>(), 23);
+  EXPECT_EQ(doc["model"]["kind"], "gaussian_process_matern52_log");
+  ASSERT_EQ(doc["curve"].size(), 23u);
+  EXPECT_EQ(doc["curve"].back()["measured"], 23);
+  const auto& best = doc["best"]["configuration"];
+  EXPECT_TRUE(best["BM"] == 128 && best["BN"] == 128 && best["TM"] == 8 && best["TN"] == 8) << best;
+}
+
+// A time budget: no configuration is started after it; what was measured is kept.
+TEST(CliAutotune, ABudgetOfTime) {
+  const auto dir = fresh_dir("tune-time");
+  auto r = run_cli(tune_args(dir / "out", {"--json", "--budget", "1s"}), {{"SYNTH_SLEEP_MS", "100"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["budget_seconds"], 1.0);
+  EXPECT_LT(doc["measured"]["total"].get<int>(), 20);
+  EXPECT_NE(doc["warnings"].dump().find("time_budget_reached"), std::string::npos) << doc["warnings"];
+}
+
 void expect_error(const std::vector<std::string>& args, int code, const std::string& message) {
   auto r = run_cli(args);
   EXPECT_EQ(r.exit_code, code) << r.err;

@@ -271,6 +271,27 @@ TEST(CliReport, AnOptimizeFolderShowsItsCandidates) {
   }
 }
 
+// A folder of rocm-perf autotune (a replay of the SGEMM's recorded landscape at a tenth of it): the
+// run's summary, and the best so far after each configuration drawn as a curve.
+TEST(CliReport, AnAutotuneFolderDrawsItsSearch) {
+  const auto dir = fresh_dir("report_autotune");
+  const std::string space = (source_dir() / "examples/matmul/matmul_space.json").string();
+  auto tuned = run_cli({"autotune", "--space", space, "--cmd-template", "true {BM} {BN} {BK} {TM} {TN}", "--metric-regex", "x(1)",
+                        "--replay", (source_dir() / "bench/data/matmul_tunable_h100_exhaustive.csv").string(), "--budget", "10%",
+                        "--out", (dir / "out").string(), "--quiet"});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto r = run_cli({"report", (dir / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto html = read_text(dir / "out/report.html");
+  EXPECT_NE(html.find("id=\"autotune-strategy\">bayes<"), std::string::npos);
+  EXPECT_NE(html.find("id=\"autotune-measured\">23 of a budget of 23: "), std::string::npos);
+  EXPECT_NE(html.find("<canvas id=\"curve\">"), std::string::npos);
+  OPEN_OR_SKIP(page, open_in_chromium(dir / "out/report.html"));
+  EXPECT_EQ(page->console, "");
+  EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
+  EXPECT_NE(page->dom.find("data-points=\"23\""), std::string::npos);
+}
+
 // A PyTorch program's trace opens where the GPU works (from 225 ms), not on its start-up; the
 // whole trace is one click away.
 TEST(CliReport, TheTimelineOpensWhereTheGpuWorks) {

@@ -4,6 +4,7 @@
 // offline twin, used to compare search strategies on one exhaustive measurement of a space.
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,26 @@ class RecordedEvaluator : public Evaluator {
 
  private:
   std::map<size_t, Measurement> recorded_;
+};
+
+/// Samples drawn around a recorded measurement with its recorded spread: value x (1 + cv z), z a
+/// standard normal cut at +-3, as many as it had (at least one). The draw depends only on seed.
+std::vector<double> noisy_samples(const Measurement& recorded, uint64_t seed);
+
+/// An evaluator that answers from recorded measurements with their measured noise: each call
+/// draws anew (noisy_samples, seeded by the seed, the configuration and how often it was asked),
+/// so that re-measurements differ as real ones do. A configuration not recorded is no_metric;
+/// a recorded failure stays one.
+class NoisyRecordedEvaluator : public Evaluator {
+ public:
+  NoisyRecordedEvaluator(std::map<size_t, Measurement> recorded, uint64_t seed) : recorded_(std::move(recorded)), seed_(seed) {}
+  Measurement measure(size_t configuration, int worker, const std::atomic<bool>* cancel) override;
+
+ private:
+  std::map<size_t, Measurement> recorded_;
+  uint64_t seed_;
+  std::mutex mutex_;
+  std::map<size_t, uint64_t> calls_;
 };
 
 }  // namespace rpl::autotune

@@ -44,6 +44,8 @@ class SearchSpace {
   size_t size() const { return value_indices_.size() / std::max<size_t>(1, parameters.size()); }
   /// Configuration c's value of parameter p.
   const Value& value(size_t c, size_t p) const { return parameters[p].values[value_indices_[c * parameters.size() + p]]; }
+  /// The position of configuration c's value of parameter p in that parameter's list.
+  uint32_t value_index(size_t c, size_t p) const { return value_indices_[c * parameters.size() + p]; }
   /// Configuration c's value of derived feature d.
   double derived_value(size_t c, size_t d) const { return derived_values_[c * derived.size() + d]; }
   /// The text a template's {NAME} becomes in configuration c, or none for an unknown name.

@@ -1,10 +1,18 @@
 #pragma once
-// The search: seed (a deterministic random sample), fit (QuadraticModel), predict every
-// unmeasured configuration, prune to those predicted within prune_factor of the best measured
-// (widened, after more measurements, while the model's cross-validated R² stays under min_r2),
-// confirm the survivors in predicted order within a budget, then re-measure the winner and the
-// runner-up interleaved before declaring a best. Nothing is measured twice except by those
-// deliberate re-measurements; a stored measurement counts as measured.
+// The search, by one of three strategies, all within one budget of configurations (and of time):
+//  - bayes (the default): a spread of seeds, as few as a model needs, then each next
+//    configuration the one of most expected improvement under a Gaussian process, in which a
+//    configuration that failed counts as twice the worst cost measured;
+//  - model: a seed sample (at most half the budget), fit (QuadraticModel), predict every
+//    unmeasured configuration, prune to those predicted within prune_factor of the best measured
+//    (widened, after more measurements, while the model's cross-validated R² stays under min_r2),
+//    confirm the survivors in predicted order;
+//  - random: the budget's worth of a seeded random order.
+// A budget too small for a model measures a spread of the space instead, and says so; one of the
+// whole space measures it all in a seeded order (phase random) whatever the strategy. Then the
+// winner and the runner-up are re-measured interleaved before a best is declared. Nothing is
+// measured twice except by those deliberate re-measurements; a stored measurement counts as
+// measured. The best so far after each measured configuration is kept as a curve.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -13,13 +21,19 @@
 #include <string>
 #include <vector>
 
+#include <rpl/autotune/gaussian_process.hpp>
 #include <rpl/autotune/measurement.hpp>
 #include <rpl/autotune/model.hpp>
 #include <rpl/autotune/search_space.hpp>
 
 namespace rpl::autotune {
 
+enum class Strategy { bayes, model, random };
+std::string_view strategy_name(Strategy strategy);
+std::optional<Strategy> strategy_from_name(std::string_view name);
+
 struct TuneOptions {
+  Strategy strategy = Strategy::bayes;  // the one that measured best (bench/autotune_landscapes.sh)
   uint64_t seed = 1;
   double seed_fraction = 0.1;
   size_t seed_floor = 10;
@@ -27,7 +41,10 @@ struct TuneOptions {
   double min_r2 = 0.75;            // compared with the cross-validated R²
   int explore_rounds = 3;          // further batches while the model is weak
   std::optional<size_t> budget;    // distinct configurations to measure, at most
-  double budget_fraction = 0.2;    // of the space, when budget is not given
+  std::optional<double> budget_fraction;  // of the space, when budget is not given; none: 20 %, at least
+                                          // 10 configurations (or the whole of a smaller space)
+  std::optional<double> time_budget_seconds;  // no configuration is started after this long
+  size_t batch = 1;                // bayes: configurations chosen together between fits
   int workers = 1;                 // measure at once; the search does not depend on it
   size_t confirm_batch = 8;        // survivors measured between refits of the model
   bool maximize = false;           // the objective is a figure to maximize (--maximize)
@@ -52,7 +69,7 @@ class NullStore : public MeasurementStore {
 
 struct MeasuredConfiguration {
   size_t configuration = 0;
-  std::string phase;     // seed, explore, confirm
+  std::string phase;     // seed, explore, confirm (model); seed, guided (bayes); random; spread
   bool cached = false;   // taken from the store, not run now
   Measurement measurement;
 };
@@ -74,7 +91,16 @@ struct TuneProgress {
   double elapsed_seconds = 0;
 };
 
+/// The best so far once a configuration was measured.
+struct CurvePoint {
+  size_t measured = 0;                // configurations measured, this one included
+  std::optional<size_t> best;         // none while every one failed
+  double best_value = 0;
+  std::string phase;                  // the phase that measured the best
+};
+
 struct TuneResult {
+  Strategy strategy = Strategy::bayes;
   size_t space_size = 0;
   uint64_t combinations = 0;
   uint64_t rejected = 0;
@@ -85,8 +111,10 @@ struct TuneResult {
   std::optional<size_t> best;                    // index into the space
   double best_value = 0;
   std::vector<size_t> top;                       // best first, at most top_k
+  std::vector<CurvePoint> curve;                 // one point per measured configuration
   ModelFit model;                                // the fit that pruned
   ModelFit final_model;                          // refitted on every measurement, at the end
+  GaussianProcessFit process;                    // bayes: the last fit
   bool model_trusted = false;
   double prune_factor_used = 0;
   size_t survivors = 0;                          // after pruning, unmeasured
@@ -94,6 +122,7 @@ struct TuneResult {
   size_t explore_rounds = 0;
   std::vector<std::string> warnings;             // low_model_confidence, ...
   bool interrupted = false;
+  bool out_of_time = false;                      // the time budget ended the search
   std::map<size_t, double> final_value;          // value used for ranking (re-measured where it was)
 
   size_t measured_in(const std::string& phase) const;

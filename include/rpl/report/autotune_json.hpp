@@ -37,6 +37,7 @@ struct AutotuneSetup {
   std::vector<int> devices;          // --devices, empty for the default one
   std::optional<SlurmSetup> slurm;   // --launcher slurm
   std::string cache_file;            // empty with --replay
+  std::optional<double> budget_seconds;  // --budget as a time
   std::vector<std::string> warnings; // the CLI's own (cache entries of other devices, ...)
 };
 

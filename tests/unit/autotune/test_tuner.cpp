@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -132,11 +133,12 @@ Measurement bowl(const SearchSpace& s, size_t c) {
   return ok(t);
 }
 
-TEST(Tuner, FindsTheBestMeasuringOnlyTheBudgetAndNothingTwice) {
+TEST(Tuner, TheModelStrategyFindsTheBestMeasuringOnlyTheBudgetAndNothingTwice) {
   auto s = grid();
   FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
   MemoryStore store;
   TuneOptions o;
+  o.strategy = Strategy::model;
   o.seed = 3;
   auto r = tune(s, eval, store, o);
   ASSERT_TRUE(r.best);
@@ -189,7 +191,8 @@ TEST(Tuner, FailuresAreRecordedAndNeverBest) {
   });
   MemoryStore store;
   TuneOptions o;
-  o.seed_fraction = 1;  // everything, so that every failure is met
+  o.strategy = Strategy::random;
+  o.budget = 240;  // everything, so that every failure is met
   auto r = tune(s, eval, store, o);
   ASSERT_TRUE(r.best);
   EXPECT_FALSE(a_of(s, *r.best) == 13 && b_of(s, *r.best) == 4);
@@ -206,6 +209,7 @@ TEST(Tuner, LowConfidenceOnARandomLandscapeWidensInsteadOfCutting) {
   FunctionEvaluator eval([&](size_t c) { return ok(random_costs[c]); });
   MemoryStore store;
   TuneOptions o;
+  o.strategy = Strategy::model;
   auto r = tune(s, eval, store, o);
   EXPECT_FALSE(r.model_trusted);
   EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "low_model_confidence"), r.warnings.end());
@@ -223,6 +227,7 @@ TEST(Tuner, UnstableWinnerIsReplacedByTheRunnerUp) {
   });
   MemoryStore store;
   TuneOptions o;
+  o.strategy = Strategy::random;
   o.budget = 240;
   auto r = tune(s, eval, store, o);
   ASSERT_TRUE(r.best);
@@ -286,6 +291,124 @@ TEST(Tuner, InterruptionStopsAtAMeasurementBoundaryAndResumes) {
   for (size_t i = 0; i < r2.measured.size(); ++i) EXPECT_EQ(r2.measured[i].configuration, r3.measured[i].configuration);
 }
 
+// The default: three spread seeds (two parameters), then each next configuration by expected
+// improvement; at a tenth of the space it lands on the bowl's best or next to it, whatever the seed.
+TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
+  auto s = grid();
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+    MemoryStore store;
+    TuneOptions o;
+    o.seed = seed;
+    o.budget = 24;
+    auto r = tune(s, eval, store, o);
+    ASSERT_TRUE(r.best) << seed;
+    EXPECT_LE(bowl(s, *r.best).value, 1.011) << "seed " << seed << ": A=" << a_of(s, *r.best) << " B=" << b_of(s, *r.best);
+    EXPECT_EQ(r.strategy, Strategy::bayes);
+    EXPECT_EQ(r.measured_in("seed"), 3u);
+    EXPECT_EQ(r.measured_in("guided"), 21u);
+    EXPECT_TRUE(r.process.fitted);
+    // The curve: a point per configuration, never worse, its phases those that measured the best.
+    ASSERT_EQ(r.curve.size(), r.measured.size());
+    for (size_t i = 1; i < r.curve.size(); ++i) {
+      EXPECT_EQ(r.curve[i].measured, i + 1);
+      EXPECT_LE(r.curve[i].best_value, r.curve[i - 1].best_value);
+    }
+    EXPECT_EQ(r.curve.back().best_value, bowl(s, r.curve.back().best.value()).value);
+  }
+}
+
+// The seed takes at most half the budget: the model always has its share to guide.
+TEST(Tuner, TheModelsSeedLeavesItHalfTheBudget) {
+  auto s = grid();
+  FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+  MemoryStore store;
+  TuneOptions o;
+  o.strategy = Strategy::model;
+  o.budget = 20;
+  auto r = tune(s, eval, store, o);
+  EXPECT_EQ(r.seed_count, 10u);
+  EXPECT_EQ(r.measured.size(), 20u);
+  EXPECT_EQ(r.measured_in("explore") + r.measured_in("confirm"), 10u);
+  EXPECT_TRUE(std::find(r.warnings.begin(), r.warnings.end(), "budget_too_small_for_a_model") == r.warnings.end());
+}
+
+TEST(Tuner, ABudgetTooSmallForAModelMeasuresASpreadAndSaysSo) {
+  auto s = grid();
+  for (Strategy strategy : {Strategy::model, Strategy::bayes}) {
+    FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+    MemoryStore store;
+    TuneOptions o;
+    o.strategy = strategy;
+    o.budget = 2;
+    auto r = tune(s, eval, store, o);
+    EXPECT_EQ(r.measured_in("spread"), 2u) << strategy_name(strategy);
+    EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "budget_too_small_for_a_model"), r.warnings.end());
+    // Two far apart: the second is the configuration farthest from the first.
+    ASSERT_EQ(r.measured.size(), 2u);
+    EXPECT_GE(std::abs(a_of(s, r.measured[0].configuration) - a_of(s, r.measured[1].configuration)) +
+                  std::abs(b_of(s, r.measured[0].configuration) - b_of(s, r.measured[1].configuration)),
+              10);
+  }
+}
+
+TEST(Tuner, RandomSearchMeasuresTheBudgetInASeededOrder) {
+  auto s = grid();
+  FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+  MemoryStore store;
+  TuneOptions o;
+  o.strategy = Strategy::random;
+  o.budget = 30;
+  auto r = tune(s, eval, store, o);
+  EXPECT_EQ(r.measured_in("random"), 30u);
+  EXPECT_EQ(r.curve.size(), 30u);
+}
+
+// No configuration is started once the time is spent; the best of what was measured is kept.
+TEST(Tuner, ATimeBudgetStopsTheSearch) {
+  auto s = grid();
+  FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+  eval.slow = true;  // 2 ms a measurement
+  MemoryStore store;
+  TuneOptions o;
+  o.strategy = Strategy::random;
+  o.time_budget_seconds = 0.05;
+  auto r = tune(s, eval, store, o);
+  EXPECT_EQ(r.budget, 240u) << "a time alone bounds the search";
+  EXPECT_TRUE(r.out_of_time);
+  EXPECT_LT(r.measured.size(), 240u);
+  EXPECT_GT(r.measured.size(), 0u);
+  EXPECT_FALSE(r.interrupted);
+  EXPECT_TRUE(r.best);
+  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "time_budget_reached"), r.warnings.end());
+}
+
+// Where the bowl's bottom fails to launch (A of 15 and more), the Gaussian process alone would keep
+// asking for it; discounted near the failures, few are tried.
+TEST(Tuner, BayesDoesNotAskForTheNeighboursOfFailuresBlindly) {
+  auto s = grid();
+  auto landscape = [&](size_t c) {
+    const double a = a_of(s, c), b = b_of(s, c);
+    if (a >= 15) {
+      Measurement m;
+      m.failure = Failure::launch_failed;
+      m.runs = 1;
+      return m;
+    }
+    return ok(1 + 0.01 * (a - 17) * (a - 17) + 0.03 * (b - 4) * (b - 4));
+  };
+  FunctionEvaluator eval(landscape);
+  MemoryStore store;
+  TuneOptions o;
+  o.budget = 30;
+  auto r = tune(s, eval, store, o);
+  size_t failed = 0;
+  for (const auto& m : r.measured) failed += m.phase == "guided" && !m.measurement.ok();
+  EXPECT_LE(failed, 4u);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(a_of(s, *r.best), 14);
+}
+
 TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
   auto s = grid();
   auto run = [&](int workers, std::map<int, bool>& used) {
@@ -294,6 +417,7 @@ TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
     MemoryStore store;
     TuneOptions o;
     o.workers = workers;
+    o.batch = 4;  // the guided rounds choose four at a time, for one worker as for four
     auto r = tune(s, eval, store, o);
     used = eval.workers_used;
     return measurements_csv(s, r);

@@ -1,0 +1,110 @@
+// rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none]
+//                         NAME=SPACE.json:MEASUREMENTS.csv ...
+// The tuner's strategies on landscapes measured exhaustively (rocm-perf autotune --csv over every
+// configuration), each answered from its table with the noise it was measured with
+// (NoisyRecordedEvaluator) or, with --noise none, exactly. For each landscape, strategy and budget
+// (a percentage of the space), over seeds 1..N: how many seeds report a best whose recorded value
+// is within 3 % of the exhaustive best, and how many configurations each measured on average (and
+// the re-measurements of the two best beside them). One line per landscape, strategy and budget.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <rpl/autotune/recording.hpp>
+#include <rpl/autotune/search_space.hpp>
+#include <rpl/autotune/tuner.hpp>
+#include <rpl/core/error.hpp>
+
+namespace {
+using namespace rpl::autotune;
+
+struct Landscape {
+  std::string name;
+  SearchSpace space;
+  std::map<size_t, Measurement> recorded;
+  double best = INFINITY;
+};
+
+std::vector<std::string> split(const std::string& text, char by) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, by);) out.push_back(item);
+  return out;
+}
+
+Landscape load(const std::string& argument) {
+  const auto equals = argument.find('='), colon = argument.find(':', equals);
+  if (equals == std::string::npos || colon == std::string::npos) rpl::fail(rpl::Errc::bad_input, "'{}': give NAME=SPACE.json:MEASUREMENTS.csv", argument);
+  Landscape l{argument.substr(0, equals), load_search_space(argument.substr(equals + 1, colon - equals - 1)), {}, INFINITY};
+  size_t unknown = 0;
+  l.recorded = read_measurements_csv(argument.substr(colon + 1), l.space, unknown);
+  for (const auto& [c, m] : l.recorded) {
+    if (m.ok()) l.best = std::min(l.best, m.value);
+  }
+  if (!std::isfinite(l.best)) rpl::fail(rpl::Errc::bad_input, "{}: no configuration succeeded", argument);
+  return l;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int seeds = 20;
+  std::vector<std::string> budgets = {"5", "10", "15"}, strategies = {"bayes", "model", "random"};
+  bool noise = true;
+  std::vector<std::string> landscapes;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
+    else if (a == "--budgets" && i + 1 < argc) budgets = split(argv[++i], ',');
+    else if (a == "--strategies" && i + 1 < argc) strategies = split(argv[++i], ',');
+    else if (a == "--noise" && i + 1 < argc) noise = std::string(argv[++i]) != "none";
+    else landscapes.push_back(a);
+  }
+  if (landscapes.empty() || seeds < 1) {
+    std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none] "
+                         "NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
+    return 2;
+  }
+  try {
+    std::printf("landscape   size  strategy  budget   configurations  within 3 %% of the best  mean distance  re-measurements\n");
+    for (const auto& argument : landscapes) {
+      const auto l = load(argument);
+      for (const auto& budget_text : budgets) {
+        const double pct = std::atof(budget_text.c_str());
+        const auto budget = static_cast<size_t>(std::ceil(pct / 100 * static_cast<double>(l.space.size())));
+        for (const auto& name : strategies) {
+          const auto strategy = strategy_from_name(name);
+          if (!strategy) rpl::fail(rpl::Errc::bad_input, "unknown strategy '{}'", name);
+          int within = 0;
+          double measured = 0, remeasured = 0, distance = 0;
+          for (int s = 1; s <= seeds; ++s) {
+            NoisyRecordedEvaluator noisy(l.recorded, static_cast<uint64_t>(s));
+            RecordedEvaluator exact(l.recorded);
+            NullStore store;
+            TuneOptions options;
+            options.strategy = *strategy;
+            options.seed = static_cast<uint64_t>(s);
+            options.budget = budget;
+            const auto r = tune(l.space, noise ? static_cast<Evaluator&>(noisy) : exact, store, options);
+            // Judged by the recorded (true) figure of what it reports, not by its own noisy one.
+            const double found = r.best ? l.recorded.at(*r.best).value : INFINITY;
+            const double d = 100 * (found / l.best - 1);
+            within += d <= 3 ? 1 : 0;
+            distance += std::isfinite(d) ? d : 100;
+            measured += static_cast<double>(r.measured.size());
+            for (const auto& rm : r.remeasured) remeasured += static_cast<double>(rm.rounds.size());
+          }
+          std::printf("%-10s %5zu  %-8s %5.0f %%  %14.1f  %12d / %-9d  %10.2f %%  %15.1f\n", l.name.c_str(), l.space.size(),
+                      name.c_str(), pct, measured / seeds, within, seeds, distance / seeds, remeasured / seeds);
+        }
+      }
+    }
+    return 0;
+  } catch (const rpl::Error& e) {
+    std::fprintf(stderr, "rpl-autotune-landscapes: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release EXAMPLES="stencil_tunable matmul_tunable" WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh`: autotune
+# landscapes measured exhaustively (every configuration, in a random order), each configuration's
+# kernel time from the CUPTI trace with the spread of its launches (cv), for bench/data/ and the
+# strategies' benchmark (bench/autotune_landscapes.sh):
+#   stencil: the launch geometry of examples/stencil/stencil_tunable (96 configurations, 8192², 10 steps);
+#   sgemm_wide: the SGEMM of examples/matmul/matmul_tunable at another shape, M = N = 4096 and K = 256
+#            (225 configurations, 10 launches);
+#   triton:  the block sizes and warps of a Triton matmul (tests/gpu/programs/triton_matmul_tunable.py,
+#            54 configurations, 2048³ in fp16, 10 launches; about 10 s a configuration, Triton compiling
+#            in each process: run it alone, WITH_TRITON=1). SKIP_STENCIL=1 leaves the stencil out.
+# (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
+set -uo pipefail
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+rp="$carry/bin/rocm-perf"
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u +%F; } | tee "$out/machine.txt"
+exhaustive() {  # NAME SPACE TEMPLATE [OPTIONS...]
+  local name=$1 space=$2 template=$3; shift 3
+  local t0=$(date +%s%N)
+  "$rp" autotune --space "$space" --cmd-template "$template" --backend cuda --strategy random --budget 100% \
+    --out "$out/$name" --csv "$out/${name}_h100_exhaustive.csv" "$@" > "$out/$name.txt" 2> "$out/$name.err"
+  echo "$name: exit $? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/summary.txt"
+  tail -4 "$out/$name.txt"; tail -2 "$out/$name.err"
+}
+[ -z "${WITH_TRITON:-}${SKIP_STENCIL:-}" ] && exhaustive stencil examples/stencil/stencil_space.json \
+  "$carry/examples/stencil_tunable 8192 10 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2
+[ -z "${WITH_TRITON:-}" ] && exhaustive sgemm_wide examples/matmul/matmul_space.json \
+  "$carry/examples/matmul_tunable 4096 4096 256 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2
+[ -n "${WITH_TRITON:-}" ] && exhaustive triton tests/gpu/programs/triton_space.json \
+  "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS}" \
+  --kernel matmul_kernel --timeout 120 --max-runs 1
+rm -rf "$out/stencil" "$out/sgemm_wide" "$out/triton"
+true

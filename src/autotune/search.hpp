@@ -1,0 +1,65 @@
+#pragma once
+// The state of one tuning run, shared by the files that define its parts: tuner.cpp (measuring,
+// the budget, the curve, the re-measurement of the best, the random strategy), strategy_model.cpp
+// (the quadratic model's seed, explore, prune and confirm) and strategy_bayes.cpp (a Gaussian
+// process choosing each next configuration by expected improvement).
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rpl/autotune/tuner.hpp>
+
+namespace rpl::autotune {
+
+/// A permutation of 0..n-1 that depends only on the seed: mt19937_64's output is fixed by the
+/// standard, unlike std::shuffle's use of it.
+std::vector<size_t> seeded_permutation(size_t n, uint64_t seed);
+
+class Search {
+ public:
+  Search(const SearchSpace& space, Evaluator& evaluator, MeasurementStore& store, const TuneOptions& options,
+         const ProgressCallback& progress, const std::atomic<bool>* cancel);
+
+  TuneResult run();
+
+ private:
+  double cost(const Measurement& m) const { return options_.maximize ? 1.0 / m.value : m.value; }
+  bool cancelled() const { return cancel_ && cancel_->load(); }
+  bool out_of_time() const;
+  size_t done() const { return result_.measured.size(); }
+  /// Whether the budget (of configurations, and of time) allows measuring more.
+  bool room() const { return done() < result_.budget && !result_.interrupted && !out_of_time(); }
+  void measure_batch(const std::vector<size_t>& configurations, const std::string& phase);
+  void record(MeasuredConfiguration entry);
+  void confirm_best();
+  void report(const std::string& phase, size_t done_now);
+  /// The measured configurations that succeeded, and their costs.
+  void observations(std::vector<size_t>& configurations, std::vector<double>& costs) const;
+  std::vector<size_t> failed() const;
+
+  void run_random();
+  void run_model();
+  void run_bayes();
+  /// How many configurations the strategy's model needs before it can guide anything.
+  size_t model_minimum() const;
+  /// The first count configurations, spread over the space: a seeded random start, then each the
+  /// configuration farthest from those chosen (maximin in the Gaussian process's unit cube).
+  std::vector<size_t> spread(size_t count) const;
+
+  const SearchSpace& space_;
+  Evaluator& evaluator_;
+  MeasurementStore& store_;
+  const TuneOptions& options_;
+  const ProgressCallback& progress_;
+  const std::atomic<bool>* cancel_;
+  std::vector<bool> measured_;
+  std::vector<size_t> order_;  // the seeded permutation the random choices come from
+  std::chrono::steady_clock::time_point start_;
+  TuneResult result_;
+  std::optional<double> best_cost_;
+  std::atomic<size_t> busy_{0};  // workers measuring now
+};
+
+}  // namespace rpl::autotune

@@ -1,0 +1,145 @@
+// The bayes strategy: a spread of seeds, as few as the Gaussian process needs, then each next
+// configuration the one of most expected improvement on the best measured. A configuration that
+// failed (a build, a launch, out of resources) enters the process as twice the worst cost
+// measured: its neighbourhood then looks unpromising rather than unknown, and is not tried blindly.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "search.hpp"
+
+namespace rpl::autotune {
+namespace {
+
+// Spaces larger than this are searched through this many configurations of the seeded order (and
+// every one measured): a prediction costs a triangular solve.
+constexpr size_t kCandidates = 20000;
+// The process is fitted to at most this many observations, the best half of them and a seeded
+// sample of the rest: a fit costs their number cubed.
+constexpr size_t kMaxObservations = 256;
+
+// Keeps the best half of kMaxObservations and fills the rest from the others in a fixed order.
+void thin(std::vector<size_t>& configs, std::vector<double>& costs, const std::vector<size_t>& order) {
+  if (configs.size() <= kMaxObservations) return;
+  std::vector<size_t> index(configs.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = i;
+  std::stable_sort(index.begin(), index.end(), [&](size_t a, size_t b) { return costs[a] < costs[b]; });
+  std::vector<size_t> rank(order.size());  // a configuration's place in the seeded order
+  for (size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
+  std::stable_sort(index.begin() + kMaxObservations / 2, index.end(), [&](size_t a, size_t b) { return rank[configs[a]] < rank[configs[b]]; });
+  index.resize(kMaxObservations);
+  std::vector<size_t> c;
+  std::vector<double> v;
+  for (size_t i : index) c.push_back(configs[i]), v.push_back(costs[i]);
+  configs = std::move(c);
+  costs = std::move(v);
+}
+
+}  // namespace
+
+std::vector<size_t> Search::spread(size_t count) const {
+  const GaussianProcess cube(space_);
+  std::vector<size_t> candidates;
+  for (size_t c : order_) {
+    if (candidates.size() >= kCandidates) break;
+    if (!measured_[c]) candidates.push_back(c);
+  }
+  std::vector<size_t> chosen;
+  std::vector<double> nearest(candidates.size(), std::numeric_limits<double>::infinity());
+  while (chosen.size() < count && chosen.size() < candidates.size()) {
+    size_t pick = 0;
+    if (!chosen.empty()) {
+      for (size_t i = 1; i < candidates.size(); ++i) {
+        if (nearest[i] > nearest[pick]) pick = i;  // ties: the earlier in the seeded order
+      }
+    }
+    chosen.push_back(candidates[pick]);
+    for (size_t i = 0; i < candidates.size(); ++i) nearest[i] = std::min(nearest[i], cube.distance2(candidates[i], candidates[pick]));
+  }
+  return chosen;
+}
+
+void Search::run_bayes() {
+  const size_t parameters = space_.parameters.size();
+  const size_t seeds = std::min(std::max<size_t>(parameters + 1, 3), std::max<size_t>(2, result_.budget / 4));
+  result_.seed_count = seeds;
+  measure_batch(spread(seeds), "seed");
+  GaussianProcess process(space_);
+  // A large budget is chosen in at most about 50 rounds, so that fits stay affordable.
+  const size_t batch_size = std::max({options_.batch, (result_.budget - std::min(result_.budget, seeds) + 49) / 50, size_t{1}});
+  size_t tuned_at = 0;  // observations when the length scales were last chosen
+  while (room()) {
+    std::vector<size_t> configs;
+    std::vector<double> costs;
+    observations(configs, costs);
+    const bool any_success = !costs.empty();
+    const double best_cost = any_success ? *std::min_element(costs.begin(), costs.end()) : 0;
+    if (any_success) {
+      const double failed_cost = 2 * *std::max_element(costs.begin(), costs.end());
+      for (size_t f : failed()) configs.push_back(f), costs.push_back(failed_cost);
+    }
+    thin(configs, costs, order_);
+    std::vector<size_t> candidates;
+    for (size_t c : order_) {
+      if (candidates.size() >= kCandidates) break;
+      if (!measured_[c]) candidates.push_back(c);
+    }
+    if (candidates.empty()) break;
+    // The length scales are chosen anew as the observations grow by half; in between they stay.
+    if (configs.size() < 12 || 2 * configs.size() >= 3 * tuned_at) {
+      result_.process = process.fit(configs, costs);
+      tuned_at = configs.size();
+    } else {
+      result_.process = process.refit(configs, costs);
+    }
+    if (!any_success || !result_.process.fitted) {  // failures took the seeds: more of the spread
+      measure_batch(spread(std::min(batch_size, result_.budget - done())), "seed");
+      continue;
+    }
+    const double best = std::log(best_cost);
+    const auto predictions = process.predict(candidates);
+    std::vector<double> score(candidates.size()), sd(candidates.size());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      score[i] = expected_improvement(predictions[i], best);
+      sd[i] = predictions[i].sd;
+    }
+    // Every other pick is a step of local search: the neighbour of the best measured (one step of
+    // one parameter) of most expected improvement, where it has one left. A smooth process misses
+    // a narrow optimum between two measured values (the rows per thread of a stencil best at 4 of
+    // 1, 2, 4, 8); the neighbours find it. The others: the most expected improvement anywhere. Each
+    // pick discounts the candidates it correlates with, so that a batch spreads out; where nothing
+    // is expected to improve (a flat fit), the least known comes first.
+    const size_t incumbent = configs[static_cast<size_t>(std::min_element(costs.begin(), costs.end()) - costs.begin())];
+    auto neighbour = [&](size_t c) {
+      size_t steps = 0;
+      for (size_t p = 0; p < parameters; ++p) {
+        const long d = static_cast<long>(space_.value_index(c, p)) - static_cast<long>(space_.value_index(incumbent, p));
+        if (d < -1 || d > 1) return false;
+        steps += d != 0;
+      }
+      return steps == 1;
+    };
+    std::vector<size_t> batch;
+    while (batch.size() < batch_size && batch.size() + done() < result_.budget) {
+      const bool local = (result_.measured_in("guided") + batch.size()) % 2 == 1;
+      std::optional<size_t> pick;
+      for (int pass = local ? 0 : 1; pass < 2 && !pick; ++pass) {
+        for (size_t i = 0; i < candidates.size(); ++i) {
+          if (score[i] < 0 || (pass == 0 && !neighbour(candidates[i]))) continue;  // taken, or no neighbour
+          if (!pick || score[i] > score[*pick] || (score[i] == score[*pick] && score[i] <= 0 && sd[i] > sd[*pick])) pick = i;
+        }
+      }
+      if (!pick) break;
+      batch.push_back(candidates[*pick]);
+      score[*pick] = -1;
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        if (score[i] > 0) score[i] *= 1 - process.correlation(candidates[i], candidates[*pick]);
+      }
+    }
+    if (batch.empty()) break;
+    measure_batch(batch, "guided");
+  }
+}
+
+}  // namespace rpl::autotune

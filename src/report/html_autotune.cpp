@@ -1,0 +1,115 @@
+#include <rpl/report/html_autotune.hpp>
+
+#include <fmt/format.h>
+
+#include "html_timeline.hpp"
+
+namespace rpl::report {
+namespace {
+using Json = nlohmann::json;
+
+std::string row(const std::string& label, const std::string& id, const std::string& value) {
+  return fmt::format("<tr><th>{}</th><td id=\"{}\">{}</td></tr>\n", escaped(label), id, value);
+}
+
+std::string configuration(const Json& c) {
+  std::string out;
+  if (!c.is_object()) return out;
+  for (const auto& [name, value] : c.items()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value.is_string() ? value.get<std::string>() : value.dump());
+  return out;
+}
+
+std::string number(const Json& v, const char* format = "{:.6g}") {
+  return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>()) : std::string("-");
+}
+
+std::string summary(const Json& a) {
+  const Json none = Json::object();
+  const Json& measured = a.value("measured", none).is_object() ? a["measured"] : none;
+  std::string phases;
+  for (const char* phase : {"spread", "seed", "explore", "guided", "confirm", "random"}) {
+    const Json& n = measured.value(phase, Json());
+    if (n.is_number() && n.get<double>() > 0) phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", phase, n.get<long>());
+  }
+  std::string html = "<table class=\"summary\">\n";
+  html += row("Space", "autotune-space", escaped(text_at(a.value("space", none), "file")) + ", " +
+                                             number(a.value("space", none).value("size", Json()), "{:.0f}") + " configurations");
+  html += row("Strategy", "autotune-strategy", escaped(text_at(a, "strategy")));
+  html += row("Measured", "autotune-measured",
+              fmt::format("{} of a budget of {}{}: {}", number(measured.value("total", Json()), "{:.0f}"),
+                          number(a.value("budget", Json()), "{:.0f}"),
+                          a.value("budget_seconds", Json()).is_number() ? " or " + number(a["budget_seconds"], "{:.0f}") + " s" : "",
+                          escaped(phases.empty() ? "none" : phases)));
+  const Json& best = a.value("best", Json());
+  html += row("Best", "autotune-best",
+              best.is_object() ? escaped(configuration(best.value("configuration", Json()))) + ": " + number(best.value("value", Json()))
+                               : std::string("none: every configuration measured failed"));
+  std::string warnings;
+  for (const auto& w : a.value("warnings", Json::array())) warnings += (warnings.empty() ? "" : ", ") + (w.is_string() ? w.get<std::string>() : "");
+  if (!warnings.empty()) html += row("Warnings", "autotune-warnings", escaped(warnings));
+  return html + "</table>\n";
+}
+
+std::string top_table(const Json& a) {
+  std::string html = "<table id=\"top\" class=\"sortable\">\n<thead><tr><th>Rank</th><th data-type=\"text\">Configuration</th>"
+                     "<th>Value</th><th data-type=\"text\">Phase</th></tr></thead>\n<tbody>\n";
+  for (const auto& t : a.value("top", Json::array())) {
+    if (!t.is_object()) continue;
+    html += fmt::format("<tr><td data-value=\"{}\">{}</td><td class=\"text\">{}</td><td data-value=\"{}\">{}</td><td class=\"text\">{}</td></tr>\n",
+                        number(t.value("rank", Json()), "{:.0f}"), number(t.value("rank", Json()), "{:.0f}"),
+                        escaped(configuration(t.value("configuration", Json()))), number(t.value("value", Json())),
+                        number(t.value("value", Json())), escaped(text_at(t, "phase")));
+  }
+  return html + "</tbody></table>\n";
+}
+
+constexpr const char* kScript = R"js(
+(() => {
+  const data = JSON.parse(document.getElementById('rpl-data').textContent);
+  const canvas = document.getElementById('curve');
+  const curve = (data.curve || []).filter(p => p && typeof p.measured === 'number' && typeof p.best_value === 'number');
+  const colours = { seed: '#888', spread: '#888', explore: '#c80', guided: '#28c', confirm: '#2a2', random: '#a4a' };
+  new Chart(canvas, { type: 'line', data: { datasets: [{ label: 'best so far', stepped: true, data: curve.map(p => ({ x: p.measured, y: p.best_value })),
+      pointBackgroundColor: curve.map(p => colours[p.phase] || '#000'), borderColor: '#888', pointRadius: 3 }] },
+    options: { animation: false, parsing: false, scales: {
+      x: { type: 'linear', title: { display: true, text: 'configurations measured' } },
+      y: { title: { display: true, text: 'best value so far (colour: the phase that found it)' } } } } });
+  canvas.dataset.points = String(curve.length);
+  document.querySelectorAll('table.sortable th').forEach((th, column) => th.addEventListener('click', () => {
+    const body = th.closest('table').tBodies[0];
+    const rows = Array.from(body.rows).sort((a, b) => {
+      const x = th.dataset.type === 'text' ? a.cells[column].textContent : parseFloat(a.cells[column].dataset.value);
+      const y = th.dataset.type === 'text' ? b.cells[column].textContent : parseFloat(b.cells[column].dataset.value);
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    rows.forEach(tr => body.appendChild(tr));
+  }));
+  document.body.dataset.ready = 'yes';
+})();
+)js";
+
+constexpr const char* kStyle = R"css(
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
+table { border-collapse: collapse; } th, td { padding: 0.25em 0.8em; text-align: left; vertical-align: top; }
+table.summary th { color: #555; font-weight: normal; }
+table.sortable th { cursor: pointer; border-bottom: 1px solid #999; }
+table.sortable td { border-bottom: 1px solid #eee; font-variant-numeric: tabular-nums; }
+.chart { max-width: 900px; }
+)css";
+
+}  // namespace
+
+std::string autotune_report(const Json& a, const std::string& chart_js) {
+  const Json curve = a.is_object() && a.value("curve", Json()).is_array() ? a["curve"] : Json::array();
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rocm-perf autotune</title>\n<style>" +
+                     std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>rocm-perf autotune</h1>\n";
+  html += "<h2>Summary</h2>\n" + summary(a.is_object() ? a : Json::object());
+  html += "<h2>Best so far</h2>\n<div class=\"chart\"><canvas id=\"curve\"></canvas></div>\n";
+  html += "<h2>Best configurations</h2>\n" + top_table(a.is_object() ? a : Json::object());
+  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}}) + "</script>\n";
+  html += "<script>\n" + chart_js + "\n</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace rpl::report
