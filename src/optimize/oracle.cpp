@@ -247,8 +247,9 @@ size_t input_shapes(const std::vector<isolate::Snapshot>& snapshots, const std::
     std::string shape = fmt::format("{} {} {} {} {} {};", d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2]);
     const std::string kernarg = read_file(s.dir / "kernarg.bin");
     // The kernel's own arguments only: those a runtime adds after them (AMD's hidden ones) are no shape.
-    for (size_t i = 0; i < d.arguments.size() && i < pointer.size(); ++i) {
-      const auto& a = d.arguments[i];
+    const auto arguments = kernel_arguments(s);
+    for (size_t i = 0; i < arguments.size() && i < pointer.size(); ++i) {
+      const auto& a = arguments[i];
       if (pointer[i] || a.offset + a.size > kernarg.size()) continue;
       shape += fmt::format("{}:", i) + kernarg.substr(a.offset, a.size);
     }

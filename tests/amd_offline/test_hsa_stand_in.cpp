@@ -16,6 +16,7 @@
 #include <rpl/core/output_file.hpp>
 #include <rpl/core/subprocess.hpp>
 #include <rpl/isolate/snapshot.hpp>
+#include <rpl/optimize/oracle.hpp>
 
 #include "test_snapshot_files.hpp"
 #include "test_support.hpp"
@@ -156,6 +157,26 @@ TEST(AmdStandIn, IsolateCapturesADispatchThatReplaysToTheSameMemory) {
   ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
   EXPECT_EQ(run_cli({"replay", "compare", (dir / "snap/after").string(), (dir / "dump").string()}).exit_code, 0);
   EXPECT_EQ(run_cli({"replay", "compare", (dir / "snap").string(), (dir / "dump").string()}).exit_code, 1);
+
+  // The capture records the argument buffer as one; the optimizer reads scale_add(out, in, a, n)'s
+  // layout from the code object. A copy whose `a` differs is another input shape; one whose
+  // pointers alone differ is not.
+  const auto snapshot = read_snapshot(dir / "snap");
+  ASSERT_EQ(snapshot.dispatch.arguments.size(), 1u);
+  const auto arguments = optimize::kernel_arguments(snapshot);
+  ASSERT_EQ(arguments.size(), 4u);
+  EXPECT_EQ(arguments[2].offset, 16u);
+  EXPECT_EQ(arguments[3].offset, 20u);
+  const std::vector<bool> pointer = {true, true, false, false};
+  auto copy_with = [&](const std::string& name, size_t offset, const std::string& bytes) {
+    fs::copy(dir / "snap", dir / name, fs::copy_options::recursive);
+    std::string kernarg = read_file(dir / name / "kernarg.bin");
+    kernarg.replace(offset, bytes.size(), bytes);
+    write_output_file(dir / name / "kernarg.bin", kernarg);
+    return read_snapshot(dir / name);
+  };
+  EXPECT_EQ(optimize::input_shapes({snapshot, copy_with("moved", 0, std::string(8, '\x5a'))}, pointer), 1u);
+  EXPECT_EQ(optimize::input_shapes({snapshot, copy_with("scaled", 16, float_bytes({3.0f}))}, pointer), 2u);
 }
 
 // optimize --backend rocm on row_sums (a program whose host side runs it through HSA alone,
