@@ -28,7 +28,6 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 }  // namespace
 
 GaussianProcess::GaussianProcess(const SearchSpace& space) : space_(space) {
-  // Coordinates: one per numeric parameter, one per word of a word-valued one.
   // A feature: a numeric parameter or derived feature (one coordinate), or a word-valued parameter
   // (a coordinate per word).
   struct Axis {
@@ -150,9 +149,9 @@ GaussianProcessFit GaussianProcess::fit(const std::vector<size_t>& configuration
   if (configurations.size() < 2) return out;
   observe(configurations, costs);
 
-  // One length scale for every parameter, with the noise; then each parameter's own, in two sweeps,
+  // One length scale for every feature, with the noise; then each feature's own, in two sweeps,
   // once the observations can tell them apart.
-  const size_t parameters = features_.size();
+  const size_t features = features_.size();
   double best = -std::numeric_limits<double>::infinity();
   Hyper chosen;
   auto consider = [&](const Hyper& h) {
@@ -161,16 +160,16 @@ GaussianProcessFit GaussianProcess::fit(const std::vector<size_t>& configuration
     if (s && ll > best) best = ll, chosen = h, solved_ = std::move(s);
   };
   for (double scale : kLengthScales) {
-    for (double noise : kNoises) consider({std::vector<double>(parameters, scale), noise});
+    for (double noise : kNoises) consider({std::vector<double>(features, scale), noise});
   }
   if (!solved_) return out;
-  if (configurations.size() >= 3 * parameters) {
+  if (configurations.size() >= 3 * features) {
     for (int sweep = 0; sweep < 2; ++sweep) {
-      for (size_t p = 0; p < parameters; ++p) {
+      for (size_t f = 0; f < features; ++f) {
         const Hyper base = chosen;
         for (double step : kScaleSteps) {
           Hyper h = base;
-          h.length_scales[p] *= step;
+          h.length_scales[f] *= step;
           consider(h);
         }
       }

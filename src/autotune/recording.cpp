@@ -132,14 +132,23 @@ std::map<size_t, Measurement> read_measurements_csv(const std::filesystem::path&
   return out;
 }
 
-Measurement RecordedEvaluator::measure(size_t configuration, int, const std::atomic<bool>*) {
-  auto it = recorded_.find(configuration);
-  if (it != recorded_.end()) return it->second;
+namespace {
+
+// What was recorded for a configuration, or a no_metric failure where nothing was.
+Measurement recorded_measurement(const std::map<size_t, Measurement>& recorded, size_t configuration) {
+  auto it = recorded.find(configuration);
+  if (it != recorded.end()) return it->second;
   Measurement m;
   m.failure = Failure::no_metric;
   m.detail = "not in the recorded measurements";
   m.runs = 1;
   return m;
+}
+
+}  // namespace
+
+Measurement RecordedEvaluator::measure(size_t configuration, int, const std::atomic<bool>*) {
+  return recorded_measurement(recorded_, configuration);
 }
 
 std::vector<double> noisy_samples(const Measurement& recorded, uint64_t seed) {
@@ -154,18 +163,18 @@ std::vector<double> noisy_samples(const Measurement& recorded, uint64_t seed) {
 }
 
 Measurement NoisyRecordedEvaluator::measure(size_t configuration, int, const std::atomic<bool>*) {
-  const auto it = recorded_.find(configuration);
-  if (it == recorded_.end() || !it->second.ok()) return RecordedEvaluator(recorded_).measure(configuration, 0, nullptr);
+  Measurement m = recorded_measurement(recorded_, configuration);
+  if (!m.ok()) return m;
   uint64_t call = 0;
   {
     std::lock_guard<std::mutex> guard(mutex_);
     call = calls_[configuration]++;
   }
-  Measurement m = it->second;
   // A seed per (run, configuration, call): splitmix64's constants spread the three apart.
   const uint64_t seed = seed_ * 0x9e3779b97f4a7c15ULL ^ (configuration + 1) * 0xbf58476d1ce4e5b9ULL ^ (call + 1) * 0x94d049bb133111ebULL;
-  summarize_samples(noisy_samples(it->second, seed), 0, m);
-  m.stable = it->second.stable;  // as the real measurement was: the draw only moves its figure
+  const bool stable = m.stable;  // as the real measurement was: the draw only moves its figure
+  summarize_samples(noisy_samples(m, seed), 0, m);
+  m.stable = stable;
   return m;
 }
 

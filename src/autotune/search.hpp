@@ -44,6 +44,9 @@ class Search {
   void run_bayes();
   /// How many configurations the strategy's model needs before it can guide anything.
   size_t model_minimum() const;
+  /// The unmeasured configurations in the seeded order (a bounded number of them in a huge space):
+  /// what bayes chooses among.
+  std::vector<size_t> candidates() const;
   /// The first count configurations, spread over the space: a seeded random start, then each the
   /// configuration farthest from those chosen (maximin in the Gaussian process's unit cube).
   std::vector<size_t> spread(size_t count) const;

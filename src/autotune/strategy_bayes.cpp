@@ -38,13 +38,18 @@ void thin(std::vector<size_t>& configs, std::vector<double>& costs, const std::v
 
 }  // namespace
 
+std::vector<size_t> Search::candidates() const {
+  std::vector<size_t> out;
+  for (size_t c : order_) {
+    if (out.size() >= kCandidates) break;
+    if (!measured_[c]) out.push_back(c);
+  }
+  return out;
+}
+
 std::vector<size_t> Search::spread(size_t count) const {
   const GaussianProcess cube(space_);
-  std::vector<size_t> candidates;
-  for (size_t c : order_) {
-    if (candidates.size() >= kCandidates) break;
-    if (!measured_[c]) candidates.push_back(c);
-  }
+  const auto candidates = this->candidates();
   std::vector<size_t> chosen;
   std::vector<double> nearest(candidates.size(), std::numeric_limits<double>::infinity());
   while (chosen.size() < count && chosen.size() < candidates.size()) {
@@ -74,17 +79,15 @@ void Search::run_bayes() {
     std::vector<double> costs;
     observations(configs, costs);
     const bool any_success = !costs.empty();
-    const double best_cost = any_success ? *std::min_element(costs.begin(), costs.end()) : 0;
+    const auto best_at = std::min_element(costs.begin(), costs.end()) - costs.begin();
+    const size_t incumbent = any_success ? configs[static_cast<size_t>(best_at)] : 0;
+    const double best_cost = any_success ? costs[static_cast<size_t>(best_at)] : 0;
     if (any_success) {
       const double failed_cost = 2 * *std::max_element(costs.begin(), costs.end());
       for (size_t f : failed()) configs.push_back(f), costs.push_back(failed_cost);
     }
     thin(configs, costs, order_);
-    std::vector<size_t> candidates;
-    for (size_t c : order_) {
-      if (candidates.size() >= kCandidates) break;
-      if (!measured_[c]) candidates.push_back(c);
-    }
+    const auto candidates = this->candidates();
     if (candidates.empty()) break;
     // The length scales are chosen anew as the observations grow by half; in between they stay.
     if (configs.size() < 12 || 2 * configs.size() >= 3 * tuned_at) {
@@ -110,7 +113,6 @@ void Search::run_bayes() {
     // 1, 2, 4, 8); the neighbours find it. The others: the most expected improvement anywhere. Each
     // pick discounts the candidates it correlates with, so that a batch spreads out; where nothing
     // is expected to improve (a flat fit), the least known comes first.
-    const size_t incumbent = configs[static_cast<size_t>(std::min_element(costs.begin(), costs.end()) - costs.begin())];
     auto neighbour = [&](size_t c) {
       size_t steps = 0;
       for (size_t p = 0; p < parameters; ++p) {

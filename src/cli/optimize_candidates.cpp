@@ -33,26 +33,29 @@ optimize::Replayer Session::replayer() const {
   };
 }
 
-optimize::SanitizedReplayer Session::sanitized_replayer() const {
-  const auto sanitizer = optimize::find_compute_sanitizer();
+optimize::SanitizedReplayer Session::sanitized_replayer(const fs::path& sanitizer) const {
   const double timeout = o_.timeout;
   return [sanitizer, timeout](const fs::path& snapshot, const std::string& tool) {
     backends::ReplayRequest r;
     r.mode = "full-vm";
     r.capture_dir = snapshot;
     r.timeout_seconds = timeout;
-    return backends::replay_under_sanitizer(sanitizer.value_or("compute-sanitizer"), tool, r);
+    return backends::replay_under_sanitizer(sanitizer, tool, r);
   };
 }
 
 // The original replayed under compute-sanitizer's tools on the first oracle, poisoned as every
 // candidate will be: what a candidate's replay is held against (NVIDIA, where the tool is there).
 void Session::sanitize_original() {
+  const auto found = optimize::find_compute_sanitizer();
+  const bool runs = out_.vendor == "nvidia" && found;  // else the gate says why without replaying anything
   const fs::path dir = work_ / "oracle" / "sanitize";
-  optimize::derive_snapshot(snapshots_.front(), dir, baseline_code_, out_.oracles.front().written);
-  out_.sanitizer = optimize::open_sanitizer_gate(out_.vendor, optimize::find_compute_sanitizer(), dir, sanitized_replayer());
-  std::error_code ec;
-  fs::remove_all(dir, ec);
+  if (runs) optimize::derive_snapshot(snapshots_.front(), dir, baseline_code_, out_.oracles.front().written);
+  out_.sanitizer = optimize::open_sanitizer_gate(out_.vendor, found, dir, sanitized_replayer(found.value_or("")));
+  if (runs) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
   const auto& gate = out_.sanitizer;
   if (gate.warning) out_.warnings.push_back("sanitizer stage skipped: " + gate.reason);
   if (!gate.open) return;
@@ -68,7 +71,7 @@ bool Session::sanitize(CandidateRecord& c, const std::string& code) {
   if (!out_.sanitizer.open) return true;
   const fs::path dir = c.dir / "sanitize";
   optimize::derive_snapshot(snapshots_.front(), dir, code, out_.oracles.front().written);
-  c.sanitizer = optimize::sanitize_candidate(out_.sanitizer, dir, sanitized_replayer());
+  c.sanitizer = optimize::sanitize_candidate(out_.sanitizer, dir, sanitized_replayer(out_.sanitizer.sanitizer));
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (c.sanitizer.empty() || c.sanitizer.back().new_findings.empty()) return true;

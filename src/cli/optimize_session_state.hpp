@@ -72,7 +72,7 @@ class Session {
   void reject(CandidateRecord& c, std::string stage, std::string reason);
   void report(const CandidateRecord& c);
   optimize::Replayer replayer() const;
-  optimize::SanitizedReplayer sanitized_replayer() const;
+  optimize::SanitizedReplayer sanitized_replayer(const fs::path& sanitizer) const;
   double time_replay(const fs::path& snapshot) const;
   std::string vendor_backend() const { return out_.vendor == "amd" ? "rocm" : "cuda"; }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -86,6 +87,7 @@ class Parser {
     if (status != CXError_Success || !tu) fail(Errc::bad_input, "{}: libclang cannot parse it (error {})", file, static_cast<int>(status));
     std::unique_ptr<CXTranslationUnitImpl, void (*)(CXTranslationUnit)> owned(tu, clang_disposeTranslationUnit);
     tu_ = tu;
+    reads_.emplace(tu);
     read_top_level(clang_getTranslationUnitCursor(tu));
     return std::move(out_);
   }
@@ -131,12 +133,11 @@ class Parser {
     k.definition = range_of(f);
     k.name_offset = offset_of(f);
     if (clang_getCursorKind(f) == CXCursor_FunctionDecl) k.mangled_name = text_of(clang_Cursor_getMangling(f));
-    const auto reads = ParameterReads(tu_).of(f);
+    const auto reads = reads_->of(f);
     for (const auto& p : parameters_of(f)) {
       const CXType type = clang_getCursorType(p);
       KernelParameter param;
       param.name = spelling(p);
-      param.type = text_of(clang_getTypeSpelling(type));
       param.pointer = clang_getCanonicalType(type).kind == CXType_Pointer;
       param.restrict_qualified = clang_isRestrictQualifiedType(type) != 0;
       if (!param.name.empty() && slice({offset_of(p), offset_of(p) + param.name.size()}) == param.name) param.name_offset = offset_of(p);
@@ -297,6 +298,7 @@ class Parser {
 
   KernelSource out_;
   CXTranslationUnit tu_ = nullptr;
+  std::optional<ParameterReads> reads_;  // one for the file: a helper is analysed once for every kernel calling it
   std::set<std::string> dynamic_shared_;  // USRs of extern __shared__ variables
 };
 

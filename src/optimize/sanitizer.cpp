@@ -187,6 +187,7 @@ SanitizerGate open_sanitizer_gate(const std::string& vendor, const std::optional
     return gate;
   }
   gate.open = true;
+  gate.sanitizer = *sanitizer;
   gate.warning = false;
   gate.original_seconds = seconds_since(started);
   return gate;

@@ -8,10 +8,6 @@ namespace rpl::report {
 namespace {
 using Json = nlohmann::json;
 
-std::string row(const std::string& label, const std::string& id, const std::string& value) {
-  return fmt::format("<tr><th>{}</th><td id=\"{}\">{}</td></tr>\n", escaped(label), id, value);
-}
-
 std::string configuration(const Json& c) {
   std::string out;
   if (!c.is_object()) return out;

@@ -33,26 +33,24 @@ std::string cell(std::optional<double> value, const std::string& format, const s
 
 std::string summary(const Json& o) {
   std::string html = "<table class=\"summary\">\n";
-  const auto row = [&](const char* label, const char* id, const std::string& value) {
-    html += fmt::format("<tr><th>{}</th><td id=\"{}\">{}</td></tr>\n", label, id, value);
-  };
-  row("Kernel", "optimize-kernel", escaped(text_at(o.value("kernel", Json()), "name")) + " in " + escaped(text_at(o, "source")));
+  const auto add = [&](const char* label, const char* id, const std::string& value) { html += row(label, id, value); };
+  add("Kernel", "optimize-kernel", escaped(text_at(o.value("kernel", Json()), "name")) + " in " + escaped(text_at(o, "source")));
   const auto share = number_at(o, {"baseline", "critical_path_share"});
   const auto ceiling = number_at(o, {"baseline", "amdahl_ceiling"});
   if (share) {
-    row("Share of the critical path", "optimize-share",
+    add("Share of the critical path", "optimize-share",
         fmt::format("{:.1f} %{}", *share * 100, ceiling ? fmt::format(" (Amdahl's ceiling for the program {:.2f}x)", *ceiling) : ""));
   }
   const Json& best = o.value("best", Json());
   if (best.is_object()) {
     const auto number = [&](const char* key) { return number_at(best, {key}).value_or(0); };
     const Json* applied = at(best, {"applied"});
-    row("Best", "optimize-best",
+    add("Best", "optimize-best",
         fmt::format("candidate {:.0f}: {:.2f}x on replay, the kernel {:+.1f} % and the critical path {:+.1f} % in the program{}",
                     number("id"), number("kernel_speedup"), number("program_kernel_change_pct"), number("critical_path_change_pct"),
                     applied && *applied == true ? "; applied" : ""));
   } else {
-    row("Best", "optimize-best", "none: no candidate was both correct and faster");
+    add("Best", "optimize-best", "none: no candidate was both correct and faster");
   }
   std::string rejected;
   if (const Json* rejections = at(o, {"rejections"}); rejections && rejections->is_object()) {
@@ -60,17 +58,17 @@ std::string summary(const Json& o) {
       rejected += fmt::format("{}{} {}", rejected.empty() ? "" : ", ", escaped(stage), count.is_number() ? count.get<long>() : 0);
     }
   }
-  row("Rejected, by stage", "optimize-rejections", rejected.empty() ? "none" : rejected);
+  add("Rejected, by stage", "optimize-rejections", rejected.empty() ? "none" : rejected);
   if (const auto shapes = number_at(o, {"oracle_shapes"})) {
-    row("Input shapes proven on", "optimize-shapes",
+    add("Input shapes proven on", "optimize-shapes",
         fmt::format("{:.0f}{}", *shapes, *shapes == 1 ? " (--check-args with another shape adds a second)" : ""));
   }
   if (const Json* ran = at(o, {"sanitizer", "ran"}); ran && ran->is_boolean()) {
-    row("Sanitizer", "optimize-sanitizer",
+    add("Sanitizer", "optimize-sanitizer",
         *ran ? std::string("racecheck, synccheck and memcheck on each correct candidate")
              : "not run: " + escaped(text_at(o.value("sanitizer", Json()), "reason")));
   }
-  if (const auto seconds = number_at(o, {"elapsed_seconds"})) row("Run time", "optimize-seconds", fmt::format("{:.1f} s", *seconds));
+  if (const auto seconds = number_at(o, {"elapsed_seconds"})) add("Run time", "optimize-seconds", fmt::format("{:.1f} s", *seconds));
   return html + "</table>\n";
 }
 

@@ -42,13 +42,12 @@ std::string script_json(const nlohmann::json& j) {
   return out;
 }
 
-namespace {
-using Json = nlohmann::json;
-
-// A summary line: a label and its value, the value in an element with an id the tests read.
 std::string row(const std::string& label, const std::string& id, const std::string& value) {
   return fmt::format("<tr><th>{}</th><td id=\"{}\">{}</td></tr>\n", escaped(label), id, value);
 }
+
+namespace {
+using Json = nlohmann::json;
 
 // A kernel's short name, its full name on hover.
 std::string named(const std::string& full, const std::string& short_name) {

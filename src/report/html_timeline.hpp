@@ -13,6 +13,9 @@ std::string escaped(const std::string& text);
 /// The string at j[key]; "" where j is no object or that is no string.
 std::string text_at(const nlohmann::json& j, const char* key);
 
+/// A summary line: a label and its value, the value in an element with an id the tests read.
+std::string row(const std::string& label, const std::string& id, const std::string& value);
+
 /// JSON to put inside a <script> element ("</" escaped, which would end it early).
 std::string script_json(const nlohmann::json& j);
 

@@ -259,6 +259,7 @@ TEST(CliReport, AnOptimizeFolderShowsItsCandidates) {
   EXPECT_NE(html.find("id=\"optimize-rejections\">compile 1, correctness 3, ignores_parameter 1, speed 4<"), std::string::npos);
   EXPECT_NE(html.find("id=\"optimize-shapes\">1 (--check-args with another shape adds a second)<"), std::string::npos);
   EXPECT_NE(html.find("id=\"optimize-sanitizer\">racecheck, synccheck and memcheck on each correct candidate<"), std::string::npos);
+  EXPECT_NE(html.find(fmt::format("id=\"optimize-seconds\">{:.1f} s<", doc["elapsed_seconds"].get<double>())), std::string::npos);
   OPEN_OR_SKIP(page, open_in_chromium(out / "report.html"));
   EXPECT_EQ(page->console, "");
   EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);

@@ -1,11 +1,11 @@
 #pragma once
 // The Bayesian strategy's model: a Gaussian process over a search space's configurations. Each
-// configuration is a point of the unit cube (a numeric parameter spanning a factor of 4 or more
-// as its log2, every numeric parameter scaled to [0, 1] over the space, a word-valued one as a
-// coordinate per word); the observations are log(cost), standardized; the kernel is Matérn 5/2
-// with a length scale per parameter, chosen with the noise by the marginal likelihood over a small
-// grid (one shared scale first, then each parameter's, once there are three observations per
-// parameter). Its predictions carry their uncertainty, which expected improvement trades against
+// configuration is a point of the unit cube: its features are the parameters and the derived
+// features that vary (a numeric one spanning a factor of 4 or more as its log2, each scaled to
+// [0, 1] over the space, a word-valued parameter as a coordinate per word). The observations are
+// log(cost), standardized; the kernel is Matérn 5/2 with a length scale per feature, chosen with
+// the noise by the marginal likelihood over a small grid (one shared scale first, then each
+// feature's, once there are three observations per feature). Its predictions carry their uncertainty, which expected improvement trades against
 // the predicted cost (Snoek et al. 2012; Kernel Tuner's Bayesian optimization strategy).
 #include <cstddef>
 #include <memory>

@@ -27,7 +27,6 @@ struct LoopInfo {
 
 struct KernelParameter {
   std::string name;                     // empty when the parameter is unnamed
-  std::string type;                     // as declared: "const float *__restrict"
   bool pointer = false;
   bool restrict_qualified = false;
   size_t name_offset = 0;               // where its name is spelled in the text; 0 when unnamed

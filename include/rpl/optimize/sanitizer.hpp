@@ -50,6 +50,7 @@ using SanitizedReplayer = std::function<std::string(const std::filesystem::path&
 /// against, or why they are not checked.
 struct SanitizerGate {
   bool open = false;
+  std::filesystem::path sanitizer;  // the compute-sanitizer the original ran under
   std::string reason;    // why it is not: AMD, no compute-sanitizer, the original's replay failing under it
   bool warning = false;  // the reason is worth a warning (not for AMD, which has no such tool)
   std::vector<SanitizerReport> original;  // one per tool, in kSanitizerTools' order
