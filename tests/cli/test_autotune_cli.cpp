@@ -282,6 +282,12 @@ TEST(CliAutotuneBadInput, EachGivesOneLineAndItsExitCode) {
   expect_error(args, 2, "--cmd-template");
   args = tune_args(dir / "out", {"--quiet", "--budget", "lots"});
   expect_error(args, 2, "--budget 'lots'");
+  args = tune_args(dir / "out", {"--quiet", "--budget", "5x"});
+  expect_error(args, 2, "--budget '5x': give a count of configurations (45), a fraction (0.2), a percentage (20%) or a time");
+  args = tune_args(dir / "out", {"--quiet", "--strategy", "annealing"});
+  expect_error(args, 2, "--strategy: annealing not in {bayes,model,random}");
+  args = tune_args(dir / "out", {"--quiet", "--batch", "0"});
+  expect_error(args, 2, "--batch: Value 0 not in range 1 to 1024");
   args = tune_args(dir / "out", {"--quiet"});
   args[6] = "(unclosed";
   expect_error(args, 2, "is not a regular expression");
