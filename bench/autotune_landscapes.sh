@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tuner's strategies (bayes, model, random) at budgets of 5, 10 and 15 % on the landscapes
-# measured exhaustively on an H100 (bench/data/*_h100_exhaustive.csv, with the noise each
+# measured exhaustively on an H100 or H200 (bench/data/*_exhaustive.csv, with the noise each
 # configuration was measured with): over 20 seeds, how many find a configuration within 3 % of the
 # best, and how many configurations they measure. No GPU needed.
 #   usage: bench/autotune_landscapes.sh [BUILD_DIR] [extra rpl-autotune-landscapes options...]
@@ -11,6 +11,5 @@ shift || true
 landscapes=(sgemm=examples/matmul/matmul_space.json:bench/data/matmul_tunable_h100_exhaustive.csv)
 landscapes+=(sgemm_wide=examples/matmul/matmul_space.json:bench/data/sgemm_wide_h100_exhaustive.csv)
 landscapes+=(stencil=examples/stencil/stencil_space.json:bench/data/stencil_h100_exhaustive.csv)
-[ -f bench/data/triton_h100_exhaustive.csv ] &&
-  landscapes+=(triton=tests/gpu/programs/triton_space.json:bench/data/triton_h100_exhaustive.csv)
+landscapes+=(triton=tests/gpu/programs/triton_space.json:bench/data/triton_h200_exhaustive.csv)
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

@@ -15,11 +15,13 @@ set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; date -u +%F; } | tee "$out/machine.txt"
+# The tables are named for the GPU that measured them (h100, h200).
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'H100|H200|A100|L40S?' | tr A-Z a-z || echo gpu)
 exhaustive() {  # NAME SPACE TEMPLATE [OPTIONS...]
   local name=$1 space=$2 template=$3; shift 3
   local t0=$(date +%s%N)
   "$rp" autotune --space "$space" --cmd-template "$template" --backend cuda --strategy random --budget 100% \
-    --out "$out/$name" --csv "$out/${name}_h100_exhaustive.csv" "$@" > "$out/$name.txt" 2> "$out/$name.err"
+    --out "$out/$name" --csv "$out/${name}_${gpu:-gpu}_exhaustive.csv" "$@" > "$out/$name.txt" 2> "$out/$name.err"
   echo "$name: exit $? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/summary.txt"
   tail -4 "$out/$name.txt"; tail -2 "$out/$name.err"
 }

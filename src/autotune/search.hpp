@@ -47,8 +47,8 @@ class Search {
   /// The unmeasured configurations in the seeded order (a bounded number of them in a huge space):
   /// what bayes chooses among.
   std::vector<size_t> candidates() const;
-  /// The first count configurations, spread over the space: a seeded random start, then each the
-  /// configuration farthest from those chosen (maximin in the Gaussian process's unit cube).
+  /// count unmeasured configurations spread over the space: the seeded maximin design of the
+  /// Gaussian process's unit cube (its closest pair, with those measured, as far apart as found).
   std::vector<size_t> spread(size_t count) const;
 
   const SearchSpace& space_;

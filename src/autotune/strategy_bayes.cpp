@@ -1,11 +1,14 @@
 // The bayes strategy: a spread of seeds, as few as the Gaussian process needs, then each next
 // configuration the one of most expected improvement on the best measured. A configuration that
-// failed (a build, a launch, out of resources) enters the process as twice the worst cost
+// failed (a build, a launch, out of resources) enters the process as 1.5 times the worst cost
 // measured: its neighbourhood then looks unpromising rather than unknown, and is not tried blindly.
+// (Twice made a wall of the failures that hid the best beside them: the largest tile that still
+// fits is often the fastest.)
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <random>
 
 #include "search.hpp"
 
@@ -18,6 +21,10 @@ constexpr size_t kCandidates = 20000;
 // The process is fitted to at most this many observations, the best half of them and a seeded
 // sample of the rest: a fit costs their number cubed.
 constexpr size_t kMaxObservations = 256;
+// Random designs a spread is chosen from (enough that more hardly move its closest pair), fewer
+// where a design is large, so that about kDesignDistances distances are computed at most.
+constexpr size_t kDesigns = 10000;
+constexpr size_t kDesignDistances = 4000000;
 
 // Keeps the best half of kMaxObservations and fills the rest from the others in a fixed order.
 void thin(std::vector<size_t>& configs, std::vector<double>& costs, const std::vector<size_t>& order) {
@@ -50,19 +57,29 @@ std::vector<size_t> Search::candidates() const {
 std::vector<size_t> Search::spread(size_t count) const {
   const GaussianProcess cube(space_);
   const auto candidates = this->candidates();
-  std::vector<size_t> chosen;
-  std::vector<double> nearest(candidates.size(), std::numeric_limits<double>::infinity());
-  while (chosen.size() < count && chosen.size() < candidates.size()) {
-    size_t pick = 0;
-    if (!chosen.empty()) {
-      for (size_t i = 1; i < candidates.size(); ++i) {
-        if (nearest[i] > nearest[pick]) pick = i;  // ties: the earlier in the seeded order
-      }
+  if (count == 0 || count >= candidates.size()) return std::vector<size_t>(candidates.begin(), candidates.begin() + std::min(count, candidates.size()));
+  std::vector<size_t> measured;
+  for (const auto& m : result_.measured) measured.push_back(m.configuration);
+  // A maximin design: of kDesigns seeded random sets of count configurations, the one whose
+  // closest two (among themselves and those measured already) are farthest apart. Growing a set
+  // greedily from a random start instead lets the start, often a poor one, into every design.
+  std::mt19937_64 rng(options_.seed ^ (0x9e3779b97f4a7c15ULL * (done() + 1)));
+  const size_t designs = std::clamp<size_t>(kDesignDistances / (count * (count + measured.size())), 1, kDesigns);
+  std::vector<size_t> best, set;
+  double best_closest = -1;
+  for (size_t d = 0; d < designs; ++d) {
+    set.clear();
+    double closest = std::numeric_limits<double>::infinity();
+    while (set.size() < count) {
+      const size_t c = candidates[rng() % candidates.size()];
+      if (std::find(set.begin(), set.end(), c) != set.end()) continue;
+      for (size_t other : set) closest = std::min(closest, cube.distance2(c, other));
+      for (size_t other : measured) closest = std::min(closest, cube.distance2(c, other));
+      set.push_back(c);
     }
-    chosen.push_back(candidates[pick]);
-    for (size_t i = 0; i < candidates.size(); ++i) nearest[i] = std::min(nearest[i], cube.distance2(candidates[i], candidates[pick]));
+    if (closest > best_closest) best_closest = closest, best = set;
   }
-  return chosen;
+  return best;
 }
 
 void Search::run_bayes() {
@@ -83,7 +100,7 @@ void Search::run_bayes() {
     const size_t incumbent = any_success ? configs[static_cast<size_t>(best_at)] : 0;
     const double best_cost = any_success ? costs[static_cast<size_t>(best_at)] : 0;
     if (any_success) {
-      const double failed_cost = 2 * *std::max_element(costs.begin(), costs.end());
+      const double failed_cost = 1.5 * *std::max_element(costs.begin(), costs.end());
       for (size_t f : failed()) configs.push_back(f), costs.push_back(failed_cost);
     }
     thin(configs, costs, order_);
@@ -107,24 +124,26 @@ void Search::run_bayes() {
       score[i] = expected_improvement(predictions[i], best);
       sd[i] = predictions[i].sd;
     }
-    // Every other pick is a step of local search: the neighbour of the best measured (one step of
-    // one parameter) of most expected improvement, where it has one left. A smooth process misses
-    // a narrow optimum between two measured values (the rows per thread of a stencil best at 4 of
-    // 1, 2, 4, 8); the neighbours find it. The others: the most expected improvement anywhere. Each
+    // Two picks of three are steps of local search: the neighbour of the best measured (one step
+    // of one parameter, up to a fifth of its values where it has many) of most expected
+    // improvement, where it has one left. A smooth process
+    // misses a narrow optimum between two measured values (the rows per thread of a stencil best at
+    // 4 of 1, 2, 4, 8); the neighbours find it. The third: the most expected improvement anywhere. Each
     // pick discounts the candidates it correlates with, so that a batch spreads out; where nothing
     // is expected to improve (a flat fit), the least known comes first.
     auto neighbour = [&](size_t c) {
       size_t steps = 0;
       for (size_t p = 0; p < parameters; ++p) {
         const long d = static_cast<long>(space_.value_index(c, p)) - static_cast<long>(space_.value_index(incumbent, p));
-        if (d < -1 || d > 1) return false;
+        const long reach = std::max<long>(1, static_cast<long>(space_.parameters[p].values.size()) / 5);
+        if (d < -reach || d > reach) return false;
         steps += d != 0;
       }
       return steps == 1;
     };
     std::vector<size_t> batch;
     while (batch.size() < batch_size && batch.size() + done() < result_.budget) {
-      const bool local = (result_.measured_in("guided") + batch.size()) % 2 == 1;
+      const bool local = (result_.measured_in("guided") + batch.size()) % 3 != 0;
       std::optional<size_t> pick;
       for (int pass = local ? 0 : 1; pass < 2 && !pick; ++pass) {
         for (size_t i = 0; i < candidates.size(); ++i) {

@@ -2,7 +2,7 @@
 // The search, by one of three strategies, all within one budget of configurations (and of time):
 //  - bayes (the default): a spread of seeds, as few as a model needs, then each next
 //    configuration the one of most expected improvement under a Gaussian process, in which a
-//    configuration that failed counts as twice the worst cost measured;
+//    configuration that failed counts as 1.5 times the worst cost measured;
 //  - model: a seed sample (at most half the budget), fit (QuadraticModel), predict every
 //    unmeasured configuration, prune to those predicted within prune_factor of the best measured
 //    (widened, after more measurements, while the model's cross-validated R² stays under min_r2),

@@ -344,11 +344,38 @@ TEST(Tuner, ABudgetTooSmallForAModelMeasuresASpreadAndSaysSo) {
     auto r = tune(s, eval, store, o);
     EXPECT_EQ(r.measured_in("spread"), 2u) << strategy_name(strategy);
     EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "budget_too_small_for_a_model"), r.warnings.end());
-    // Two far apart: the second is the configuration farthest from the first.
+    // A maximin design of two: near opposite corners of the unit cube (A as its log2).
     ASSERT_EQ(r.measured.size(), 2u);
-    EXPECT_GE(std::abs(a_of(s, r.measured[0].configuration) - a_of(s, r.measured[1].configuration)) +
-                  std::abs(b_of(s, r.measured[0].configuration) - b_of(s, r.measured[1].configuration)),
-              10);
+    const auto [low, high] = std::minmax(r.measured[0].configuration, r.measured[1].configuration,
+                                         [&](size_t x, size_t y) { return a_of(s, x) < a_of(s, y); });
+    EXPECT_LE(a_of(s, low), 2) << strategy_name(strategy);
+    EXPECT_GE(a_of(s, high), 14) << strategy_name(strategy);
+    EXPECT_GE(std::abs(b_of(s, low) - b_of(s, high)), 9) << strategy_name(strategy);
+  }
+}
+
+// The seeds are a maximin design whatever the seed: none of them near the middle of the grid, and
+// the closest two far apart.
+TEST(Tuner, BayesSeedsAreAMaximinDesign) {
+  auto s = grid();
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+    MemoryStore store;
+    TuneOptions o;
+    o.seed = seed;
+    o.budget = 12;
+    auto r = tune(s, eval, store, o);
+    std::vector<size_t> seeds;
+    for (const auto& m : r.measured) {
+      if (m.phase == "seed") seeds.push_back(m.configuration);
+    }
+    ASSERT_EQ(seeds.size(), 3u);
+    for (size_t i = 0; i < seeds.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        const double da = std::log2(a_of(s, seeds[i]) / a_of(s, seeds[j])) / std::log2(20.0), db = (b_of(s, seeds[i]) - b_of(s, seeds[j])) / 11;
+        EXPECT_GE(da * da + db * db, 0.45) << "seed " << seed;
+      }
+    }
   }
 }
 
