@@ -17,6 +17,7 @@
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/text.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/workflow/report.hpp>
 
 #include "analysis_outputs.hpp"
 #include "counter_passes.hpp"
@@ -161,7 +162,10 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
     auto document = report::profile_json(summary);
     document["roofline"] = roofline.dominant;
     write_output_file(out_dir / "profile.json", report::dump(document));
-    if (o->html) write_html_report(out_dir, out_dir / "report.html");
+    if (o->html) {
+      workflow::Control control;
+      workflow::run_report({out_dir, out_dir / "report.html", {}, {}}, control);
+    }
     return render_profile(summary, document, o->output, closing_text);
   };
 }

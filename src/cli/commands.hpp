@@ -39,9 +39,4 @@ Action add_optimize_command(CLI::App& app, const std::vector<std::string>& progr
 /// Internal: what each step of autotune --launcher slurm runs (src/cli/cmd_slurm_step.cpp).
 Action add_slurm_step_command(CLI::App& app, const std::vector<std::string>& program);
 
-/// Writes the HTML report of a profile folder (rocm-perf report; profile --html); its timeline is
-/// of traces, or of the folder's first run where traces is empty.
-void write_html_report(const std::filesystem::path& folder, const std::filesystem::path& output,
-                       const std::vector<std::filesystem::path>& traces = {});
-
 }  // namespace rpl::cli

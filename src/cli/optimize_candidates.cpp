@@ -14,7 +14,7 @@
 #include <rpl/optimize/sanitizer.hpp>
 #include <rpl/optimize/source_edits.hpp>
 
-#include "profile_folder.hpp"
+#include <rpl/workflow/profile_folder.hpp>
 #include "program_output.hpp"
 
 namespace rpl::cli::optimize_steps {
@@ -306,8 +306,8 @@ void Session::llm_rounds() {
   if (o_.llm.url.empty()) return;
   const fs::path llm_dir = out_dir_ / "llm";
   create_output_folder(llm_dir);
-  const auto facts = optimize::measured_facts(optional_json_document(work_ / "baseline" / "profile" / "profile.json"),
-                                              optional_json_document(work_ / "baseline" / "profile" / "analysis.json"));
+  const auto facts = optimize::measured_facts(workflow::optional_json_document(work_ / "baseline" / "profile" / "profile.json"),
+                                              workflow::optional_json_document(work_ / "baseline" / "profile" / "analysis.json"));
   auto save = [&](const std::string& name, const std::vector<optimize::ChatMessage>& messages, const optimize::ChatReply& reply) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const auto& m : messages) doc.push_back({{"role", m.role}, {"content", m.content}});

@@ -30,7 +30,7 @@
 
 #include "analysis_outputs.hpp"
 #include "isolate_dispatch.hpp"
-#include "profile_folder.hpp"
+#include <rpl/workflow/profile_folder.hpp>
 #include "program_output.hpp"
 
 namespace rpl::cli {

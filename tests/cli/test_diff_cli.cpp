@@ -82,15 +82,6 @@ TEST(CliDiff, FailOnRegressionGatesOnlyBeyondItsThreshold) {
   EXPECT_EQ(same.exit_code, 0) << "a profile against itself changes nothing: " << same.out;
 }
 
-TEST(CliDiff, ProfileJsonDocumentsCompareTheirDominantKernel) {
-  TwoProfiles p;
-  auto r = run_cli({"diff", "--json", (p.before / "profile.json").string(), (p.after / "profile.json").string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto doc = json::parse(r.out);
-  ASSERT_EQ(doc["kernels"].size(), 1u);
-  EXPECT_EQ(doc["kernels"][0]["verdict"], "unchanged") << doc["kernels"][0].dump();
-}
-
 TEST(CliDiff, DifferentGpusWarnButStillCompare) {
   TwoProfiles p;
   const auto other = p.dir / "other";

@@ -1,11 +1,11 @@
-#include "profile_folder.hpp"
+#include <rpl/workflow/profile_folder.hpp>
 
 #include <algorithm>
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 
-namespace rpl::cli {
+namespace rpl::workflow {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
@@ -42,4 +42,4 @@ std::map<std::string, std::string> roofline_positions(const Json& roofline) {
   return positions;
 }
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace rpl::cli {
+namespace rpl::workflow {
 
 /// The folder's run databases, .rocpd_profile/run*.db, in name order (none for analyze --out).
 std::vector<std::filesystem::path> run_databases(const std::filesystem::path& folder);
@@ -21,4 +21,4 @@ nlohmann::json optional_json_document(const std::filesystem::path& file);
 /// Each kernel's roofline position (memory_bound, compute_bound) from roofline.json; empty for null.
 std::map<std::string, std::string> roofline_positions(const nlohmann::json& roofline);
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow

@@ -1,0 +1,107 @@
+#include <rpl/workflow/diff.hpp>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <rpl/analysis/short_names.hpp>
+#include <rpl/core/error.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/workflow/profile_folder.hpp>
+
+namespace rpl::workflow {
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+namespace {
+
+// A profile.json alone knows its dominant kernel: its time in all runs and its dispatches' spread.
+analysis::ProfileTimes times_from_summary(const Json& summary, const fs::path& file) {
+  analysis::ProfileTimes t;
+  const auto& k = summary.value("kernel", Json());
+  const auto& s = summary.value("stability", Json());
+  if (!k.is_object() || !s.is_object() || !k.value("total_ms", Json()).is_number() || !s.value("runs", Json()).is_number()) {
+    fail(Errc::bad_input, "{}: not a rocm-perf profile.json with a kernel (no kernel.total_ms or stability.runs)", file.string());
+  }
+  t.runs = std::max(1, s["runs"].get<int>());
+  analysis::KernelTimes kt;
+  kt.name = k.value("name", std::string("?"));
+  kt.run_ms.assign(static_cast<size_t>(t.runs), k["total_ms"].get<double>() / t.runs);
+  kt.dispatches = k.value("dispatches", size_t{1});
+  kt.dispatch_stddev_ms = s.value("stddev_ms", 0.0);
+  t.kernels.push_back(std::move(kt));
+  return t;
+}
+
+// What diff needs of profile.json besides the times: the GPU, the dominant kernel's occupancy.
+void read_summary(const Json& summary, DiffProfile& p) {
+  if (const auto& gpu = summary.value("gpu", Json()); gpu.is_object()) {
+    p.gpu = gpu.value("product", std::string()) + " (" + gpu.value("architecture", std::string()) + ")";
+  }
+  const auto& k = summary.value("kernel", Json());
+  const auto& o = summary.value("occupancy", Json());
+  if (k.is_object()) p.dominant_kernel = k.value("name", std::string());
+  if (o.is_object() && o.value("theoretical", Json()).is_number()) p.dominant_occupancy = o["theoretical"].get<double>();
+}
+
+DiffProfile load_profile(const fs::path& path) {
+  DiffProfile p;
+  p.path = path.string();
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    const fs::path summary_file = path / "profile.json";
+    if (!fs::is_regular_file(summary_file, ec)) {
+      fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile wrote, or a profile.json", path.string());
+    }
+    const Json summary = read_json_document(summary_file);
+    read_summary(summary, p);
+    const auto dbs = run_databases(path);
+    p.from_traces = !dbs.empty();
+    p.times = p.from_traces ? analysis::kernel_times(trace::read_rocpd(dbs)) : times_from_summary(summary, summary_file);
+    p.roofline_position = roofline_positions(optional_json_document(path / "roofline.json"));
+  } else if (fs::is_regular_file(path, ec)) {
+    const Json summary = read_json_document(path);
+    read_summary(summary, p);
+    p.times = times_from_summary(summary, path);
+  } else {
+    fail(Errc::bad_input, "{}: no such profile folder or file", path.string());
+  }
+  return p;
+}
+
+}  // namespace
+
+std::optional<double> DiffProfile::occupancy_of(const std::string& kernel) const {
+  return kernel == dominant_kernel ? dominant_occupancy : std::nullopt;
+}
+
+DiffResult run_diff(const DiffRequest& request, Control& control) {
+  DiffResult r;
+  control.stage_started("read");
+  r.before = load_profile(request.before);
+  r.after = load_profile(request.after);
+  control.stage_finished("read");
+  auto warn = [&](std::string message) {
+    control.warning("read", message);
+    r.warnings.push_back(std::move(message));
+  };
+  if (!r.before.gpu.empty() && !r.after.gpu.empty() && r.before.gpu != r.after.gpu) {
+    warn(fmt::format("the profiles ran on different GPUs ({} and {}); compared anyway", r.before.gpu, r.after.gpu));
+  }
+  if (r.before.from_traces != r.after.from_traces) warn("one profile is a profile.json alone: only its dominant kernel can be compared");
+  control.stage_started("compare");
+  r.changes = analysis::compare_kernel_times(r.before.times, r.after.times);
+  std::vector<std::string> names;
+  for (const auto& c : r.changes) names.push_back(c.name);
+  r.short_names = analysis::unique_short_names(names);
+  r.fail_on_regression_pct = request.fail_on_regression_pct;
+  for (size_t i = 0; i < r.changes.size(); ++i) {
+    const auto& c = r.changes[i];
+    if (request.fail_on_regression_pct && c.verdict == analysis::Verdict::slower && c.change_pct > *request.fail_on_regression_pct) {
+      r.regressions.push_back(i);
+    }
+  }
+  control.stage_finished("compare");
+  return r;
+}
+
+}  // namespace rpl::workflow
