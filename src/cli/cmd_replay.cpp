@@ -1,17 +1,15 @@
 // rocm-perf replay reserve-check|full-vm --capture-dir D [--iterations N] [--no-recopy]
 //                  [--dump-outputs DIR] [--json]
 // rocm-perf replay compare A B [--dtype T --rtol R --atol A] [--json]
+// Parses, calls workflow::run_replay or run_compare, prints.
 #include <filesystem>
 #include <iostream>
 
-#include <rpl/backends/isolate_runs.hpp>
 #include <rpl/core/error.hpp>
-#include <rpl/core/output_file.hpp>
-#include <rpl/isolate/memory_compare.hpp>
-#include <rpl/isolate/snapshot.hpp>
 #include <rpl/report/isolate_report.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/replay_json.hpp>
+#include <rpl/workflow/replay.hpp>
 
 #include "commands.hpp"
 
@@ -50,35 +48,12 @@ Action add_run_mode(CLI::App& replay, const std::string& mode, const std::string
   }
   return [o, cmd, mode]() -> int {
     if (!cmd->parsed()) return -1;
-    const auto snapshot = isolate::read_snapshot(o->capture_dir);
-    backends::ReplayRequest request;
-    request.mode = mode;
-    request.capture_dir = o->capture_dir;
-    request.iterations = o->iterations;
-    request.recopy = !o->no_recopy;
-    bool created_dump_dir = false;
-    if (!o->dump_dir.empty()) {
-      created_dump_dir = !std::filesystem::exists(o->dump_dir);
-      create_output_folder(o->dump_dir);
-      request.dump_dir = o->dump_dir;
-    }
+    workflow::ReplayRequest request{mode, o->capture_dir, o->iterations, !o->no_recopy, o->dump_dir, std::nullopt};
     if (o->timeout > 0) request.timeout_seconds = o->timeout;
-    backends::ReplayRun run;
-    try {
-      run = backends::replay_snapshot(snapshot.dispatch.vendor, request);
-    } catch (...) {
-      // A folder this command made holds nothing worth keeping after a failed replay.
-      std::error_code ec;
-      if (created_dump_dir) std::filesystem::remove_all(o->dump_dir, ec);
-      throw;
-    }
-    auto doc = report::document_header();
-    const auto replayed = nlohmann::ordered_json::parse(run.document);
-    for (const auto& [key, value] : replayed.items()) {
-      if (key != "schema_version") doc[key] = value;
-    }
-    std::cout << (o->output.json ? report::dump(doc) : report::replay_text(doc));
-    return mode == "reserve-check" ? run.exit_status : 0;
+    workflow::Control control;
+    const auto r = workflow::run_replay(request, control);
+    std::cout << (o->output.json ? report::dump(r.document) : report::replay_text(r.document));
+    return mode == "reserve-check" ? r.exit_status : 0;
   };
 }
 
@@ -106,22 +81,18 @@ Action add_replay_command(CLI::App& app) {
       if (const int rc = mode(); rc >= 0) return rc;
     }
     if (!compare->parsed()) return exit_code(Errc::internal);
-    isolate::CompareOptions options;
-    options.type = *isolate::element_type_from_name(o->dtype);
-    options.rtol = o->rtol;
-    options.atol = o->atol;
-    if (options.type == isolate::ElementType::bytes && (o->rtol > 0 || o->atol > 0)) {
-      fail(Errc::bad_input, "--rtol and --atol apply to floating-point elements: give --dtype f16, bf16, f32 or f64");
-    }
-    const auto a = isolate::read_memory_image(o->a);
-    const auto b = isolate::read_memory_image(o->b);
-    const auto result = isolate::compare_memory(a, b, options);
+    workflow::CompareRequest request{o->a, o->b, {}};
+    request.options.type = *isolate::element_type_from_name(o->dtype);
+    request.options.rtol = o->rtol;
+    request.options.atol = o->atol;
+    workflow::Control control;
+    const auto r = workflow::run_compare(request, control);
     if (o->output.json) {
-      std::cout << report::dump(report::memory_comparison_json(result, a, b, options));
+      std::cout << report::dump(report::memory_comparison_json(r.comparison, r.a, r.b, r.options));
     } else {
-      std::cout << report::memory_comparison_text(result, options);
+      std::cout << report::memory_comparison_text(r.comparison, r.options);
     }
-    return result.equal() ? 0 : exit_code(Errc::run_failed);
+    return r.comparison.equal() ? 0 : exit_code(Errc::run_failed);
   };
 }
 
