@@ -1,12 +1,8 @@
-// rocm-perf analyze [opts] TRACE.db [...]
-#include <rpl/analysis/profile_summary.hpp>
-#include <rpl/core/files.hpp>
+// rocm-perf analyze [opts] TRACE.db [...]: parses, calls workflow::run_analyze, prints.
 #include <rpl/core/log.hpp>
-#include <rpl/core/output_file.hpp>
-#include <rpl/report/json_documents.hpp>
-#include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/workflow/analyze.hpp>
 
-#include "analysis_outputs.hpp"
+#include "analysis_options.hpp"
 #include "commands.hpp"
 #include "render.hpp"
 
@@ -18,11 +14,10 @@ struct AnalyzeCommandOptions {
   std::vector<std::string> databases;
   std::string kernel;
   std::string out_dir;
-  AnalysisOutputOptions analyses;
+  AnalysisCommandOptions analyses;
 };
 
 }  // namespace
-
 Action add_analyze_command(CLI::App& app) {
   auto o = std::make_shared<AnalyzeCommandOptions>();
   auto* cmd = app.add_subcommand("analyze", "analyze existing rocpd trace databases (no GPU needed)");
@@ -30,7 +25,7 @@ Action add_analyze_command(CLI::App& app) {
   cmd->add_option("databases", o->databases, "rocpd databases (one per run or process)")->required();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
   auto* out = cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
-  add_analysis_output_options(*cmd, o->analyses);
+  add_analysis_options(*cmd, o->analyses);
   cmd->add_option("--att", o->analyses.thread_trace_dir,
                   "a decoded AMD thread trace (or PC-sampling) folder of the analyzed kernel (its code.json): its stalls "
                   "and instruction mix go into analysis.json")
@@ -41,22 +36,12 @@ Action add_analyze_command(CLI::App& app) {
       ->needs(out);
   return [o]() -> int {
     log::set_debug(o->output.debug);
-    std::vector<std::filesystem::path> files(o->databases.begin(), o->databases.end());
-    auto trace = trace::read_rocpd(files);
-    analysis::AnalyzeOptions options;
-    if (!o->kernel.empty()) options.kernel_regex = o->kernel;
-    auto summary = analysis::summarize_trace(trace, options);
-    const auto roofline = roofline_for(trace, summary, o->analyses);
-    auto document = report::profile_json(summary);
-    document["roofline"] = roofline.dominant;
-    std::string closing_text = roofline.text;
-    if (!o->out_dir.empty()) {
-      create_output_folder(o->out_dir);
-      o->analyses.names = o->output.names;
-      closing_text += write_analysis_outputs(trace, summary, roofline, o->out_dir, o->analyses);
-      write_output_file(std::filesystem::path(o->out_dir) / "profile.json", report::dump(document));
-    }
-    return render_profile(summary, document, o->output, closing_text);
+    workflow::AnalyzeRequest request{{o->databases.begin(), o->databases.end()}, std::nullopt, o->analyses.request(), o->out_dir};
+    if (!o->kernel.empty()) request.kernel_regex = o->kernel;
+    workflow::Control control;
+    const auto r = workflow::run_analyze(request, control);
+    log_analysis_warnings(r.analysis);
+    return render_profile(r.analysis.summary, r.profile, o->output, workflow::analysis_text(r.analysis, o->output.names));
   };
 }
 

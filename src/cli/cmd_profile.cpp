@@ -17,9 +17,10 @@
 #include <rpl/report/json_documents.hpp>
 #include <rpl/report/text.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/workflow/analyze.hpp>
 #include <rpl/workflow/report.hpp>
 
-#include "analysis_outputs.hpp"
+#include "analysis_options.hpp"
 #include "counter_passes.hpp"
 #include "commands.hpp"
 #include "render.hpp"
@@ -46,7 +47,7 @@ struct ProfileOptions {
   int roofline_launches = 0;
   std::vector<std::string> metrics;
   std::vector<std::string> command;  // given without "--"
-  AnalysisOutputOptions analyses;
+  AnalysisCommandOptions analyses;
 };
 
 }  // namespace
@@ -84,7 +85,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       ->check(CLI::Range(1, 100'000'000));
   cmd->add_option("--metrics", o->metrics, "the counter pass's metrics (default: time, cycles, DRAM bytes, FP ops, occupancy)")
       ->delimiter(',');
-  add_analysis_output_options(*cmd, o->analyses);
+  add_analysis_options(*cmd, o->analyses);
   cmd->add_option("command", o->command, "the program and its arguments (or give them after --)");
   return [o, program]() -> int {
     log::set_debug(o->output.debug);
@@ -112,7 +113,7 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
 
     analysis::ProfileSummary summary;
     std::string closing_text;
-    RooflineOutcome roofline;
+    std::optional<workflow::TraceAnalysis> analyzed;
     const auto trace_dir = out_dir / ".rocpd_profile";
     if (o->no_rocprof) {
       summary = analysis::summarize_wallclock(backends::time_whole_process(run, trace_dir));
@@ -135,14 +136,12 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
       analysis::AnalyzeOptions options;
       if (!o->kernel.empty()) options.kernel_regex = o->kernel;
       summary = analysis::summarize_trace(trace, options);
-      roofline = roofline_for(trace, summary, o->analyses);
-      AnalysisOutputOptions analyses = o->analyses;
-      analyses.names = o->output.names;
+      workflow::AnalysisOptions analyses = o->analyses.request();
       if (o->deep && summary.kernel) {
         // The dominant kernel once more: AMD's thread trace, or ncu's per-instruction stall samples.
         const std::string regex = o->kernel.empty() ? analysis::exact_name_regex(summary.kernel->name) : o->kernel;
         if (backend == "rocm") {
-          analyses.thread_trace_dir = backends::collect_thread_trace(run, regex, o->att_target_cu, trace_dir / "att").string();
+          analyses.thread_trace_dir = backends::collect_thread_trace(run, regex, o->att_target_cu, trace_dir / "att");
         } else {
           // ncu matches the user's --kernel against function names, and ours against the mangled one.
           const backends::NcuKernelFilter filter{o->kernel.empty() ? analysis::exact_name_regex(summary.kernel->mangled_name) : o->kernel,
@@ -150,18 +149,21 @@ Action add_profile_command(CLI::App& app, const std::vector<std::string>& progra
           // The hottest lines are a part of --deep that a program may not give (no SASS view): the stall
           // pass has run, so the profile goes on without them.
           try {
-            analyses.ncu_source_file = backends::collect_ncu_source(run, filter, trace_dir / "ncu_source").string();
+            analyses.ncu_source_file = backends::collect_ncu_source(run, filter, trace_dir / "ncu_source");
           } catch (const Error& e) {
             if (e.code() == Errc::missing_tool) throw;
             log::warning(fmt::format("--deep: no hottest lines or instructions: {}", e.what()));
           }
         }
       }
-      closing_text = roofline.text + write_analysis_outputs(trace, summary, roofline, out_dir, analyses);
+      workflow::Control control;
+      analyzed = workflow::analyze_trace(trace, summary, analyses, control);
+      log_analysis_warnings(*analyzed);
+      workflow::write_analysis_documents(trace, *analyzed, out_dir);
+      closing_text = workflow::analysis_text(*analyzed, o->output.names);
     }
-    auto document = report::profile_json(summary);
-    document["roofline"] = roofline.dominant;
-    write_output_file(out_dir / "profile.json", report::dump(document));
+    const auto document = workflow::profile_document(summary, analyzed ? &*analyzed : nullptr);
+    if (!analyzed) write_output_file(out_dir / "profile.json", report::dump(document));
     if (o->html) {
       workflow::Control control;
       workflow::run_report({out_dir, out_dir / "report.html", {}, {}}, control);

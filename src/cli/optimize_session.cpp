@@ -28,7 +28,7 @@
 #include <rpl/report/json_documents.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
-#include "analysis_outputs.hpp"
+#include "analysis_options.hpp"
 #include "isolate_dispatch.hpp"
 #include <rpl/workflow/profile_folder.hpp>
 #include "program_output.hpp"
@@ -157,12 +157,10 @@ ProgramProfile Session::profile(const fs::path& binary, const fs::path& folder) 
 void Session::write_documents(const ProgramProfile& p) {
   analysis::AnalyzeOptions options;
   options.kernel_regex = analysis::exact_name_regex(out_.kernel_name);
-  const auto summary = analysis::summarize_trace(p.trace, options);
-  const auto roofline = roofline_for(p.trace, summary, {});
-  write_analysis_outputs(p.trace, summary, roofline, p.folder, {});
-  auto doc = report::profile_json(summary);
-  doc["roofline"] = roofline.dominant;
-  write_output_file(p.folder / "profile.json", report::dump(doc));
+  workflow::Control control;
+  const auto analyzed = workflow::analyze_trace(p.trace, analysis::summarize_trace(p.trace, options), {}, control);
+  log_analysis_warnings(analyzed);
+  workflow::write_analysis_documents(p.trace, analyzed, p.folder);
 }
 
 void Session::choose_kernel(const ProgramProfile& p) {

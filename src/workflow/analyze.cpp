@@ -1,0 +1,124 @@
+#include <rpl/workflow/analyze.hpp>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include <rpl/backends/att_output.hpp>
+#include <rpl/backends/ncu_source.hpp>
+#include <rpl/core/files.hpp>
+#include <rpl/core/output_file.hpp>
+#include <rpl/report/bottleneck_json.hpp>
+#include <rpl/report/dag_json.hpp>
+#include <rpl/report/json_documents.hpp>
+#include <rpl/report/roofline_json.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+namespace rpl::workflow {
+namespace fs = std::filesystem;
+namespace {
+
+// The dominant kernel's stalls: from the thread trace where one is given, else the trace's
+// counters, with the source view's hottest instructions and lines added.
+std::optional<analysis::StallAnalysis> stalls_of(const trace::Trace& trace, const std::string& kernel, const AnalysisOptions& options,
+                                                 std::vector<std::string>& warnings) {
+  auto stalls = options.thread_trace_dir.empty() ? analysis::analyze_stalls(trace, kernel)
+                                                 : analysis::analyze_thread_trace(backends::read_att_output(options.thread_trace_dir), kernel);
+  if (!options.ncu_source_file.empty()) {
+    const auto views = backends::read_ncu_source(options.ncu_source_file);
+    if (!stalls) {  // no stall counters: only what the source view's one profiled launch gives
+      stalls.emplace();
+      stalls->kernel = kernel;
+      stalls->measured_dispatches = 1;
+    }
+    if (!analysis::add_source_hot_spots(*stalls, views)) {
+      warnings.push_back(fmt::format("{}: holds no source view of {} (it has {}); no hot instructions", options.ncu_source_file.string(),
+                                     kernel, views.front().function));
+    }
+  }
+  return stalls;
+}
+
+}  // namespace
+
+TraceAnalysis analyze_trace(const trace::Trace& trace, analysis::ProfileSummary summary, const AnalysisOptions& options,
+                            Control& control) {
+  TraceAnalysis a;
+  a.summary = std::move(summary);
+  control.stage_started("roofline");
+  analysis::RooflineOptions roofline_options;
+  if (!options.ceilings_file.empty()) roofline_options.ceilings_file = options.ceilings_file.string();
+  a.roofline = analysis::analyze_roofline(trace, roofline_options);
+  for (size_t i = 0; a.summary.kernel && i < a.roofline.kernels.size(); ++i) {
+    const auto& k = a.roofline.kernels[i];
+    if (k.name == a.summary.kernel->name && k.measured_dispatches > 0) a.dominant_roofline = i;
+  }
+  control.stage_finished("roofline");
+  if (!options.folder_analyses) return a;
+  control.stage_started("dag");
+  a.dag_options.infer_threshold_ns = std::llround(options.infer_threshold_us * 1000.0);
+  a.dag = analysis::analyze_dag(trace, a.dag_options);
+  for (const auto& w : a.dag->warnings) a.warnings.push_back("dag: " + w);
+  control.stage_finished("dag");
+  if (a.summary.kernel) {
+    control.stage_started("bottleneck");
+    auto stalls = stalls_of(trace, a.summary.kernel->name, options, a.warnings);
+    a.bottleneck = analysis::classify_bottleneck(
+        analysis::bottleneck_inputs(trace, a.summary, &a.roofline, &*a.dag, stalls ? &*stalls : nullptr));
+    a.bottleneck->stalls = stalls;
+    control.stage_finished("bottleneck");
+  }
+  for (const auto& w : a.warnings) control.warning("analyze", w);
+  return a;
+}
+
+nlohmann::ordered_json profile_document(const analysis::ProfileSummary& summary, const TraceAnalysis* analysis) {
+  auto doc = report::profile_json(summary);
+  doc["roofline"] = analysis && analysis->dominant_roofline
+                        ? report::kernel_roofline_json(analysis->roofline.kernels[*analysis->dominant_roofline])
+                        : report::Json(nullptr);
+  return doc;
+}
+
+void write_analysis_documents(const trace::Trace& trace, const TraceAnalysis& a, const fs::path& out_dir) {
+  if (a.dag) {
+    write_output_file(out_dir / "roofline.json", report::dump(report::roofline_json(a.roofline)));
+    write_output_file(out_dir / "dag.json", report::dump(report::dag_json(*a.dag, trace, a.dag_options)));
+    std::error_code ec;
+    fs::remove(out_dir / "analysis.json", ec);
+    if (a.bottleneck) write_output_file(out_dir / "analysis.json", report::dump(report::analysis_json(*a.bottleneck)));
+  }
+  write_output_file(out_dir / "profile.json", report::dump(profile_document(a.summary, &a)));
+}
+
+std::string analysis_text(const TraceAnalysis& a, analysis::NameStyle names) {
+  std::string text = a.dominant_roofline ? report::roofline_text(a.roofline.kernels[*a.dominant_roofline]) : "";
+  if (a.dag) text += report::dag_text(*a.dag, names);
+  if (a.bottleneck) {
+    if (a.bottleneck->stalls) text += report::stalls_text(*a.bottleneck->stalls);
+    text += report::bottleneck_text(*a.bottleneck);
+  }
+  return text;
+}
+
+AnalyzeResult run_analyze(const AnalyzeRequest& request, Control& control) {
+  control.stage_started("read");
+  const auto trace = trace::read_rocpd(request.databases);
+  control.stage_finished("read");
+  AnalysisOptions options = request.options;
+  options.folder_analyses = !request.out_dir.empty();
+  control.stage_started("summary");
+  analysis::AnalyzeOptions summary_options;
+  summary_options.kernel_regex = request.kernel_regex;
+  auto summary = analysis::summarize_trace(trace, summary_options);
+  control.stage_finished("summary");
+  AnalyzeResult r{analyze_trace(trace, std::move(summary), options, control), {}};
+  r.profile = profile_document(r.analysis.summary, &r.analysis);
+  if (!request.out_dir.empty()) {
+    create_output_folder(request.out_dir);
+    write_analysis_documents(trace, r.analysis, request.out_dir);
+  }
+  return r;
+}
+
+}  // namespace rpl::workflow
