@@ -26,6 +26,15 @@ if(TARGET rpl_hsa_capture AND TARGET rpl-hsa-replay)
   list(APPEND CPACK_COMPONENTS_ALL amd)
 endif()
 
+# What the packages ship, as one target: scripts/test.sh builds it alone in a plain configuration.
+set(rpl_programs rocm-perf rocm-perf-lab)
+foreach(program rpl_cupti_trace rpl-cuda-replay rpl_hsa_capture rpl-hsa-replay)
+  if(TARGET ${program})
+    list(APPEND rpl_programs ${program})
+  endif()
+endforeach()
+add_custom_target(rpl-programs DEPENDS ${rpl_programs})
+
 set(CPACK_PACKAGE_NAME rocm-perf)
 set(CPACK_PACKAGE_VENDOR "rocm-perf-lab")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}: profile, explain and tune GPU kernels on AMD and NVIDIA")
