@@ -1,4 +1,5 @@
-// rocm-perf isolate --kernel REGEX [--dispatch N] [--out DIR] -- CMD [ARGS...]
+// rocm-perf isolate --kernel REGEX [--dispatch N] [--out DIR] -- CMD [ARGS...]: parses, calls
+// workflow::run_isolate, prints.
 #include <iostream>
 
 #include <rpl/core/error.hpp>
@@ -6,9 +7,9 @@
 #include <rpl/core/stop_signals.hpp>
 #include <rpl/report/isolate_report.hpp>
 #include <rpl/report/json_documents.hpp>
+#include <rpl/workflow/isolate.hpp>
 
 #include "commands.hpp"
-#include "isolate_dispatch.hpp"
 
 namespace rpl::cli {
 namespace {
@@ -41,9 +42,10 @@ Action add_isolate_command(CLI::App& app, const std::vector<std::string>& progra
     log::set_debug(o->output.debug);
     if (program.empty()) fail(Errc::bad_input, "give the program to run after --");
     StopSignals stop;  // Ctrl-C stops the program; the staging folder is removed on the way out
-    IsolateRequest request{program, o->kernel, o->dispatch, o->out_dir, o->backend, o->timeout, o->quiet_app, o->output.json,
-                           o->output.debug};
-    const auto facts = isolate_dispatch(request);
+    workflow::IsolateRequest request{program, o->kernel, o->dispatch, o->out_dir, o->backend, o->timeout, o->quiet_app, o->output.json,
+                                     o->output.debug, {}};
+    workflow::Control control;
+    const auto facts = workflow::run_isolate(request, control);
     const auto doc = report::isolate_json(facts);
     if (o->output.json) {
       std::cout << report::dump(doc);

@@ -29,7 +29,7 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "analysis_options.hpp"
-#include "isolate_dispatch.hpp"
+#include <rpl/workflow/isolate.hpp>
 #include <rpl/workflow/profile_folder.hpp>
 #include "program_output.hpp"
 
@@ -203,7 +203,7 @@ void Session::capture_oracles() {
     wanted.emplace_back(wanted[0].first, o_.dispatch + 1);
   }
   for (size_t i = 0; i < wanted.size(); ++i) {
-    IsolateRequest request;
+    workflow::IsolateRequest request;
     request.program = wanted[i].first;
     request.kernel_regex = analysis::exact_name_regex(out_.mangled_name);
     request.dispatch = wanted[i].second;
@@ -213,7 +213,8 @@ void Session::capture_oracles() {
     request.quiet_app = true;
     request.app_stdout_to_stderr = true;
     try {
-      isolate_dispatch(request);
+      workflow::Control control;
+      workflow::run_isolate(request, control);
     } catch (const Error& e) {
       if (i == 0 || e.code() != Errc::bad_input) throw;
       out_.warnings.push_back(fmt::format("one oracle only: no second dispatch to check against ({})", e.what()));

@@ -1,4 +1,4 @@
-#include "isolate_dispatch.hpp"
+#include <rpl/workflow/isolate.hpp>
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include <rpl/report/json_documents.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
-namespace rpl::cli {
+namespace rpl::workflow {
 namespace fs = std::filesystem;
 namespace {
 
@@ -64,7 +64,7 @@ std::string launches_text(const std::map<std::string, uint64_t>& launches) {
 
 }  // namespace
 
-report::IsolateFacts isolate_dispatch(const IsolateRequest& r) {
+report::IsolateFacts run_isolate(const IsolateRequest& r, Control& control) {
   backends::CaptureRequest request;
   request.run.command = r.program;
   if (r.timeout > 0) request.run.timeout_seconds = r.timeout;
@@ -96,7 +96,9 @@ report::IsolateFacts isolate_dispatch(const IsolateRequest& r) {
 
   // auto: AMD where ROCm is installed, else NVIDIA (which says why it cannot run, if it cannot).
   const std::string backend = r.backend == "auto" ? (backends::find_rocprofv3() ? "rocm" : "cuda") : r.backend;
-  const auto run = backends::capture_dispatch(backend == "rocm" ? "amd" : "nvidia", request);
+  control.stage_started("capture");
+  const auto run = (r.capture ? r.capture : backends::capture_dispatch)(backend == "rocm" ? "amd" : "nvidia", request);
+  control.stage_finished("capture");
   const std::string command = display_command(r.program);
   if (run.process.cancelled) fail(Errc::run_failed, "interrupted; nothing was captured, and {} is as it was before", out.string());
   if (!run.status_json && run.process.ok()) {
@@ -130,4 +132,4 @@ report::IsolateFacts isolate_dispatch(const IsolateRequest& r) {
   return facts;
 }
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow
