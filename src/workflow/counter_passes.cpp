@@ -12,7 +12,7 @@
 #include <rpl/trace/rocpd_counters.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
-namespace rpl::cli {
+namespace rpl::workflow {
 namespace {
 
 std::vector<trace::CounterSample> ncu_samples(const backends::RunOptions& run, const CounterPassOptions& options) {
@@ -46,7 +46,8 @@ std::string traced_architecture(const std::vector<std::filesystem::path>& databa
 }  // namespace
 
 void run_counter_passes(const std::string& backend, const backends::RunOptions& run,
-                        const std::vector<std::filesystem::path>& databases, const CounterPassOptions& options) {
+                        const std::vector<std::filesystem::path>& databases, const CounterPassOptions& options,
+                        std::vector<std::string>& warnings) {
   if (!options.counters && !options.roofline && !options.deep) return;
   std::vector<trace::CounterSample> samples;
   std::string component;
@@ -58,8 +59,8 @@ void run_counter_passes(const std::string& backend, const backends::RunOptions& 
     const std::string arch = traced_architecture(databases);
     const auto passes = analysis::counter_passes(arch);
     if (passes.empty()) {
-      log::warning(fmt::format("{} has no counter formulas for the roofline; no counter pass was run",
-                               arch.empty() ? "the traced GPU" : arch));
+      warnings.push_back(fmt::format("{} has no counter formulas for the roofline; no counter pass was run",
+                                     arch.empty() ? "the traced GPU" : arch));
       return;
     }
     samples = backends::collect_rocprofv3_counters(run, passes);
@@ -68,9 +69,9 @@ void run_counter_passes(const std::string& backend, const backends::RunOptions& 
   auto stored = trace::store_counters(databases.front(), samples, component);
   log::info(fmt::format("counters: {} values stored in {}", stored.stored, databases.front().string()));
   if (stored.unmatched > 0) {
-    log::warning(fmt::format("counters: {} values matched no traced dispatch (the counter run launched other kernels)",
-                             stored.unmatched));
+    warnings.push_back(fmt::format("counters: {} values matched no traced dispatch (the counter run launched other kernels)",
+                                   stored.unmatched));
   }
 }
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow

@@ -8,7 +8,7 @@
 
 #include <rpl/backends/run_options.hpp>
 
-namespace rpl::cli {
+namespace rpl::workflow {
 
 struct CounterPassOptions {
   bool counters = false;               // --counters: ncu with `metrics`
@@ -20,8 +20,9 @@ struct CounterPassOptions {
 };
 
 /// On the ROCm backend only --roofline applies (the caller refuses --counters and --deep before
-/// anything runs).
+/// anything runs). What went wrong without stopping the profile is added to warnings.
 void run_counter_passes(const std::string& backend, const backends::RunOptions& run,
-                        const std::vector<std::filesystem::path>& databases, const CounterPassOptions& options);
+                        const std::vector<std::filesystem::path>& databases, const CounterPassOptions& options,
+                        std::vector<std::string>& warnings);
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow
