@@ -148,8 +148,10 @@ SlurmAllocation::~SlurmAllocation() { cancel(); }
 void SlurmAllocation::cancel() {
   if (cancelled_ || (job_id_.empty() && !asked_)) return;
   cancelled_ = true;
+  // Never itself stopped by the Ctrl-C that may be why it runs: the allocation must go.
+  static const std::atomic<bool> never{false};
   try {
-    run_slurm_command({"scancel", job_id_.empty() ? "--name=" + name_ : job_id_});
+    run_slurm_command({"scancel", job_id_.empty() ? "--name=" + name_ : job_id_}, &never);
   } catch (const std::exception&) {
   }
 }

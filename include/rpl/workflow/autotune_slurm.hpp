@@ -7,12 +7,10 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include <rpl/backends/slurm.hpp>
 #include <rpl/report/autotune_json.hpp>
 
-namespace rpl::cli {
+namespace rpl::workflow {
 
 struct SlurmLaunchOptions {
   std::string launcher = "local";
@@ -25,11 +23,8 @@ struct SlurmLaunchOptions {
   bool slurm() const { return launcher == "slurm"; }
 };
 
-void add_slurm_options(CLI::App& cmd, SlurmLaunchOptions& options);
-
-/// Error(bad_input) for a Slurm option without --launcher slurm, or --launcher slurm with what it
-/// excludes (--devices, --replay).
-void check_slurm_options(const CLI::App& cmd, const SlurmLaunchOptions& options, bool devices, bool replay);
+/// Error(bad_input) for --launcher slurm with what it excludes (--devices, --replay).
+void check_slurm_launch(const SlurmLaunchOptions& options, bool devices, bool replay);
 
 /// The allocation to be (Error(missing_tool) when Slurm's commands are not here); nothing is asked
 /// of Slurm yet.
@@ -44,4 +39,4 @@ std::optional<std::string> start_slurm(backends::SlurmAllocation& slurm, const s
 report::SlurmSetup slurm_setup(const SlurmLaunchOptions& options, const backends::SlurmAllocation& slurm,
                                const std::string& shared_dir);
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow

@@ -1,0 +1,79 @@
+// workflow::run_autotune in-process, answered from a landscape measured on an H100 (--replay): the
+// document written, the progress observed, a cancelled search, and bad requests refused.
+#include <atomic>
+
+#include <gtest/gtest.h>
+
+#include <rpl/core/error.hpp>
+#include <rpl/workflow/autotune.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+workflow::AutotuneRequest stencil_replay(const fs::path& out) {
+  workflow::AutotuneRequest r;
+  r.space_file = source_dir() / "examples/stencil/stencil_space.json";
+  r.cmd_template = "stencil --bx {BX} --by {BY} --rows {ROWS}";
+  r.replay_file = source_dir() / "bench/data/stencil_h100_exhaustive.csv";
+  r.out_dir = out;
+  r.budget = "20%";
+  return r;
+}
+
+TEST(WorkflowAutotune, SearchesARecordedLandscapeAndWritesItsDocument) {
+  const auto dir = fresh_dir("workflow_autotune");
+  auto request = stencil_replay(dir / "out");
+  size_t updates = 0;
+  request.progress = [&](const autotune::TuneProgress&) { ++updates; };
+  workflow::Control control;
+  const auto r = workflow::run_autotune(request, control);
+  ASSERT_TRUE(r.result.best);
+  EXPECT_EQ(r.result.budget, 20u);
+  EXPECT_GE(updates, r.result.measured.size()) << "a progress update per measurement at least";
+  EXPECT_TRUE(fs::exists(r.document_file));
+  EXPECT_EQ(r.document["strategy"], "bayes");
+  EXPECT_EQ(r.best_command.front(), "stencil");
+  EXPECT_EQ(schema_errors(r.document.dump(), "autotune"), "");
+}
+
+TEST(WorkflowAutotune, ACancelledSearchReturnsInterrupted) {
+  const auto dir = fresh_dir("workflow_autotune_cancel");
+  const std::atomic<bool> cancel{true};
+  workflow::Control control(nullptr, &cancel);
+  const auto r = workflow::run_autotune(stencil_replay(dir / "out"), control);
+  EXPECT_TRUE(r.result.interrupted);
+  EXPECT_TRUE(r.result.measured.empty());
+}
+
+TEST(WorkflowAutotune, BadRequestsAreRefusedBeforeAnythingRuns) {
+  const auto dir = fresh_dir("workflow_autotune_bad");
+  workflow::Control control;
+  auto code = [&](const workflow::AutotuneRequest& r) {
+    try {
+      workflow::run_autotune(r, control);
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return Errc::internal;
+  };
+  auto r = stencil_replay(dir / "out");
+  r.resume = true;
+  EXPECT_EQ(code(r), Errc::bad_input) << "--resume with --replay";
+  r = stencil_replay(dir / "out");
+  r.devices = {0, 0};
+  EXPECT_EQ(code(r), Errc::bad_input) << "a GPU twice";
+  r = stencil_replay(dir / "out");
+  r.strategy = "annealing";
+  EXPECT_EQ(code(r), Errc::bad_input);
+  r = stencil_replay(dir / "out");
+  r.kernel = "stencil";
+  r.no_rocprof = true;
+  EXPECT_EQ(code(r), Errc::bad_input);
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+}  // namespace
+}  // namespace rpl::test
