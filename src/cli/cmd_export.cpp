@@ -13,7 +13,6 @@
 #include "commands.hpp"
 
 namespace rpl::cli {
-namespace fs = std::filesystem;
 namespace {
 
 struct ExportOptions {
