@@ -80,7 +80,7 @@ nlohmann::ordered_json profile_document(const analysis::ProfileSummary& summary,
   return doc;
 }
 
-void write_analysis_documents(const trace::Trace& trace, const TraceAnalysis& a, const fs::path& out_dir) {
+nlohmann::ordered_json write_analysis_documents(const trace::Trace& trace, const TraceAnalysis& a, const fs::path& out_dir) {
   if (a.dag) {
     write_output_file(out_dir / "roofline.json", report::dump(report::roofline_json(a.roofline)));
     write_output_file(out_dir / "dag.json", report::dump(report::dag_json(*a.dag, trace, a.dag_options)));
@@ -88,7 +88,9 @@ void write_analysis_documents(const trace::Trace& trace, const TraceAnalysis& a,
     fs::remove(out_dir / "analysis.json", ec);
     if (a.bottleneck) write_output_file(out_dir / "analysis.json", report::dump(report::analysis_json(*a.bottleneck)));
   }
-  write_output_file(out_dir / "profile.json", report::dump(profile_document(a.summary, &a)));
+  auto profile = profile_document(a.summary, &a);
+  write_output_file(out_dir / "profile.json", report::dump(profile));
+  return profile;
 }
 
 std::string analysis_text(const TraceAnalysis& a, analysis::NameStyle names) {
@@ -113,10 +115,11 @@ AnalyzeResult run_analyze(const AnalyzeRequest& request, Control& control) {
   auto summary = analysis::summarize_trace(trace, summary_options);
   control.stage_finished("summary");
   AnalyzeResult r{analyze_trace(trace, std::move(summary), options, control), {}};
-  r.profile = profile_document(r.analysis.summary, &r.analysis);
-  if (!request.out_dir.empty()) {
+  if (request.out_dir.empty()) {
+    r.profile = profile_document(r.analysis.summary, &r.analysis);
+  } else {
     create_output_folder(request.out_dir);
-    write_analysis_documents(trace, r.analysis, request.out_dir);
+    r.profile = write_analysis_documents(trace, r.analysis, request.out_dir);
   }
   return r;
 }

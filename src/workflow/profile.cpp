@@ -96,9 +96,8 @@ ProfileResult run_profile(const ProfileRequest& r, Control& control) {
   for (const auto& w : warnings) control.warning("profile", w);
   summary.warnings.insert(summary.warnings.end(), warnings.begin(), warnings.end());
   result.analysis = analyze_trace(trace, summary, analyses, control);
-  write_analysis_documents(trace, *result.analysis, r.out_dir);
+  result.profile = write_analysis_documents(trace, *result.analysis, r.out_dir);
   result.summary = result.analysis->summary;
-  result.profile = profile_document(result.summary, &*result.analysis);
   return result;
 }
 

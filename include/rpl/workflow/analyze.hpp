@@ -47,8 +47,9 @@ TraceAnalysis analyze_trace(const trace::Trace& trace, analysis::ProfileSummary 
 nlohmann::ordered_json profile_document(const analysis::ProfileSummary& summary, const TraceAnalysis* analysis = nullptr);
 
 /// Writes out_dir/profile.json and, with folder_analyses, roofline.json, dag.json and (where there
-/// is a kernel) analysis.json; an earlier analysis.json that no longer applies is removed.
-void write_analysis_documents(const trace::Trace& trace, const TraceAnalysis& analysis, const std::filesystem::path& out_dir);
+/// is a kernel) analysis.json; an earlier analysis.json that no longer applies is removed. Returns
+/// the profile.json it wrote.
+nlohmann::ordered_json write_analysis_documents(const trace::Trace& trace, const TraceAnalysis& analysis, const std::filesystem::path& out_dir);
 
 /// What ends the human summary: the roofline line, then the critical path, stalls and bottleneck.
 std::string analysis_text(const TraceAnalysis& analysis, analysis::NameStyle names);
