@@ -12,4 +12,5 @@ landscapes=(sgemm=examples/matmul/matmul_space.json:bench/data/matmul_tunable_h1
 landscapes+=(sgemm_wide=examples/matmul/matmul_space.json:bench/data/sgemm_wide_h100_exhaustive.csv)
 landscapes+=(stencil=examples/stencil/stencil_space.json:bench/data/stencil_h100_exhaustive.csv)
 landscapes+=(triton=tests/gpu/programs/triton_space.json:bench/data/triton_h200_exhaustive.csv)
+landscapes+=(sgemm_1k=examples/matmul/matmul_space.json:bench/data/sgemm_1k_h200_exhaustive.csv)
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

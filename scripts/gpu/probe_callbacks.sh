@@ -3,10 +3,7 @@
 # callbacks a runtime launch, a runtime allocation, PyTorch (caching and cudaMallocAsync
 # allocators, cuBLAS) and Triton reach, and when modules load. Logs in $OUT/probe_*.log.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 probe=(env CUDA_INJECTION64_PATH="$carry/lib/librpl_callback_probe.so")
 "${probe[@]}" "$carry/examples/softmax_testbed" 1024 256 2 > "$out/probe_softmax.log" 2>&1
 "${probe[@]}" python3 tests/gpu/programs/torch_isolate.py > "$out/probe_torch.log" 2>&1

@@ -4,12 +4,9 @@
 # dispatch and several fresh replay processes each. Says whether retrying in a fresh process helps.
 #   usage: bash scripts/gpu/probe_relocation.sh [CARRY] [CAPTURES] [CHECKS]
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 captures=${2:-6}
 checks=${3:-10}
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
 bin="$carry/bin/rocm-perf"
 kept=0
 for ((c = 1; c <= captures; c++)); do

@@ -5,10 +5,7 @@
 # gives per SASS instruction and per source line for a kernel built with -lineinfo (softmax) and
 # one without (a Triton kernel). Outputs in $OUT.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 "$carry/examples/stream_kinds_probe" > "$out/stream_kinds.log" 2>&1
 cat "$out/stream_kinds.log"

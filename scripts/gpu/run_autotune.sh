@@ -6,10 +6,7 @@
 # traced kernel time. Replays of the exhaustive CSV run here afterwards (bench/autotune_landscapes.sh).
 # DEVICES=0,1 adds a two-worker run for the speed-up. Results in $OUT.
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}"
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
 mm="$carry/examples/matmul_tunable"
 size=${SIZE:-2048}

@@ -4,12 +4,15 @@
 # landscapes measured exhaustively (every configuration, in a random order), each configuration's
 # kernel time from the CUPTI trace with the spread of its launches (cv), for bench/data/ and the
 # strategies' benchmark (bench/autotune_landscapes.sh):
+# LANDSCAPES names those to measure (default "stencil sgemm_wide"):
 #   stencil: the launch geometry of examples/stencil/stencil_tunable (96 configurations, 8192², 10 steps);
 #   sgemm_wide: the SGEMM of examples/matmul/matmul_tunable at another shape, M = N = 4096 and K = 256
 #            (225 configurations, 10 launches);
+#   sgemm_1k: the same SGEMM at M = N = 1024 and K = 4096, where the largest tiles leave most SMs idle
+#            (64 blocks of 128², 132 SMs on an H100): an optimum inside the ranges, not at their ends;
 #   triton:  the block sizes and warps of a Triton matmul (tests/gpu/programs/triton_matmul_tunable.py,
 #            54 configurations, 2048³ in fp16, 10 launches; about 10 s a configuration, Triton compiling
-#            in each process: run it alone, WITH_TRITON=1). SKIP_STENCIL=1 leaves the stencil out.
+#            in each process: run it alone).
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -25,12 +28,20 @@ exhaustive() {  # NAME SPACE TEMPLATE [OPTIONS...]
   echo "$name: exit $? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/summary.txt"
   tail -4 "$out/$name.txt"; tail -2 "$out/$name.err"
 }
-[ -z "${WITH_TRITON:-}${SKIP_STENCIL:-}" ] && exhaustive stencil examples/stencil/stencil_space.json \
-  "$carry/examples/stencil_tunable 8192 10 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2
-[ -z "${WITH_TRITON:-}" ] && exhaustive sgemm_wide examples/matmul/matmul_space.json \
-  "$carry/examples/matmul_tunable 4096 4096 256 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2
-[ -n "${WITH_TRITON:-}" ] && exhaustive triton tests/gpu/programs/triton_space.json \
-  "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS}" \
-  --kernel matmul_kernel --timeout 120 --max-runs 1
-rm -rf "$out/stencil" "$out/sgemm_wide" "$out/triton"
+matmul="$carry/examples/matmul_tunable"
+for name in ${LANDSCAPES:-stencil sgemm_wide}; do
+  case $name in
+    stencil) exhaustive stencil examples/stencil/stencil_space.json \
+      "$carry/examples/stencil_tunable 8192 10 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2 ;;
+    sgemm_wide) exhaustive sgemm_wide examples/matmul/matmul_space.json \
+      "$matmul 4096 4096 256 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    sgemm_1k) exhaustive sgemm_1k examples/matmul/matmul_space.json \
+      "$matmul 1024 1024 4096 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    triton) exhaustive triton tests/gpu/programs/triton_space.json \
+      "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS}" \
+      --kernel matmul_kernel --timeout 120 --max-runs 1 ;;
+    *) echo "unknown landscape $name" >&2 ;;
+  esac
+  rm -rf "${out:?}/$name"
+done
 true

@@ -7,12 +7,9 @@
 # and diff of a PyTorch program.
 #   usage: bash scripts/gpu/run_report_timeline.sh [CARRY] [TRAIN_STEPS]
 set -uo pipefail
-carry="$PWD/${1:-.devcarry}"
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 steps=${2:-2000}
-out=${OUT:-/tmp/rpl-gpu}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$carry/syslib:${LD_LIBRARY_PATH:-}" PYTHONPATH="$carry/py"
-export RPL_SOURCE_DIR="$PWD" RPL_BUILD_DIR="$carry" RPL_TEST_PYTHON=python3 RPL_CHARTJS="$carry/js/chart.min.js"
+export RPL_CHARTJS="$carry/js/chart.min.js"
 log="$out/timeline.log"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$log"
 work=$(mktemp -d)

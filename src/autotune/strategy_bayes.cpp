@@ -84,7 +84,12 @@ std::vector<size_t> Search::spread(size_t count) const {
 
 void Search::run_bayes() {
   const size_t parameters = space_.parameters.size();
-  const size_t seeds = std::min(std::max<size_t>(parameters + 1, 3), std::max<size_t>(2, result_.budget / 4));
+  // Two seeds, the fewest the process is fitted from: near-opposite corners. Every configuration
+  // more in the seed is one fewer that expected improvement chooses. On the four landscapes of
+  // bench/ (100 seeds at 5 % of each), one seed per parameter found a configuration within 3 % of
+  // the best 85, 72, 43 and 100 times; two seeds found one 95, 89, 43 and 100 times, and never
+  // fewer at any budget from 3 % to 30 %.
+  const size_t seeds = 2;
   result_.seed_count = seeds;
   measure_batch(spread(seeds), "seed");
   GaussianProcess process(space_);
