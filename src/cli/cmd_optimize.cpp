@@ -11,14 +11,26 @@
 #include <rpl/core/stop_signals.hpp>
 #include <rpl/isolate/memory_compare.hpp>
 
+#include <rpl/workflow/optimize.hpp>
+
 #include "commands.hpp"
 #include "optimize_output.hpp"
-#include "optimize_session.hpp"
 
 namespace rpl::cli {
+namespace {
+
+// The loop's lines on stderr as it goes (not with --json); warnings come with the summary.
+class OptimizeProgress : public workflow::Observer {
+ public:
+  void on_event(const workflow::Event& event) override {
+    if (event.kind != workflow::EventKind::warning && !event.message.empty()) std::cerr << event.message << "\n" << std::flush;
+  }
+};
+
+}  // namespace
 
 Action add_optimize_command(CLI::App& app, const std::vector<std::string>& program) {
-  auto o = std::make_shared<OptimizeOptions>();
+  auto o = std::make_shared<workflow::OptimizeRequest>();
   auto output = std::make_shared<OutputOptions>();
   auto text = std::make_shared<std::pair<std::string, std::string>>();  // --check-args, --dtype
   auto key_env = std::make_shared<std::string>("OPENAI_API_KEY");
@@ -84,18 +96,18 @@ Action add_optimize_command(CLI::App& app, const std::vector<std::string>& progr
     const auto interrupted = [&](const std::string& measured) {
       fail(Errc::run_failed, "interrupted; {} is as it was{}", o->source.string(), measured);
     };
-    OptimizeOutcome outcome;
+    OptimizeProgress progress;
+    workflow::Control control(json ? nullptr : &progress, active_stop_flag());
+    workflow::OptimizeResult outcome;
     try {
-      outcome = run_optimization(*o, [json](const std::string& line) {
-        if (!json) std::cerr << line << "\n" << std::flush;
-      });
+      outcome = workflow::run_optimize(*o, control);
     } catch (const Error&) {
       if (stop_requested()) interrupted("");
       throw;
     }
-    const auto doc = optimize_json(outcome, o->source);
+    const auto doc = workflow::optimize_document(outcome, o->source);
     write_output_file(o->out / "optimize.json", report::dump(doc));
-    if (stop_requested()) interrupted("; what was measured is in " + (o->out / "optimize.json").string());
+    if (outcome.interrupted) interrupted("; what was measured is in " + (o->out / "optimize.json").string());
     if (json) {
       std::cout << report::dump(doc);
     } else {

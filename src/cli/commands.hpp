@@ -36,7 +36,7 @@ Action add_export_command(CLI::App& app);
 Action add_diff_command(CLI::App& app);
 Action add_report_command(CLI::App& app);
 Action add_optimize_command(CLI::App& app, const std::vector<std::string>& program);
-/// Internal: what each step of autotune --launcher slurm runs (src/cli/cmd_slurm_step.cpp).
+/// Internal: what each step of autotune --launcher slurm runs (workflow/slurm_step.hpp).
 Action add_slurm_step_command(CLI::App& app, const std::vector<std::string>& program);
 
 }  // namespace rpl::cli

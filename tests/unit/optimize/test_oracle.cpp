@@ -21,51 +21,14 @@ namespace rpl::optimize {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr uint64_t kInput = 0x7f0000000000, kOutput = 0x7f0000200000;
-const std::string kResult = test::float_bytes({10, 20, 30, 40});
+constexpr uint64_t kInput = test::kTestInput, kOutput = test::kTestOutput;
+const std::string kResult = test::test_result_bytes();
+using test::stand_in_replay;
 
-// The code objects: an ELF header and what the stand-in kernel does.
+// The code objects: an ELF header and what the stand-in kernel does (test::stand_in_replay).
 std::string code(const std::string& behaviour) { return test::elf_header(190) + behaviour; }
 
-// Runs the snapshot's "kernel": "compute" writes kResult into the output when the input holds
-// its 0x07 bytes (else zeros); "nothing" writes nothing; "over_nan" writes it only over bytes that
-// hold 0xFF, as a kernel whose result depends on what its output held; "fault" fails as a
-// faulting kernel would.
-void stand_in_replay(const fs::path& snapshot_dir, const fs::path& dump_dir) {
-  const auto s = isolate::read_snapshot(snapshot_dir);
-  const std::string behaviour = read_file(snapshot_dir / s.dispatch.code_object).substr(64);
-  if (behaviour == "fault") fail(Errc::run_failed, "the replayed kernel: CUDA_ERROR_ILLEGAL_ADDRESS");
-  create_output_folder(dump_dir / "memory");
-  std::string input;
-  for (const auto& r : s.memory.regions) {
-    if (r.base == kInput) input = isolate::read_region(snapshot_dir, r);
-  }
-  std::vector<isolate::MemoryRegion> dumped;
-  for (const auto& r : s.memory.regions) {
-    std::string bytes = isolate::read_region(snapshot_dir, r);
-    if (r.base == kOutput && behaviour == "compute") bytes = input == std::string(8, '\x07') ? kResult : std::string(16, '\0');
-    if (r.base == kOutput && behaviour == "over_nan") {
-      for (size_t i = 0; i < bytes.size(); ++i) {
-        if (static_cast<unsigned char>(bytes[i]) == 0xFF) bytes[i] = kResult[i];
-      }
-    }
-    dumped.push_back({r.base, r.size, r.kind, isolate::region_file_name(r.base)});  // raw, as format 1.0 wrote them
-    write_output_file(dump_dir / dumped.back().file, bytes);
-  }
-  isolate::write_memory_regions(dump_dir, dumped);
-}
-
-// A snapshot whose output already holds the result (the launch before computed the same), with
-// the memory after it in after/.
-isolate::Snapshot recomputing_snapshot(const fs::path& dir) {
-  test::write_test_snapshot(dir);
-  const auto s = isolate::read_snapshot(dir);
-  for (const auto& r : s.memory.regions) {
-    if (r.base == kOutput) write_output_file(dir / r.file, kResult);
-  }
-  stand_in_replay(dir, dir / "after");
-  return isolate::read_snapshot(dir);
-}
+isolate::Snapshot recomputing_snapshot(const fs::path& dir) { return isolate::read_snapshot(test::write_recomputing_snapshot(dir)); }
 
 TEST(Oracle, FindsTheBytesAKernelRewritesWithTheValuesTheyHeld) {
   const auto dir = test::fresh_dir("oracle-find");

@@ -9,7 +9,7 @@
 
 #include <rpl/core/files.hpp>
 
-namespace rpl::cli {
+namespace rpl::workflow {
 namespace {
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -66,4 +66,4 @@ std::optional<std::string> output_difference(const std::string& expected, const 
   return std::nullopt;
 }
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow

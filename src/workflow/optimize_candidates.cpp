@@ -1,4 +1,4 @@
-#include "optimize_session_state.hpp"
+#include "optimize_session.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,39 +15,25 @@
 #include <rpl/optimize/source_edits.hpp>
 
 #include <rpl/workflow/profile_folder.hpp>
+
 #include "program_output.hpp"
 
-namespace rpl::cli::optimize_steps {
+namespace rpl::workflow::optimize_steps {
 
 optimize::Replayer Session::replayer() const {
-  const std::string vendor = out_.vendor;
-  const double timeout = o_.timeout;
-  return [vendor, timeout](const fs::path& snapshot, const fs::path& dump) {
-    create_output_folder(dump);
-    backends::ReplayRequest r;
-    r.mode = "full-vm";
-    r.capture_dir = snapshot;
-    r.dump_dir = dump;
-    r.timeout_seconds = timeout;
-    backends::replay_snapshot(vendor, r);
-  };
+  return [replay = seams_.replay, vendor = out_.vendor](const fs::path& snapshot, const fs::path& dump) { replay(vendor, snapshot, dump); };
 }
 
 optimize::SanitizedReplayer Session::sanitized_replayer(const fs::path& sanitizer) const {
-  const double timeout = o_.timeout;
-  return [sanitizer, timeout](const fs::path& snapshot, const std::string& tool) {
-    backends::ReplayRequest r;
-    r.mode = "full-vm";
-    r.capture_dir = snapshot;
-    r.timeout_seconds = timeout;
-    return backends::replay_under_sanitizer(sanitizer, tool, r);
+  return [replay = seams_.sanitized_replay, sanitizer](const fs::path& snapshot, const std::string& tool) {
+    return replay(sanitizer, tool, snapshot);
   };
 }
 
 // The original replayed under compute-sanitizer's tools on the first oracle, poisoned as every
 // candidate will be: what a candidate's replay is held against (NVIDIA, where the tool is there).
 void Session::sanitize_original() {
-  const auto found = optimize::find_compute_sanitizer();
+  const auto found = seams_.find_sanitizer();
   const bool runs = out_.vendor == "nvidia" && found;  // else the gate says why without replaying anything
   const fs::path dir = work_ / "oracle" / "sanitize";
   if (runs) optimize::derive_snapshot(snapshots_.front(), dir, baseline_code_, out_.oracles.front().written);
@@ -61,7 +47,7 @@ void Session::sanitize_original() {
   if (!gate.open) return;
   std::string said;
   for (const auto& r : gate.original) said += fmt::format("{}{} {}", said.empty() ? "" : ", ", r.tool, r.errors);
-  progress_(fmt::format("sanitizer: the original replayed under racecheck, synccheck and memcheck in {:.1f} s (reports: {})",
+  say(EventKind::stage_finished, "sanitizer", fmt::format("sanitizer: the original replayed under racecheck, synccheck and memcheck in {:.1f} s (reports: {})",
                         gate.original_seconds, said));
 }
 
@@ -82,15 +68,7 @@ bool Session::sanitize(CandidateRecord& c, const std::string& code) {
   return false;
 }
 
-double Session::time_replay(const fs::path& snapshot) const {
-  backends::ReplayRequest r;
-  r.mode = "full-vm";
-  r.capture_dir = snapshot;
-  r.iterations = o_.launches;
-  r.timeout_seconds = o_.timeout;
-  const auto doc = nlohmann::json::parse(backends::replay_snapshot(out_.vendor, r).document);
-  return doc.at("gpu_time_ms").at("median").get<double>();
-}
+double Session::time_replay(const fs::path& snapshot) const { return seams_.time_replay(out_.vendor, snapshot, o_.launches); }
 
 CandidateRecord& Session::add_candidate(std::string kind, std::string origin, std::string text) {
   CandidateRecord c;
@@ -122,7 +100,7 @@ void Session::report(const CandidateRecord& c) {
     line += fmt::format("rejected ({}: {})", c.stage, c.reason);
   }
   for (const auto& a : c.advisories) line += fmt::format("; advisory, {}: {}", a.guard, a.reason);
-  progress_(line);
+  say(EventKind::candidate_verdict, "candidate", line);
 }
 
 void Session::propose_initial() {
@@ -172,13 +150,11 @@ std::optional<analysis::InspectedKernel> Session::inspect_kernel(const fs::path&
   io.kernel_regex = analysis::exact_name_regex(out_.mangled_name);
   const auto& d = snapshots_.front().dispatch;
   io.block = static_cast<int>(d.block[0] * d.block[1] * d.block[2]);
-  auto report = analysis::inspect_binary(binary, io);
-  if (report.kernels.empty()) return std::nullopt;
-  return std::move(report.kernels.front());
+  return seams_.inspect(binary, io);
 }
 
 bool Session::check_code(CandidateRecord& c, const fs::path& binary) {
-  auto code = optimize::kernel_code_object(binary, out_.architecture, out_.mangled_name);
+  auto code = code_object(binary);
   if (!code) {
     reject(c, "code_object", fmt::format("the build holds no {} code object that defines {}", out_.architecture, out_.mangled_name));
     return false;
@@ -283,7 +259,11 @@ void Session::evaluate(std::vector<CandidateRecord*> batch) {
   }
   std::vector<std::pair<std::string, fs::path>> variants;
   for (auto* c : to_build) variants.emplace_back(c->text, c->dir);
-  const auto built = builder_.build_all(variants, o_.jobs);
+  // Cancelled, nothing more is built: each is rejected as a build stopped would be.
+  auto built = cancelled() ? std::vector<optimize::BuiltVariant>(variants.size()) : build_all(variants);
+  for (auto& b : built) {
+    if (!b.ok && b.failure.empty()) b.failure = "not built: the run was interrupted";
+  }
   for (size_t i = 0; i < to_build.size(); ++i) {
     auto& c = *to_build[i];
     c.build_seconds = built[i].seconds;
@@ -306,8 +286,8 @@ void Session::llm_rounds() {
   if (o_.llm.url.empty()) return;
   const fs::path llm_dir = out_dir_ / "llm";
   create_output_folder(llm_dir);
-  const auto facts = optimize::measured_facts(workflow::optional_json_document(work_ / "baseline" / "profile" / "profile.json"),
-                                              workflow::optional_json_document(work_ / "baseline" / "profile" / "analysis.json"));
+  const auto facts = optimize::measured_facts(optional_json_document(work_ / "baseline" / "profile" / "profile.json"),
+                                              optional_json_document(work_ / "baseline" / "profile" / "analysis.json"));
   auto save = [&](const std::string& name, const std::vector<optimize::ChatMessage>& messages, const optimize::ChatReply& reply) {
     nlohmann::ordered_json doc = nlohmann::ordered_json::array();
     for (const auto& m : messages) doc.push_back({{"role", m.role}, {"content", m.content}});
@@ -316,7 +296,7 @@ void Session::llm_rounds() {
     for (const auto& a : reply.attempts) answer += "\n<!-- " + a + " -->";
     write_output_file(llm_dir / (name + ".answer.md"), answer + "\n");
   };
-  for (int round = 1; round <= o_.llm_rounds; ++round) {
+  for (int round = 1; round <= o_.llm_rounds && !cancelled(); ++round) {
     // Each round refines the fastest correct candidate so far.
     const CandidateRecord* best = nullptr;
     for (const auto& c : out_.candidates) {
@@ -416,4 +396,4 @@ void Session::confirm(CandidateRecord& c, const optimize::BuiltVariant& again) {
   }
 }
 
-}  // namespace rpl::cli::optimize_steps
+}  // namespace rpl::workflow::optimize_steps

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-namespace rpl::cli {
+namespace rpl::workflow {
 
 /// The lines of log (the program's output) that regex matches, each ending in a newline.
 std::string matching_output_lines(const std::filesystem::path& log, const std::string& regex);
@@ -14,4 +14,4 @@ std::string matching_output_lines(const std::filesystem::path& log, const std::s
 /// (numbers count as equal within rtol of the expected one); none when they agree.
 std::optional<std::string> output_difference(const std::string& expected, const std::string& got, double rtol);
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow

@@ -1,18 +1,19 @@
 #include "optimize_session.hpp"
 
-#include "optimize_session_state.hpp"
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include <rpl/analysis/dag.hpp>
+#include <rpl/analysis/inspect.hpp>
 #include <rpl/analysis/kernel_selection.hpp>
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/backends/cuda_tracer.hpp>
@@ -28,12 +29,13 @@
 #include <rpl/report/json_documents.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
-#include "analysis_options.hpp"
+#include <rpl/workflow/analyze.hpp>
 #include <rpl/workflow/isolate.hpp>
 #include <rpl/workflow/profile_folder.hpp>
+
 #include "program_output.hpp"
 
-namespace rpl::cli {
+namespace rpl::workflow {
 namespace optimize_steps {
 
 std::string base_name(const std::string& demangled) {
@@ -73,6 +75,74 @@ std::vector<std::string> with_binary(const std::vector<std::string>& program, co
     out.push_back(std::move(arg));
   }
   return out;
+}
+
+Session::Session(const OptimizeRequest& o, Control& control) : o_(o), control_(control), seams_(o.seams) {
+  if (!seams_.build) {
+    auto builder = std::make_shared<optimize::VariantBuilder>(o.build, fs::absolute(o.source), o.build_timeout);
+    const unsigned jobs = o.jobs;
+    seams_.build = [builder, jobs](const std::vector<std::pair<std::string, fs::path>>& variants) { return builder->build_all(variants, jobs); };
+  }
+  if (!seams_.code_object) seams_.code_object = optimize::kernel_code_object;
+  if (!seams_.inspect) {
+    seams_.inspect = [](const fs::path& binary, const analysis::InspectOptions& options) -> std::optional<analysis::InspectedKernel> {
+      auto report = analysis::inspect_binary(binary, options);
+      if (report.kernels.empty()) return std::nullopt;
+      return std::move(report.kernels.front());
+    };
+  }
+  if (!seams_.trace) {
+    seams_.trace = [](const std::string& vendor, const backends::RunOptions& run, const fs::path& dir) {
+      return trace::read_rocpd(vendor == "amd" ? backends::trace_with_rocprofv3(run, dir) : backends::trace_with_cupti(run, dir));
+    };
+  }
+  if (!seams_.replay) {
+    const double timeout = o.timeout;
+    seams_.replay = [timeout](const std::string& vendor, const fs::path& snapshot, const fs::path& dump) {
+      create_output_folder(dump);
+      backends::ReplayRequest r;
+      r.mode = "full-vm";
+      r.capture_dir = snapshot;
+      r.dump_dir = dump;
+      r.timeout_seconds = timeout;
+      backends::replay_snapshot(vendor, r);
+    };
+  }
+  if (!seams_.time_replay) {
+    const double timeout = o.timeout;
+    seams_.time_replay = [timeout](const std::string& vendor, const fs::path& snapshot, uint64_t launches) {
+      backends::ReplayRequest r;
+      r.mode = "full-vm";
+      r.capture_dir = snapshot;
+      r.iterations = launches;
+      r.timeout_seconds = timeout;
+      const auto doc = nlohmann::json::parse(backends::replay_snapshot(vendor, r).document);
+      return doc.at("gpu_time_ms").at("median").get<double>();
+    };
+  }
+  if (!seams_.find_sanitizer) seams_.find_sanitizer = optimize::find_compute_sanitizer;
+  if (!seams_.sanitized_replay) {
+    const double timeout = o.timeout;
+    seams_.sanitized_replay = [timeout](const fs::path& sanitizer, const std::string& tool, const fs::path& snapshot) {
+      backends::ReplayRequest r;
+      r.mode = "full-vm";
+      r.capture_dir = snapshot;
+      r.timeout_seconds = timeout;
+      return backends::replay_under_sanitizer(sanitizer, tool, r);
+    };
+  }
+  if (!seams_.amd_profiler_found) seams_.amd_profiler_found = [] { return backends::find_rocprofv3().has_value(); };
+}
+
+// The caller's token, or Ctrl-C where the caller left the token to the signals.
+bool Session::cancelled() const { return control_.cancelled() || stop_requested(); }
+
+std::vector<optimize::BuiltVariant> Session::build_all(const std::vector<std::pair<std::string, fs::path>>& variants) const {
+  return seams_.build(variants);
+}
+
+std::optional<std::string> Session::code_object(const fs::path& binary) const {
+  return seams_.code_object(binary, out_.architecture, out_.mangled_name);
 }
 
 void Session::check_inputs() {
@@ -115,8 +185,8 @@ void Session::check_inputs() {
 }
 
 void Session::build_baseline() {
-  progress_("building the original twice (a deterministic rebuild)");
-  const auto built = builder_.build_all({{source_.text, work_ / "baseline" / "a"}, {source_.text, work_ / "baseline" / "b"}}, o_.jobs);
+  say(EventKind::stage_started, "build", "building the original twice (a deterministic rebuild)");
+  const auto built = build_all({{source_.text, work_ / "baseline" / "a"}, {source_.text, work_ / "baseline" / "b"}});
   if (!built[0].ok) {
     fail(Errc::bad_input, "the original does not build with --build: {}; its output: {}", built[0].failure,
          (work_ / "baseline" / "a" / "build.log").string());
@@ -144,9 +214,7 @@ ProgramProfile Session::profile(const fs::path& binary, const fs::path& folder) 
   run.app_stdout_to_stderr = true;
   ProgramProfile p;
   p.folder = folder;
-  const fs::path trace_dir = folder / ".rocpd_profile";
-  const auto dbs = vendor_backend() == "rocm" ? backends::trace_with_rocprofv3(run, trace_dir) : backends::trace_with_cupti(run, trace_dir);
-  p.trace = trace::read_rocpd(dbs);
+  p.trace = seams_.trace(out_.vendor, run, folder / ".rocpd_profile");
   if (p.trace.dispatches.empty()) fail(Errc::run_failed, "{} ran, but no kernel dispatches were recorded", display_command(run.command));
   p.dag = analysis::analyze_dag(p.trace);
   for (const auto& process : p.dag.processes) p.critical_path_ms.push_back(static_cast<double>(process.critical_path_ns) / 1e6);
@@ -157,10 +225,13 @@ ProgramProfile Session::profile(const fs::path& binary, const fs::path& folder) 
 void Session::write_documents(const ProgramProfile& p) {
   analysis::AnalyzeOptions options;
   options.kernel_regex = analysis::exact_name_regex(out_.kernel_name);
-  workflow::Control control;
-  const auto analyzed = workflow::analyze_trace(p.trace, analysis::summarize_trace(p.trace, options), {}, control);
-  log_analysis_warnings(analyzed);
-  workflow::write_analysis_documents(p.trace, analyzed, p.folder);
+  Control quiet;  // its warnings are told below, once each
+  const auto analyzed = analyze_trace(p.trace, analysis::summarize_trace(p.trace, options), {}, quiet);
+  for (const auto& w : analyzed.warnings) {
+    out_.warnings.push_back("the original's profile: " + w);
+    control_.warning("profile", out_.warnings.back());
+  }
+  write_analysis_documents(p.trace, analyzed, p.folder);
 }
 
 void Session::choose_kernel(const ProgramProfile& p) {
@@ -190,7 +261,7 @@ void Session::choose_kernel(const ProgramProfile& p) {
                           "library such as cuBLAS cannot be rewritten here",
          o_.kernel_regex.empty() ? "" : " that --kernel matches", o_.source.string(), defined, ran.size() > 600 ? ran.substr(0, 600) + "..." : ran);
   }
-  progress_(fmt::format("{}: {:.1f}% of the critical path; Amdahl's ceiling for the program {}", out_.kernel_name,
+  say(EventKind::stage_finished, "kernel", fmt::format("{}: {:.1f}% of the critical path; Amdahl's ceiling for the program {}", out_.kernel_name,
                         out_.critical_path_share * 100, out_.amdahl_ceiling ? fmt::format("{:.2f}x", *out_.amdahl_ceiling) : "unbounded"));
 }
 
@@ -203,7 +274,7 @@ void Session::capture_oracles() {
     wanted.emplace_back(wanted[0].first, o_.dispatch + 1);
   }
   for (size_t i = 0; i < wanted.size(); ++i) {
-    workflow::IsolateRequest request;
+    IsolateRequest request;
     request.program = wanted[i].first;
     request.kernel_regex = analysis::exact_name_regex(out_.mangled_name);
     request.dispatch = wanted[i].second;
@@ -212,9 +283,10 @@ void Session::capture_oracles() {
     request.timeout = o_.timeout;
     request.quiet_app = true;
     request.app_stdout_to_stderr = true;
+    request.capture = seams_.capture;
     try {
-      workflow::Control control;
-      workflow::run_isolate(request, control);
+      Control quiet;
+      run_isolate(request, quiet);
     } catch (const Error& e) {
       if (i == 0 || e.code() != Errc::bad_input) throw;
       out_.warnings.push_back(fmt::format("one oracle only: no second dispatch to check against ({})", e.what()));
@@ -225,7 +297,7 @@ void Session::capture_oracles() {
     out_.device = snapshot.dispatch.device_name;
     out_.architecture = snapshot.dispatch.architecture;
     if (baseline_code_.empty()) {
-      auto code = optimize::kernel_code_object(baseline_binary_, out_.architecture, out_.mangled_name);
+      auto code = code_object(baseline_binary_);
       if (!code) {
         fail(Errc::bad_input, "the build holds no {} code object that defines {}: build for the GPU's architecture (not PTX "
                               "alone), e.g. -arch=native", out_.architecture, out_.mangled_name);
@@ -250,7 +322,7 @@ void Session::capture_oracles() {
              record.dispatch, pattern, own.failure);
       }
     }
-    progress_(fmt::format("oracle {}: dispatch {} captured, {} written bytes poisoned before each candidate", i + 1,
+    say(EventKind::stage_finished, "oracle", fmt::format("oracle {}: dispatch {} captured, {} written bytes poisoned before each candidate", i + 1,
                           record.dispatch, record.poisoned_bytes));
     const fs::path timing = work_ / "oracle" / fmt::format("timing_{}", i + 1);
     optimize::derive_snapshot(snapshot, timing, baseline_code_, {});
@@ -270,13 +342,13 @@ void Session::finish() {
   create_output_folder(out_dir_ / "best");
   write_output_file(out_dir_ / "best" / file, best.text);
   write_output_file(out_dir_ / "best.patch", optimize::unified_diff(source_.text, best.text, file));
-  if (o_.apply && !stop_requested()) {  // a run stopped by Ctrl-C writes nothing of the user's
+  if (o_.apply && !out_.interrupted) {  // a run stopped by Ctrl-C writes nothing of the user's
     write_output_file(o_.source, best.text);
     out_.applied = true;
   }
 }
 
-OptimizeOutcome Session::run() {
+OptimizeResult Session::run() {
   const auto started = std::chrono::steady_clock::now();
   check_inputs();
   out_dir_ = fs::absolute(o_.out);
@@ -285,8 +357,8 @@ OptimizeOutcome Session::run() {
   fs::remove_all(work_, ec);
   create_output_folder(work_);
   build_baseline();
-  out_.vendor = o_.backend == "auto" ? (backends::find_rocprofv3() ? "amd" : "nvidia") : (o_.backend == "rocm" ? "amd" : "nvidia");
-  progress_(fmt::format("profiling the original ({} runs)", o_.runs));
+  out_.vendor = o_.backend == "auto" ? (seams_.amd_profiler_found() ? "amd" : "nvidia") : (o_.backend == "rocm" ? "amd" : "nvidia");
+  say(EventKind::stage_started, "profile", fmt::format("profiling the original ({} runs)", o_.runs));
   const auto baseline = profile(baseline_binary_, work_ / "baseline" / "profile");
   choose_kernel(baseline);
   write_documents(baseline);
@@ -315,12 +387,13 @@ OptimizeOutcome Session::run() {
   // Their second builds at once (a build can take minutes), then each program profiled in turn.
   std::vector<std::pair<std::string, fs::path>> again;
   for (auto* c : survivors) again.emplace_back(c->text, c->dir / "again");
-  const auto rebuilt = builder_.build_all(again, o_.jobs);
-  for (size_t i = 0; i < survivors.size(); ++i) {
-    progress_(fmt::format("[{}] confirming in the program ({} runs)", survivors[i]->id, o_.runs));
+  const auto rebuilt = cancelled() ? std::vector<optimize::BuiltVariant>{} : build_all(again);
+  for (size_t i = 0; i < survivors.size() && !cancelled(); ++i) {
+    say(EventKind::stage_started, "confirm", fmt::format("[{}] confirming in the program ({} runs)", survivors[i]->id, o_.runs));
     confirm(*survivors[i], rebuilt[i]);
     report(*survivors[i]);
   }
+  out_.interrupted = cancelled();
   finish();
   out_.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out_;
@@ -328,9 +401,17 @@ OptimizeOutcome Session::run() {
 
 }  // namespace optimize_steps
 
-OptimizeOutcome run_optimization(const OptimizeOptions& options, const std::function<void(const std::string&)>& progress) {
-  optimize_steps::Session session(options, progress);
+std::map<std::string, int> rejections_by_stage(const OptimizeResult& r) {
+  std::map<std::string, int> out;
+  for (const auto& c : r.candidates) {
+    if (c.verdict != "accepted") ++out[c.stage];
+  }
+  return out;
+}
+
+OptimizeResult run_optimize(const OptimizeRequest& request, Control& control) {
+  optimize_steps::Session session(request, control);
   return session.run();
 }
 
-}  // namespace rpl::cli
+}  // namespace rpl::workflow

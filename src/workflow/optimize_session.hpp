@@ -1,5 +1,5 @@
 #pragma once
-// The state of one rocm-perf optimize run, shared by the files that define its steps:
+// The state of one optimize run, shared by the files that define its steps:
 // optimize_session.cpp (the baseline, the kernel, the oracles, the outcome) and
 // optimize_candidates.cpp (each candidate through the guards, the LLM rounds, the confirmation).
 #include <filesystem>
@@ -20,9 +20,9 @@
 #include <rpl/optimize/oracle.hpp>
 #include <rpl/trace/model.hpp>
 
-#include "optimize_session.hpp"
+#include <rpl/workflow/optimize.hpp>
 
-namespace rpl::cli::optimize_steps {
+namespace rpl::workflow::optimize_steps {
 namespace fs = std::filesystem;
 
 // The function's own name in a demangled kernel name: "void ns::k<4>(float*, int)" -> "k".
@@ -40,10 +40,9 @@ struct ProgramProfile {
 
 class Session {
  public:
-  Session(const OptimizeOptions& o, const std::function<void(const std::string&)>& progress)
-      : o_(o), progress_(progress), builder_(o.build, fs::absolute(o.source), o.build_timeout) {}
+  Session(const OptimizeRequest& o, Control& control);
 
-  OptimizeOutcome run();
+  OptimizeResult run();
 
  private:
   void check_inputs();
@@ -71,15 +70,20 @@ class Session {
   CandidateRecord& add_candidate(std::string kind, std::string origin, std::string text);
   void reject(CandidateRecord& c, std::string stage, std::string reason);
   void report(const CandidateRecord& c);
+  // A step's line for the observer: what is being done, or what a step found.
+  void say(EventKind kind, const std::string& stage, const std::string& line) const { control_.emit({kind, stage, line}); }
+  bool cancelled() const;
+  std::vector<optimize::BuiltVariant> build_all(const std::vector<std::pair<std::string, fs::path>>& variants) const;
+  std::optional<std::string> code_object(const fs::path& binary) const;
   optimize::Replayer replayer() const;
   optimize::SanitizedReplayer sanitized_replayer(const fs::path& sanitizer) const;
   double time_replay(const fs::path& snapshot) const;
   std::string vendor_backend() const { return out_.vendor == "amd" ? "rocm" : "cuda"; }
 
-  const OptimizeOptions& o_;
-  const std::function<void(const std::string&)>& progress_;
-  optimize::VariantBuilder builder_;
-  OptimizeOutcome out_;
+  const OptimizeRequest& o_;
+  Control& control_;
+  OptimizeSeams seams_;  // the request's, the empty ones filled with the real
+  OptimizeResult out_;
   fs::path out_dir_, work_;
   optimize::KernelSource source_;
   const optimize::KernelDefinition* kernel_ = nullptr;
@@ -93,4 +97,4 @@ class Session {
   std::vector<fs::path> timing_dirs_;  // per oracle: the snapshot with the baseline's code object
 };
 
-}  // namespace rpl::cli::optimize_steps
+}  // namespace rpl::workflow::optimize_steps
