@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh` (every testbed; 57 MiB): the whole
+# gpu suite (tests/gpu), in two calls of the device tool as each may take at most 10 minutes:
+#   PART=1 (default): every test but the SGEMM optimize run (about 7.5 minutes on an H100);
+#   PART=2: that run alone (about 5.5 minutes).
+# The log in $OUT/gpu_tests_part<N>.log.
+set -uo pipefail
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+export TMPDIR=${TMPDIR:-/tmp}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+sgemm=NvidiaOptimize.AFasterSgemmForTheMatmulTestbedsTile
+filter=$([ "${PART:-1}" = 2 ] && echo "$sgemm" || echo "-$sgemm")
+start=$(date +%s)
+timeout 570 "$carry/tests/test_nvidia_gpu" --gtest_filter="$filter" > "$out/gpu_tests_part${PART:-1}.log" 2>&1
+echo "exit $? in $(( $(date +%s) - start )) s"
+grep -E '^\[  (FAILED|PASSED|SKIPPED) |^\[==========\] .* ran' "$out/gpu_tests_part${PART:-1}.log"
