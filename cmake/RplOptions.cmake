@@ -6,3 +6,8 @@ option(RPL_SANITIZERS "Build with AddressSanitizer and UndefinedBehaviorSanitize
 # build type's): it only drives them, and compiles in half the time.
 option(RPL_OPTIMIZE_TESTS "Compile the tests' own code as the build type says" OFF)
 option(RPL_FUZZ "Build the libFuzzer targets (clang only; instruments the whole build)" OFF)
+# What `all` builds besides the tool: the tests of these labels (the others stay targets of their
+# own), and the GPU testbeds and benchmarks. The asan preset builds the unit tests alone, which is
+# all it runs.
+set(RPL_BUILD_TEST_LABELS "unit;amd-offline;gpu" CACHE STRING "labels of the tests that `all` builds")
+option(RPL_BUILD_TESTBEDS_AND_BENCH "Build the GPU testbeds (examples/) and the benchmarks (bench/) with `all`" ON)

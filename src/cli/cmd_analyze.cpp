@@ -22,7 +22,7 @@ Action add_analyze_command(CLI::App& app) {
   auto o = std::make_shared<AnalyzeCommandOptions>();
   auto* cmd = app.add_subcommand("analyze", "analyze existing rocpd trace databases (no GPU needed)");
   add_output_options(*cmd, o->output, true);
-  cmd->add_option("databases", o->databases, "rocpd databases (one per run or process)")->required();
+  cmd->add_option("databases", o->databases, "rocpd databases (one per run or process), or folders that rocm-perf profile wrote")->required();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
   auto* out = cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
   add_analysis_options(*cmd, o->analyses);

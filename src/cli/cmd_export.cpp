@@ -29,7 +29,7 @@ Action add_export_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("export", "export rocpd traces as a timeline for Perfetto or chrome://tracing");
   add_output_options(*cmd, o->output, false);
   cmd->add_option("--format", o->request.format, "output format")->check(CLI::IsMember({"perfetto"}))->capture_default_str();
-  cmd->add_option("databases", o->databases, "rocpd databases")->required();
+  cmd->add_option("databases", o->databases, "rocpd databases, or folders that rocm-perf profile wrote")->required();
   cmd->add_option("-o,--output", o->output_file, "the trace-event JSON file to write (- for stdout)")->required();
   cmd->add_option("--dag-infer-threshold-us", o->request.infer_threshold_us,
                   "for traces that recorded no event operations: the gap within which a dependency is inferred "

@@ -1,4 +1,5 @@
 #include <rpl/workflow/analyze.hpp>
+#include <rpl/workflow/trace_inputs.hpp>
 
 #include <cmath>
 
@@ -105,7 +106,7 @@ std::string analysis_text(const TraceAnalysis& a, analysis::NameStyle names) {
 
 AnalyzeResult run_analyze(const AnalyzeRequest& request, Control& control) {
   control.stage_started("read");
-  const auto trace = trace::read_rocpd(request.databases);
+  const auto trace = read_trace_inputs(request.databases);
   control.stage_finished("read");
   AnalysisOptions options = request.options;
   options.folder_analyses = !request.out_dir.empty();

@@ -1,4 +1,5 @@
 #include <rpl/workflow/export.hpp>
+#include <rpl/workflow/trace_inputs.hpp>
 
 #include <cmath>
 
@@ -13,14 +14,15 @@ namespace fs = std::filesystem;
 
 ExportResult run_export(const ExportRequest& request, Control& control) {
   std::error_code ec;
-  for (const auto& in : request.databases) {  // said before any work is done
+  const auto databases = trace_files(request.databases);
+  for (const auto& in : databases) {  // said before any work is done
     if (fs::equivalent(in, request.output, ec)) fail(Errc::bad_input, "{}: is one of the traces read; give another output file", request.output.string());
   }
   OutputFile file(request.output);  // opened first: a path that cannot be written fails before the traces are read
   control.stage_started("read");
   trace::ReadOptions read_options;
   read_options.host_calls = true;
-  const auto trace = trace::read_rocpd(request.databases, read_options);
+  const auto trace = trace::read_rocpd(databases, read_options);
   control.stage_finished("read");
   control.stage_started("dag");
   analysis::DagOptions dag_options;

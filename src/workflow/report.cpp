@@ -1,4 +1,5 @@
 #include <rpl/workflow/report.hpp>
+#include <rpl/workflow/trace_inputs.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -93,7 +94,7 @@ std::vector<fs::path> timeline_databases(const std::vector<fs::path>& runs, cons
 ReportResult run_report(const ReportRequest& request, Control& control) {
   const fs::path& folder = request.folder;
   const fs::path& output = request.output;
-  const auto& traces = request.traces;
+  const auto traces = trace_files(request.traces);
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) fail(Errc::bad_input, "{}: not a folder; give the folder that rocm-perf profile wrote", folder.string());
   // A folder of rocm-perf autotune: its search.

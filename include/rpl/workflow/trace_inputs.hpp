@@ -1,0 +1,21 @@
+#pragma once
+// The one place the commands recognise the traces they are given (analyze, export, report
+// --trace): what a path stands for is found from what it is, not from its name. Readers of other
+// formats are added here.
+#include <filesystem>
+#include <vector>
+
+#include <rpl/trace/model.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+namespace rpl::workflow {
+
+/// The trace files the inputs stand for, in order: a folder that rocm-perf profile wrote stands for
+/// its runs (.rocpd_profile/run*.db); any other path is a rocpd database, which the reader checks
+/// (its SQLite header, its tables). Error(bad_input) for a folder that holds no trace.
+std::vector<std::filesystem::path> trace_files(const std::vector<std::filesystem::path>& inputs);
+
+/// The inputs' trace files read as one trace.
+trace::Trace read_trace_inputs(const std::vector<std::filesystem::path>& inputs, const trace::ReadOptions& options = {});
+
+}  // namespace rpl::workflow
