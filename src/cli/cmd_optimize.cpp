@@ -66,7 +66,7 @@ Action add_optimize_command(CLI::App& app, const std::vector<std::string>& progr
       ->check(CLI::IsMember({"bytes", "f16", "bf16", "f32", "f64"}));
   cmd->add_option("--rtol", o->compare.rtol, "relative tolerance of floating-point outputs (and of --check-output numbers)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--atol", o->compare.atol, "absolute tolerance of floating-point outputs")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--atol", o->compare.atol, "absolute tolerance of floating-point outputs (and of --check-output numbers)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout", o->timeout, "seconds a run of the program or a replay may take")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--build-timeout", o->build_timeout, "seconds a build may take")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--iterations", o->pairs, "pairs of replays (original, candidate) that time each candidate")
@@ -83,9 +83,7 @@ Action add_optimize_command(CLI::App& app, const std::vector<std::string>& progr
       o->check_args = autotune::CommandTemplate(text->first, "--check-args").instantiate([](const std::string& n) { return "{" + n + "}"; });
     }
     if (!text->second.empty()) o->compare.type = *isolate::element_type_from_name(text->second);
-    if (o->compare.type == isolate::ElementType::bytes && (o->compare.rtol > 0 || o->compare.atol > 0) && o->check_output.empty()) {
-      fail(Errc::bad_input, "--rtol and --atol apply to floating-point outputs: give --dtype f16, bf16, f32 or f64");
-    }
+    if (o->check_output.empty()) isolate::check_tolerances_apply(o->compare);  // else they apply to its numbers
     if (!o->llm.url.empty()) {
       if (o->llm.model.empty()) fail(Errc::bad_input, "--llm-url needs --llm-model");
       if (const char* key = std::getenv(key_env->c_str())) o->llm.api_key = key;

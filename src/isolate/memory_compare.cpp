@@ -82,7 +82,7 @@ void compare_stretch(std::string_view a, std::string_view b, uint64_t start, con
     const double x = element_value(o.type, a.data() + i), y = element_value(o.type, b.data() + i);
     if (std::isnan(x) && std::isnan(y)) continue;
     const double diff = std::fabs(x - y);
-    const bool same = x == y || (std::isfinite(diff) && diff <= o.atol + o.rtol * std::fabs(y));
+    const bool same = within_tolerance(x, y, o.rtol, o.atol);
     if (std::isfinite(diff)) {
       out.max_abs_error = std::max(out.max_abs_error, diff);
       if (y != 0) out.max_rel_error = std::max(out.max_rel_error, diff / std::fabs(y));
@@ -153,6 +153,18 @@ bool MemoryComparison::equal() const {
     if (r.differing) return false;
   }
   return true;
+}
+
+bool within_tolerance(double value, double reference, double rtol, double atol) {
+  if (value == reference || (std::isnan(value) && std::isnan(reference))) return true;
+  const double diff = std::fabs(value - reference);
+  return std::isfinite(diff) && diff <= atol + rtol * std::fabs(reference);
+}
+
+void check_tolerances_apply(const CompareOptions& options) {
+  if (options.type == ElementType::bytes && (options.rtol > 0 || options.atol > 0)) {
+    fail(Errc::bad_input, "--rtol and --atol apply to floating-point elements: give --dtype f16, bf16, f32 or f64");
+  }
 }
 
 MemoryComparison compare_memory(const MemoryImage& a, const MemoryImage& b, const CompareOptions& options) {

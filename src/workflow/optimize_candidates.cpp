@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <rpl/analysis/kernel_selection.hpp>
-#include <rpl/backends/isolate_runs.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
@@ -47,8 +46,9 @@ void Session::sanitize_original() {
   if (!gate.open) return;
   std::string said;
   for (const auto& r : gate.original) said += fmt::format("{}{} {}", said.empty() ? "" : ", ", r.tool, r.errors);
-  say(EventKind::stage_finished, "sanitizer", fmt::format("sanitizer: the original replayed under racecheck, synccheck and memcheck in {:.1f} s (reports: {})",
-                        gate.original_seconds, said));
+  say(EventKind::stage_finished, "sanitizer",
+      fmt::format("sanitizer: the original replayed under racecheck, synccheck and memcheck in {:.1f} s (reports: {})",
+                  gate.original_seconds, said));
 }
 
 // The candidate replayed under each tool on the first oracle: a report of a kind that the
@@ -374,7 +374,7 @@ void Session::confirm(CandidateRecord& c, const optimize::BuiltVariant& again) {
   }
   if (!o_.check_output.empty()) {
     const auto got = matching_output_lines(p.folder / ".rocpd_profile" / "run1.log", o_.check_output);
-    if (const auto why = output_difference(baseline_output_, got, o_.compare.rtol)) {
+    if (const auto why = output_difference(baseline_output_, got, o_.compare.rtol, o_.compare.atol)) {
       reject(c, "program_output", *why);
       return;
     }

@@ -5,20 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <memory>
 #include <regex>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
 #include <rpl/analysis/dag.hpp>
-#include <rpl/analysis/inspect.hpp>
 #include <rpl/analysis/kernel_selection.hpp>
 #include <rpl/analysis/profile_summary.hpp>
-#include <rpl/backends/cuda_tracer.hpp>
-#include <rpl/backends/isolate_runs.hpp>
-#include <rpl/backends/rocprofv3.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
@@ -27,7 +21,6 @@
 #include <rpl/optimize/kernel_source.hpp>
 #include <rpl/optimize/source_edits.hpp>
 #include <rpl/report/json_documents.hpp>
-#include <rpl/trace/rocpd_reader.hpp>
 
 #include <rpl/workflow/analyze.hpp>
 #include <rpl/workflow/isolate.hpp>
@@ -77,62 +70,7 @@ std::vector<std::string> with_binary(const std::vector<std::string>& program, co
   return out;
 }
 
-Session::Session(const OptimizeRequest& o, Control& control) : o_(o), control_(control), seams_(o.seams) {
-  if (!seams_.build) {
-    auto builder = std::make_shared<optimize::VariantBuilder>(o.build, fs::absolute(o.source), o.build_timeout);
-    const unsigned jobs = o.jobs;
-    seams_.build = [builder, jobs](const std::vector<std::pair<std::string, fs::path>>& variants) { return builder->build_all(variants, jobs); };
-  }
-  if (!seams_.code_object) seams_.code_object = optimize::kernel_code_object;
-  if (!seams_.inspect) {
-    seams_.inspect = [](const fs::path& binary, const analysis::InspectOptions& options) -> std::optional<analysis::InspectedKernel> {
-      auto report = analysis::inspect_binary(binary, options);
-      if (report.kernels.empty()) return std::nullopt;
-      return std::move(report.kernels.front());
-    };
-  }
-  if (!seams_.trace) {
-    seams_.trace = [](const std::string& vendor, const backends::RunOptions& run, const fs::path& dir) {
-      return trace::read_rocpd(vendor == "amd" ? backends::trace_with_rocprofv3(run, dir) : backends::trace_with_cupti(run, dir));
-    };
-  }
-  if (!seams_.replay) {
-    const double timeout = o.timeout;
-    seams_.replay = [timeout](const std::string& vendor, const fs::path& snapshot, const fs::path& dump) {
-      create_output_folder(dump);
-      backends::ReplayRequest r;
-      r.mode = "full-vm";
-      r.capture_dir = snapshot;
-      r.dump_dir = dump;
-      r.timeout_seconds = timeout;
-      backends::replay_snapshot(vendor, r);
-    };
-  }
-  if (!seams_.time_replay) {
-    const double timeout = o.timeout;
-    seams_.time_replay = [timeout](const std::string& vendor, const fs::path& snapshot, uint64_t launches) {
-      backends::ReplayRequest r;
-      r.mode = "full-vm";
-      r.capture_dir = snapshot;
-      r.iterations = launches;
-      r.timeout_seconds = timeout;
-      const auto doc = nlohmann::json::parse(backends::replay_snapshot(vendor, r).document);
-      return doc.at("gpu_time_ms").at("median").get<double>();
-    };
-  }
-  if (!seams_.find_sanitizer) seams_.find_sanitizer = optimize::find_compute_sanitizer;
-  if (!seams_.sanitized_replay) {
-    const double timeout = o.timeout;
-    seams_.sanitized_replay = [timeout](const fs::path& sanitizer, const std::string& tool, const fs::path& snapshot) {
-      backends::ReplayRequest r;
-      r.mode = "full-vm";
-      r.capture_dir = snapshot;
-      r.timeout_seconds = timeout;
-      return backends::replay_under_sanitizer(sanitizer, tool, r);
-    };
-  }
-  if (!seams_.amd_profiler_found) seams_.amd_profiler_found = [] { return backends::find_rocprofv3().has_value(); };
-}
+Session::Session(const OptimizeRequest& o, Control& control) : o_(o), control_(control), seams_(with_real_seams(o)) {}
 
 // The caller's token, or Ctrl-C where the caller left the token to the signals.
 bool Session::cancelled() const { return control_.cancelled() || stop_requested(); }
@@ -261,8 +199,9 @@ void Session::choose_kernel(const ProgramProfile& p) {
                           "library such as cuBLAS cannot be rewritten here",
          o_.kernel_regex.empty() ? "" : " that --kernel matches", o_.source.string(), defined, ran.size() > 600 ? ran.substr(0, 600) + "..." : ran);
   }
-  say(EventKind::stage_finished, "kernel", fmt::format("{}: {:.1f}% of the critical path; Amdahl's ceiling for the program {}", out_.kernel_name,
-                        out_.critical_path_share * 100, out_.amdahl_ceiling ? fmt::format("{:.2f}x", *out_.amdahl_ceiling) : "unbounded"));
+  say(EventKind::stage_finished, "kernel",
+      fmt::format("{}: {:.1f}% of the critical path; Amdahl's ceiling for the program {}", out_.kernel_name,
+                  out_.critical_path_share * 100, out_.amdahl_ceiling ? fmt::format("{:.2f}x", *out_.amdahl_ceiling) : "unbounded"));
 }
 
 void Session::capture_oracles() {
@@ -322,8 +261,9 @@ void Session::capture_oracles() {
              record.dispatch, pattern, own.failure);
       }
     }
-    say(EventKind::stage_finished, "oracle", fmt::format("oracle {}: dispatch {} captured, {} written bytes poisoned before each candidate", i + 1,
-                          record.dispatch, record.poisoned_bytes));
+    say(EventKind::stage_finished, "oracle",
+        fmt::format("oracle {}: dispatch {} captured, {} written bytes poisoned before each candidate", i + 1, record.dispatch,
+                    record.poisoned_bytes));
     const fs::path timing = work_ / "oracle" / fmt::format("timing_{}", i + 1);
     optimize::derive_snapshot(snapshot, timing, baseline_code_, {});
     timing_dirs_.push_back(timing);

@@ -27,6 +27,8 @@ namespace fs = std::filesystem;
 
 // The function's own name in a demangled kernel name: "void ns::k<4>(float*, int)" -> "k".
 std::string base_name(const std::string& demangled);
+// The request's seams, each left empty filled with the real one (optimize_seams.cpp).
+OptimizeSeams with_real_seams(const OptimizeRequest& request);
 // The program's arguments with {BINARY} replaced by binary.
 std::vector<std::string> with_binary(const std::vector<std::string>& program, const fs::path& binary);
 

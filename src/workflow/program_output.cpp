@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <rpl/core/files.hpp>
+#include <rpl/isolate/memory_compare.hpp>
 
 namespace rpl::workflow {
 namespace {
@@ -24,10 +25,11 @@ const std::regex& number_pattern() {
   return pattern;
 }
 
-// Whether two lines say the same: the text between numbers equal, each number within rtol.
-bool same_line(const std::string& expected, const std::string& got, double rtol) {
+// Whether two lines say the same: the text between numbers equal, each number within the
+// tolerance of the memory comparisons.
+bool same_line(const std::string& expected, const std::string& got, double rtol, double atol) {
   if (expected == got) return true;
-  if (rtol <= 0) return false;
+  if (rtol <= 0 && atol <= 0) return false;
   const auto& pattern = number_pattern();
   std::sregex_iterator a(expected.begin(), expected.end(), pattern), b(got.begin(), got.end(), pattern), end;
   size_t a_pos = 0, b_pos = 0;
@@ -36,7 +38,7 @@ bool same_line(const std::string& expected, const std::string& got, double rtol)
       return false;
     }
     const double x = std::stod(a->str()), y = std::stod(b->str());
-    if (std::fabs(x - y) > rtol * std::fabs(x)) return false;
+    if (!isolate::within_tolerance(y, x, rtol, atol)) return false;
     a_pos = static_cast<size_t>(a->position() + a->length());
     b_pos = static_cast<size_t>(b->position() + b->length());
   }
@@ -56,12 +58,12 @@ std::string matching_output_lines(const std::filesystem::path& log, const std::s
   return out;
 }
 
-std::optional<std::string> output_difference(const std::string& expected, const std::string& got, double rtol) {
+std::optional<std::string> output_difference(const std::string& expected, const std::string& got, double rtol, double atol) {
   const auto a = lines_of(expected), b = lines_of(got);
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
     if (i >= b.size()) return fmt::format("the line '{}' is missing from its output", a[i]);
     if (i >= a.size()) return fmt::format("its output has the line '{}' the original's has not", b[i]);
-    if (!same_line(a[i], b[i], rtol)) return fmt::format("it printed '{}' where the original printed '{}'", b[i], a[i]);
+    if (!same_line(a[i], b[i], rtol, atol)) return fmt::format("it printed '{}' where the original printed '{}'", b[i], a[i]);
   }
   return std::nullopt;
 }

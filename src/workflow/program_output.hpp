@@ -11,7 +11,8 @@ namespace rpl::workflow {
 std::string matching_output_lines(const std::filesystem::path& log, const std::string& regex);
 
 /// Why got differs from expected: a line missing or added, or text or a number that differs
-/// (numbers count as equal within rtol of the expected one); none when they agree.
-std::optional<std::string> output_difference(const std::string& expected, const std::string& got, double rtol);
+/// (numbers count as equal within the tolerance of isolate::within_tolerance, the expected one the
+/// reference); none when they agree.
+std::optional<std::string> output_difference(const std::string& expected, const std::string& got, double rtol, double atol);
 
 }  // namespace rpl::workflow

@@ -47,9 +47,7 @@ ReplayResult run_replay(const ReplayRequest& request, Control& control) {
 }
 
 CompareResult run_compare(const CompareRequest& request, Control& control) {
-  if (request.options.type == isolate::ElementType::bytes && (request.options.rtol > 0 || request.options.atol > 0)) {
-    fail(Errc::bad_input, "--rtol and --atol apply to floating-point elements: give --dtype f16, bf16, f32 or f64");
-  }
+  isolate::check_tolerances_apply(request.options);
   control.stage_started("compare");
   CompareResult r{isolate::read_memory_image(request.a), isolate::read_memory_image(request.b), {}, request.options};
   r.comparison = isolate::compare_memory(r.a, r.b, request.options);

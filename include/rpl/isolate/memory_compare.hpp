@@ -21,6 +21,15 @@ struct CompareOptions {
   double atol = 0;
 };
 
+/// The one tolerance rule of replay compare, the optimizer's oracle and the numbers its
+/// --check-output compares: value matches reference when they are equal, both NaN, or
+/// |value - reference| <= atol + rtol * |reference|.
+bool within_tolerance(double value, double reference, double rtol, double atol);
+
+/// Error(bad_input) where options give a tolerance to a bytewise comparison: "--rtol and --atol
+/// apply to floating-point elements: give --dtype ...".
+void check_tolerances_apply(const CompareOptions& options);
+
 struct RegionComparison {
   MemoryRegion region;
   uint64_t differing = 0;                 // elements (bytes when bitwise)

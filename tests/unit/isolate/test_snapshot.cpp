@@ -132,6 +132,21 @@ TEST(MemoryCompare, NanEqualsOnlyNanAndHalfPrecision) {
   EXPECT_NEAR(half.regions[0].max_rel_error, 0.0009756, 1e-6);
 }
 
+// The one rule: relative to the reference (the second), atol added; NaN matches NaN alone.
+TEST(MemoryCompare, TheToleranceIsRelativeToTheReference) {
+  EXPECT_TRUE(within_tolerance(110, 100, 0.1, 0));
+  EXPECT_FALSE(within_tolerance(100, 110, 0.0, 9.9));
+  EXPECT_TRUE(within_tolerance(100, 110, 0.0, 10));
+  EXPECT_TRUE(within_tolerance(100, 110, 0.095, 0)) << "10 apart: within 0.095 of the reference (10.45)";
+  EXPECT_FALSE(within_tolerance(110, 100, 0.095, 0)) << "10 apart: not within 0.095 of the reference (9.5)";
+  EXPECT_TRUE(within_tolerance(NAN, NAN, 0, 0));
+  EXPECT_FALSE(within_tolerance(NAN, 1, 1, 1));
+  EXPECT_FALSE(within_tolerance(INFINITY, 1, 1, 1));
+  EXPECT_TRUE(within_tolerance(INFINITY, INFINITY, 0, 0));
+  EXPECT_EQ(test::error_code_of([] { check_tolerances_apply({ElementType::bytes, 0.1, 0}); }), Errc::bad_input);
+  EXPECT_EQ(test::error_code_of([] { check_tolerances_apply({ElementType::f32, 0.1, 0.1}); }), std::nullopt);
+}
+
 TEST(MemoryCompare, DifferentRegionSetsAreBadInput) {
   const auto a = make_snapshot("set-a"), b = make_snapshot("set-b");
   std::vector<MemoryRegion> one{{0x7f0000000000, 8, "pool", region_file_name(0x7f0000000000)}};

@@ -103,7 +103,11 @@ struct FakeGpu {
         fs::create_directories(dir);
         dbs.push_back(dir / ("run" + std::to_string(r) + ".db"));
         tools::write_observed_trace(dbs.back(), 100 + r, dispatches);
-        write_output_file(dir / ("run" + std::to_string(r) + ".log"), "sum: 100\n");
+        // What the program prints: "sum=X" in the marker, else 100.
+        const std::string marker = marker_of(read_file(run.command.at(0)));
+        const auto sum = marker.find("sum=");
+        write_output_file(dir / ("run" + std::to_string(r) + ".log"),
+                          "sum: " + (sum == std::string::npos ? std::string("100") : marker.substr(sum + 4)) + "\n");
       }
       return trace::read_rocpd(dbs);
     };
@@ -257,6 +261,26 @@ TEST(WorkflowOptimize, NothingBetterLeavesTheSourceAsItWasEvenWithApply) {
   EXPECT_EQ(read_file(s.source), s.original);
   EXPECT_FALSE(fs::exists(s.request.out / "best.patch"));
   EXPECT_EQ(workflow::rejections_by_stage(r), (std::map<std::string, int>{{"correctness", 1}, {"speed", 1}}));
+}
+
+// --check-output: the lines it picks must say what the original's said, their numbers within the
+// tolerance of the memory comparisons (--rtol, --atol).
+TEST(WorkflowOptimize, CheckOutputHoldsTheProgramsNumbersToTheTolerance) {
+  for (const double rtol : {0.0, 0.01}) {
+    FakeGpu gpu;
+    auto s = setup("optimize_check_output", gpu, {"compute 0.5 0.5 sum=100.5"});
+    s.request.check_output = "^sum:";
+    s.request.compare.rtol = rtol;
+    workflow::Control control;
+    const auto r = workflow::run_optimize(s.request, control);
+    const auto& c = candidate(r, 1);
+    if (rtol == 0) {
+      EXPECT_EQ(c.stage, "program_output") << c.reason;
+      EXPECT_NE(c.reason.find("it printed 'sum: 100.5' where the original printed 'sum: 100'"), std::string::npos) << c.reason;
+    } else {
+      EXPECT_EQ(c.verdict, "accepted") << c.stage << ": " << c.reason;
+    }
+  }
 }
 
 // Cancelled at the first verdict: the batch under way ends, nothing more is built, measured or
