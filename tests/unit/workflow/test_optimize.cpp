@@ -55,7 +55,6 @@ double launch_ms(const std::string& marker, bool program) {
 // A GPU, a compiler and a profiler, as the loop sees them; counts what it was asked.
 struct FakeGpu {
   int builds = 0, traces = 0, captures = 0, timed = 0;
-  std::vector<workflow::Event> events;
 
   workflow::OptimizeSeams seams() {
     workflow::OptimizeSeams s;
@@ -152,15 +151,15 @@ struct Recorder : workflow::Observer {
   }
 };
 
-struct Setup {
+struct OptimizeSetup {
   fs::path dir, source;
   std::string original;
   workflow::OptimizeRequest request;
 };
 
 // The original (1 ms a launch) and candidate files, each a new definition of the kernel.
-Setup setup(const std::string& name, FakeGpu& gpu, const std::vector<std::string>& candidate_markers) {
-  Setup s;
+OptimizeSetup setup(const std::string& name, FakeGpu& gpu, const std::vector<std::string>& candidate_markers) {
+  OptimizeSetup s;
   s.dir = fresh_dir(name);
   s.source = s.dir / "scale.cu";
   s.original = "#include <cstdio>\n\n" + kernel_with("compute 1.0") + "\nint main() { return 0; }\n";
@@ -283,17 +282,25 @@ TEST(WorkflowOptimize, CheckOutputHoldsTheProgramsNumbersToTheTolerance) {
   }
 }
 
-// Cancelled at the first verdict: the batch under way ends, nothing more is built, measured or
-// confirmed, and the source is not written although the run had a faster, correct candidate.
-TEST(WorkflowOptimize, CancelledItConfirmsNothingAndWritesNothingOfTheUsers) {
-  FakeGpu gpu;
-  auto s = setup("optimize_cancel", gpu, {"compute 0.5", "compute 0.6"});
+// Runs two faster, correct candidates with --apply, cancelled at the first verdict whose line holds
+// cancel_at ("" for the first of all).
+workflow::OptimizeResult run_cancelled(const std::string& name, FakeGpu& gpu, OptimizeSetup& s, const std::string& cancel_at) {
+  s = setup(name, gpu, {"compute 0.5", "compute 0.6"});
   s.request.apply = true;
   std::atomic<bool> cancel{false};
   Recorder recorder;
   recorder.cancel = &cancel;
+  recorder.cancel_at = cancel_at;
   workflow::Control control(&recorder, &cancel);
-  const auto r = workflow::run_optimize(s.request, control);
+  return workflow::run_optimize(s.request, control);
+}
+
+// Cancelled at the first verdict: the batch under way ends, nothing more is built, measured or
+// confirmed, and the source is not written although the run had a faster, correct candidate.
+TEST(WorkflowOptimize, CancelledItConfirmsNothingAndWritesNothingOfTheUsers) {
+  FakeGpu gpu;
+  OptimizeSetup s;
+  const auto r = run_cancelled("optimize_cancel", gpu, s, "");
   EXPECT_TRUE(r.interrupted);
   EXPECT_FALSE(r.best);
   EXPECT_FALSE(r.applied);
@@ -306,14 +313,8 @@ TEST(WorkflowOptimize, CancelledItConfirmsNothingAndWritesNothingOfTheUsers) {
 // is not confirmed, and --apply writes nothing all the same.
 TEST(WorkflowOptimize, CancelledAfterAWinnerWasConfirmedApplyStillWritesNothing) {
   FakeGpu gpu;
-  auto s = setup("optimize_cancel_late", gpu, {"compute 0.5", "compute 0.6"});
-  s.request.apply = true;
-  std::atomic<bool> cancel{false};
-  Recorder recorder;
-  recorder.cancel = &cancel;
-  recorder.cancel_at = ", accepted";
-  workflow::Control control(&recorder, &cancel);
-  const auto r = workflow::run_optimize(s.request, control);
+  OptimizeSetup s;
+  const auto r = run_cancelled("optimize_cancel_late", gpu, s, ", accepted");
   EXPECT_TRUE(r.interrupted);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(candidate(r, 1).verdict, "accepted");
