@@ -150,7 +150,9 @@ GaussianProcessFit GaussianProcess::fit(const std::vector<size_t>& configuration
   observe(configurations, costs);
 
   // One length scale for every feature, with the noise; then each feature's own, in two sweeps,
-  // once the observations can tell them apart.
+  // once there are as many observations as features. (From three times as many, a stencil's rows
+  // per thread were told apart from its block shape only after its 5 % budget: 43 of 100 seeds
+  // found the best within 3 % there, 76 so.)
   const size_t features = features_.size();
   double best = -std::numeric_limits<double>::infinity();
   Hyper chosen;
@@ -163,7 +165,7 @@ GaussianProcessFit GaussianProcess::fit(const std::vector<size_t>& configuration
     for (double noise : kNoises) consider({std::vector<double>(features, scale), noise});
   }
   if (!solved_) return out;
-  if (configurations.size() >= 3 * features) {
+  if (configurations.size() >= features) {
     for (int sweep = 0; sweep < 2; ++sweep) {
       for (size_t f = 0; f < features; ++f) {
         const Hyper base = chosen;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <span>
 
 #include "search.hpp"
 
@@ -129,30 +130,46 @@ void Search::run_bayes() {
       score[i] = expected_improvement(predictions[i], best);
       sd[i] = predictions[i].sd;
     }
-    // Two picks of three are steps of local search: the neighbour of the best measured (one step
-    // of one parameter, up to a fifth of its values where it has many) of most expected
-    // improvement, where it has one left. A smooth process
+    // Local search first: the neighbour of the best measured of most expected improvement, where
+    // one is left. A neighbour is one step of one parameter (up to a fifth of its values where it
+    // has many), or a step of two that leaves every derived feature as it was (TM down and TN up:
+    // the same THREADS and TILE_OUTPUTS), tried once the single steps are spent. A smooth process
     // misses a narrow optimum between two measured values (the rows per thread of a stencil best at
-    // 4 of 1, 2, 4, 8); the neighbours find it. The third: the most expected improvement anywhere. Each
-    // pick discounts the candidates it correlates with, so that a batch spreads out; where nothing
-    // is expected to improve (a flat fit), the least known comes first.
-    auto neighbour = [&](size_t c) {
-      size_t steps = 0;
+    // 4 of 1, 2, 4, 8); the neighbours find it. After three picks in a row that did not improve on
+    // the best, one pick of most expected improvement anywhere, to leave a local optimum. Each pick
+    // discounts the candidates it correlates with, so that a batch spreads out; where nothing is
+    // expected to improve (a flat fit), the least known comes first.
+    constexpr int kAnywhere = 0, kOneStep = 1, kKeepsDerived = 2;  // what step() says of a candidate
+    auto step = [&](size_t c) {
+      int steps = 0;
       for (size_t p = 0; p < parameters; ++p) {
         const long d = static_cast<long>(space_.value_index(c, p)) - static_cast<long>(space_.value_index(incumbent, p));
         const long reach = std::max<long>(1, static_cast<long>(space_.parameters[p].values.size()) / 5);
-        if (d < -reach || d > reach) return false;
+        if (d < -reach || d > reach) return kAnywhere;
         steps += d != 0;
       }
-      return steps == 1;
+      if (steps == 1) return kOneStep;
+      if (steps != 2 || space_.derived.empty()) return kAnywhere;
+      for (size_t d = 0; d < space_.derived.size(); ++d) {
+        if (space_.derived_value(c, d) != space_.derived_value(incumbent, d)) return kAnywhere;
+      }
+      return kKeepsDerived;
     };
+    size_t misses = 0;  // measured since the best last improved
+    double running_best = std::numeric_limits<double>::infinity();
+    for (const auto& m : result_.measured) {
+      if (m.measurement.ok() && cost(m.measurement) < running_best) running_best = cost(m.measurement), misses = 0;
+      else ++misses;
+    }
     std::vector<size_t> batch;
     while (batch.size() < batch_size && batch.size() + done() < result_.budget) {
-      const bool local = (result_.measured_in("guided") + batch.size()) % 3 != 0;
+      const bool local = (misses + batch.size()) % 4 != 3;
+      static constexpr int kLocal[] = {kOneStep, kKeepsDerived, kAnywhere}, kGlobal[] = {kAnywhere};
       std::optional<size_t> pick;
-      for (int pass = local ? 0 : 1; pass < 2 && !pick; ++pass) {
+      for (int pass : local ? std::span<const int>(kLocal) : std::span<const int>(kGlobal)) {
+        if (pick) break;
         for (size_t i = 0; i < candidates.size(); ++i) {
-          if (score[i] < 0 || (pass == 0 && !neighbour(candidates[i]))) continue;  // taken, or no neighbour
+          if (score[i] < 0 || (pass != kAnywhere && step(candidates[i]) != pass)) continue;  // taken, or not this kind of step
           if (!pick || score[i] > score[*pick] || (score[i] == score[*pick] && score[i] <= 0 && sd[i] > sd[*pick])) pick = i;
         }
       }

@@ -337,6 +337,30 @@ TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
   }
 }
 
+// A valley along the derived feature: the time follows TILE = TM * TN and, less, how square the
+// tile is. From TM=8 TN=2 every step of one parameter leaves the valley; the step of both that
+// keeps TILE (TM=4 TN=4) is the best. bayes takes it once the single steps are spent. (Without
+// such steps, two of these five seeds ended at TM=8 TN=2 or TM=2 TN=8.)
+TEST(Tuner, BayesStepsAlongADerivedFeatureWhereSingleStepsAllLoseTime) {
+  auto s = parse_search_space(R"({"parameters": {"BM": [32, 64, 128], "TM": [1, 2, 4, 8, 16], "TN": [1, 2, 4, 8, 16]},
+                                  "derived": {"TILE": "TM * TN"}})", "valley.json");
+  auto time = [&](size_t c) {
+    const double tm = std::log2(*s.value(c, 1).number), tn = std::log2(*s.value(c, 2).number);
+    return 1 + 0.5 * (tm + tn - 4) * (tm + tn - 4) + 0.05 * std::abs(tm - tn) + (*s.value(c, 0).number == 64 ? 0 : 0.1);
+  };
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    FunctionEvaluator eval([&](size_t c) { return ok(time(c)); });
+    MemoryStore store;
+    TuneOptions o;
+    o.seed = seed;
+    o.budget = 18;
+    auto r = tune(s, eval, store, o);
+    ASSERT_TRUE(r.best) << seed;
+    EXPECT_EQ(time(*r.best), 1.0) << "seed " << seed << ": BM=" << *s.value(*r.best, 0).number << " TM=" << *s.value(*r.best, 1).number
+                                  << " TN=" << *s.value(*r.best, 2).number;
+  }
+}
+
 // The seed takes at most half the budget: the model always has its share to guide.
 TEST(Tuner, TheModelsSeedLeavesItHalfTheBudget) {
   auto s = grid();
