@@ -7,6 +7,7 @@ packages=(
   libsqlite3-dev sqlite3 libsqlitecpp-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libmsgpack-cxx-dev libelf-dev
   libzstd-dev liblz4-dev       # compressed cubins in CUDA fatbins
+  libcsv-dev                   # rocprofv3 and legacy rocprof CSV traces
   libeigen3-dev libmuparser-dev libglib2.0-dev  # the tuner: least squares, expressions, template splitting
   libclang-dev                 # the optimizer: Clang's AST of the kernels' source
   libcurl4-openssl-dev         # the optimizer's LLM client (OpenAI-compatible chat completions over HTTPS)

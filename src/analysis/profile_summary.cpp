@@ -150,6 +150,7 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
 std::optional<hal::OccupancyResult> dispatch_occupancy(const trace::Trace& trace, const trace::Dispatch& dispatch,
                                                        std::vector<std::string>& warnings) {
   if (dispatch.symbol < 0) return std::nullopt;
+  if (!trace.symbols[static_cast<size_t>(dispatch.symbol)].registers_known) return std::nullopt;  // the reader said why
   const trace::Agent* agent = dispatch.agent >= 0 ? &trace.agents[static_cast<size_t>(dispatch.agent)] : nullptr;
   const std::string arch_name = agent ? hal::normalize_arch_name(agent->name) : std::string();
   const auto& launch = trace.geometry(dispatch);

@@ -19,6 +19,7 @@
 
 #include <rpl/core/error.hpp>
 
+#include "geometry_table.hpp"
 #include "rocpd_hip_api.hpp"
 #include "rocpd_tables.hpp"
 
@@ -43,6 +44,8 @@ std::string column_or(const std::set<std::string>& cols, const std::string& col,
 namespace {
 using detail::column_or;
 using detail::columns_of;
+using detail::GeometryIndex;
+using detail::GeometryTable;
 using detail::TableSet;
 using detail::text_or_empty;
 
@@ -144,38 +147,6 @@ class IdMap {
 
  private:
   std::map<std::string, std::unordered_map<int64_t, int32_t>> by_guid_;
-};
-
-struct GeometryHash {
-  size_t operator()(const DispatchGeometry& g) const {
-    size_t h = 0;
-    for (uint64_t v : std::initializer_list<uint64_t>{g.workgroup[0], g.workgroup[1], g.workgroup[2], g.grid[0], g.grid[1], g.grid[2], g.group_segment_size,
-                       g.private_segment_size}) {
-      h = (h ^ v) * 0x100000001b3ULL;
-    }
-    return h;
-  }
-};
-using GeometryIndex = std::unordered_map<DispatchGeometry, uint32_t, GeometryHash>;
-
-// Interns launch geometries into a list; consecutive dispatches often share one.
-class GeometryTable {
- public:
-  explicit GeometryTable(std::vector<DispatchGeometry>& list, GeometryIndex* index = nullptr)
-      : list_(list), index_(index ? *index : own_index_) {}
-  uint32_t intern(const DispatchGeometry& g) {
-    if (last_ < list_.size() && list_[last_] == g) return last_;
-    auto [it, inserted] = index_.try_emplace(g, static_cast<uint32_t>(list_.size()));
-    if (inserted) list_.push_back(g);
-    last_ = it->second;
-    return last_;
-  }
-
- private:
-  std::vector<DispatchGeometry>& list_;
-  GeometryIndex own_index_;
-  GeometryIndex& index_;
-  uint32_t last_ = UINT32_MAX;
 };
 
 class FileReader {

@@ -7,7 +7,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/output_file.hpp>
 #include <rpl/report/json_documents.hpp>
-#include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/trace/trace_reader.hpp>
 
 namespace rpl::workflow {
 namespace fs = std::filesystem;
@@ -22,7 +22,7 @@ ExportResult run_export(const ExportRequest& request, Control& control) {
   control.stage_started("read");
   trace::ReadOptions read_options;
   read_options.host_calls = true;
-  const auto trace = trace::read_rocpd(databases, read_options);
+  const auto trace = trace::read_traces(databases, read_options);
   control.stage_finished("read");
   control.stage_started("dag");
   analysis::DagOptions dag_options;

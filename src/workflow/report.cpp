@@ -17,7 +17,7 @@
 #include <rpl/report/html_autotune.hpp>
 #include <rpl/report/html_report.hpp>
 #include <rpl/report/timeline.hpp>
-#include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/trace/trace_reader.hpp>
 #include <rpl/workflow/profile_folder.hpp>
 
 namespace rpl::workflow {
@@ -124,8 +124,8 @@ ReportResult run_report(const ReportRequest& request, Control& control) {
   const auto& table_dbs = runs.empty() ? traces : runs;
   const auto timeline_dbs = timeline_databases(runs, traces);
   std::optional<trace::Trace> table_trace, timeline_trace;
-  if (!table_dbs.empty()) table_trace = trace::read_rocpd(table_dbs);
-  if (!timeline_dbs.empty() && timeline_dbs != table_dbs) timeline_trace = trace::read_rocpd(timeline_dbs);
+  if (!table_dbs.empty()) table_trace = trace::read_traces(table_dbs);
+  if (!timeline_dbs.empty() && timeline_dbs != table_dbs) timeline_trace = trace::read_traces(timeline_dbs);
   in.kernels = kernels_of(table_trace ? &*table_trace : nullptr, in.roofline);
   if (!timeline_dbs.empty()) {
     const auto& trace = timeline_trace ? *timeline_trace : *table_trace;

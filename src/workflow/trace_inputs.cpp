@@ -1,10 +1,37 @@
 #include <rpl/workflow/trace_inputs.hpp>
 
+#include <algorithm>
+
 #include <rpl/core/error.hpp>
+#include <rpl/trace/trace_reader.hpp>
 #include <rpl/workflow/profile_folder.hpp>
 
 namespace rpl::workflow {
 namespace fs = std::filesystem;
+namespace {
+
+// rocprofv3 writes <out>/<host>/<pid>_kernel_trace.csv (or _results.db): a folder is searched this
+// deep for the files of its runs.
+constexpr int kSearchDepth = 3;
+
+// The trace files under folder, by their content: rocpd databases, rocprofv3 kernel traces (each
+// standing for the files of its run beside it), legacy rocprof's results.csv.
+std::vector<fs::path> traces_in(const fs::path& folder) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(folder, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() >= kSearchDepth) it.disable_recursion_pending();
+    if (!it->is_regular_file(ec)) continue;
+    const std::string name = it->path().filename().string();
+    const bool candidate = it->path().extension() == ".db" || name.ends_with("kernel_trace.csv") || name == "results.csv";
+    if (candidate && trace::trace_format(it->path())) found.push_back(it->path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
 
 std::vector<fs::path> trace_files(const std::vector<fs::path>& inputs) {
   std::vector<fs::path> files;
@@ -14,10 +41,11 @@ std::vector<fs::path> trace_files(const std::vector<fs::path>& inputs) {
       files.push_back(input);
       continue;
     }
-    const auto runs = run_databases(input);
+    auto runs = run_databases(input);
+    if (runs.empty()) runs = traces_in(input);
     if (runs.empty()) {
-      fail(Errc::bad_input, "{}: a folder with no trace in it; give a rocpd database, or a folder that rocm-perf profile wrote "
-                            "(its .rocpd_profile/run*.db)", input.string());
+      fail(Errc::bad_input, "{}: a folder with no trace in it; give a trace file or a folder of one: rocm-perf profile's, rocprofv3's "
+                            "(rocpd databases or CSV files), or legacy rocprof's (results.csv)", input.string());
     }
     files.insert(files.end(), runs.begin(), runs.end());
   }
@@ -25,7 +53,7 @@ std::vector<fs::path> trace_files(const std::vector<fs::path>& inputs) {
 }
 
 trace::Trace read_trace_inputs(const std::vector<fs::path>& inputs, const trace::ReadOptions& options) {
-  return trace::read_rocpd(trace_files(inputs), options);
+  return trace::read_traces(trace_files(inputs), options);
 }
 
 }  // namespace rpl::workflow

@@ -53,6 +53,9 @@ struct KernelSymbol {
   int64_t group_segment_size = 0;    // static LDS / shared memory
   int64_t private_segment_size = 0;  // scratch / local memory per work-item
   int64_t kernarg_segment_size = 0;
+  /// False where the trace's format records no register counts (rocprofv3 CSV before ROCm 6.4):
+  /// the counts above are then 0, not measured, and occupancy cannot be computed.
+  bool registers_known = true;
   /// The name shown to people: display_name, else mangled_name.
   const std::string& name() const { return display_name.empty() ? mangled_name : display_name; }
 };

@@ -6,13 +6,15 @@
 #include <vector>
 
 #include <rpl/trace/model.hpp>
-#include <rpl/trace/rocpd_reader.hpp>
+#include <rpl/trace/trace_reader.hpp>
 
 namespace rpl::workflow {
 
 /// The trace files the inputs stand for, in order: a folder that rocm-perf profile wrote stands for
-/// its runs (.rocpd_profile/run*.db); any other path is a rocpd database, which the reader checks
-/// (its SQLite header, its tables). Error(bad_input) for a folder that holds no trace.
+/// its runs (.rocpd_profile/run*.db); any other folder for the traces found in it (rocpd databases,
+/// rocprofv3 kernel_trace.csv files, legacy rocprof results.csv; a few levels deep, as rocprofv3
+/// writes <host>/<pid>_...); a file for itself, its format found by trace::read_traces from its
+/// content. Error(bad_input) for a folder that holds no trace.
 std::vector<std::filesystem::path> trace_files(const std::vector<std::filesystem::path>& inputs);
 
 /// The inputs' trace files read as one trace.

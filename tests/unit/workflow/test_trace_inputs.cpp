@@ -7,6 +7,10 @@
 #include <rpl/workflow/analyze.hpp>
 #include <rpl/workflow/trace_inputs.hpp>
 
+#include <rpl/analysis/dag.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "rocprof_csv_files.hpp"
 #include "test_support.hpp"
 #include "trace_scenarios.hpp"
 
@@ -40,7 +44,72 @@ TEST(WorkflowTraceInputs, AFolderWithoutATraceOrAFileOfAnotherKindIsRefused) {
   EXPECT_NE(message.find("a folder with no trace in it"), std::string::npos) << message;
   write_output_file(dir / "results.csv", "Kernel_Name,Start_Timestamp\n");
   EXPECT_EQ(error_code_of([&] { workflow::read_trace_inputs({dir / "results.csv"}); }, &message), Errc::bad_input);
-  EXPECT_NE(message.find("not a SQLite database"), std::string::npos) << message;
+  EXPECT_NE(message.find("columns (Kernel_Name, Start_Timestamp) are those of no trace read here"), std::string::npos) << message;
+  // A folder whose CSV files are of no trace is a folder with no trace.
+  fs::create_directories(dir / "stats");
+  write_output_file(dir / "stats" / "kernel_stats.csv", "\"Name\",\"Calls\"\n\"k\",1\n");
+  EXPECT_EQ(error_code_of([&] { workflow::trace_files({dir / "stats"}); }, &message), Errc::bad_input);
+  EXPECT_NE(message.find("a folder with no trace in it"), std::string::npos) << message;
+}
+
+// rocprofv3 writes <out>/<host>/<pid>_kernel_trace.csv (or <pid>_results.db); legacy rocprof a
+// results.csv: a folder stands for the traces in it, found by their content, in order.
+TEST(WorkflowTraceInputs, AFolderOfAnotherProfilerStandsForTheTracesInIt) {
+  const auto dir = fresh_dir("trace_inputs_profilers");
+  tools::write_scenario("mi300x", 1, dir / "scenario.db");
+  const auto t = trace::read_rocpd({dir / "scenario.db"});
+  write_rocprofv3_csv(t, dir / "csv" / "host-a", "4002_");
+  write_rocprofv3_csv(t, dir / "csv" / "host-a", "4001_");
+  write_output_file(dir / "csv" / "host-a" / "4001_kernel_stats.csv", "\"Name\",\"Calls\"\n");
+  auto files = workflow::trace_files({dir / "csv"});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].filename(), "4001_kernel_trace.csv");
+  EXPECT_EQ(files[1].filename(), "4002_kernel_trace.csv");
+  fs::create_directories(dir / "rocpd" / "host-a");
+  fs::copy_file(dir / "scenario.db", dir / "rocpd" / "host-a" / "4001_results.db");
+  files = workflow::trace_files({dir / "rocpd"});
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename(), "4001_results.db");
+  write_rocprof_v1(t, dir / "v1");
+  files = workflow::trace_files({dir / "v1"});
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename(), "results.csv");
+}
+
+// One program's trace as a rocpd database, as rocprofv3's CSV files and as legacy rocprof's
+// results.csv: the same analysis (top kernel, times, resources, occupancy, critical path), less
+// what a format does not record (legacy rocprof: one-dimensional grids, no copies, dispatches
+// numbered from 0).
+TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
+  const auto dir = fresh_dir("trace_inputs_forms");
+  tools::write_scenario("mi300x", 1, dir / "run.db");
+  const auto rocpd = trace::read_rocpd({dir / "run.db"});
+  write_rocprofv3_csv(rocpd, dir / "csv", "4001_");
+  write_rocprof_v1(rocpd, dir / "v1");
+  workflow::Control control;
+  const auto a = workflow::run_analyze({{dir / "run.db"}, std::nullopt, {}, {}}, control).profile;
+  const auto b = workflow::run_analyze({{dir / "csv"}, std::nullopt, {}, {}}, control).profile;
+  const auto c = workflow::run_analyze({{dir / "v1"}, std::nullopt, {}, {}}, control).profile;
+  for (const auto* other : {&b, &c}) {
+    const std::string form = other == &b ? "rocprofv3 CSV" : "legacy rocprof";
+    EXPECT_EQ((*other)["kernel"]["name"], a["kernel"]["name"]) << form;
+    for (const char* key : {"dispatches", "total_ms", "time_fraction"}) EXPECT_EQ((*other)["kernel"][key], a["kernel"][key]) << form << " " << key;
+    EXPECT_EQ((*other)["kernel"]["longest_dispatch"]["duration_ms"], a["kernel"]["longest_dispatch"]["duration_ms"]) << form;
+    EXPECT_EQ((*other)["kernel"]["block"], a["kernel"]["block"]) << form;
+    for (const char* key : {"gpu", "runtime_ms", "stability", "occupancy"}) EXPECT_EQ((*other)[key], a[key]) << form << " " << key;
+    for (const char* key : {"vgpr_per_thread", "agpr_per_thread", "sgpr_per_wave", "lds_bytes", "scratch_bytes"}) {
+      EXPECT_EQ((*other)["resources"][key], a["resources"][key]) << form << " " << key;
+    }
+    EXPECT_FALSE((*other)["occupancy"].is_null()) << form;
+  }
+  EXPECT_EQ(b["kernel"]["grid"], a["kernel"]["grid"]);
+  EXPECT_EQ(b["kernel"]["longest_dispatch"], a["kernel"]["longest_dispatch"]) << "legacy rocprof numbers dispatches from 0";
+  // The critical path, from stream order and timestamps in every form (legacy rocprof: queue order).
+  const auto path = [](const trace::Trace& t) { return analysis::analyze_dag(t).critical_path_ns; };
+  EXPECT_EQ(path(workflow::read_trace_inputs({dir / "csv"})), path(rocpd));
+  auto kernels_only = rocpd;  // results.csv lists dispatches alone
+  kernels_only.memory_copies.clear();
+  EXPECT_EQ(path(workflow::read_trace_inputs({dir / "v1"})), path(kernels_only));
 }
 
 }  // namespace

@@ -1,0 +1,20 @@
+#pragma once
+// Readers of the CSV traces that AMD's profilers wrote before rocpd, into the trace model that the
+// rocpd reader fills (docs/trace-formats.md says which layouts, and what each one lacks).
+#include <filesystem>
+
+#include <rpl/trace/model.hpp>
+
+namespace rpl::trace {
+
+/// rocprofv3 --output-format csv (ROCm 6.2 to 7.x): the run whose kernel trace is `kernel_trace`
+/// (`[<prefix>]kernel_trace.csv`), with the agent_info.csv, memory_copy_trace.csv and
+/// counter_collection.csv of the same prefix beside it where present. Adds one Source.
+/// Error(bad_input) naming the file for a layout it does not know or a malformed file.
+void read_rocprofv3_csv_into(Trace& trace, const std::filesystem::path& kernel_trace);
+
+/// Legacy rocprof (ROCm 5.x to 6.x, `rocprof --stats [--hip-trace] [--timestamp on]`): results.csv,
+/// one row per dispatch. Adds one Source.
+void read_rocprof_v1_into(Trace& trace, const std::filesystem::path& results_csv);
+
+}  // namespace rpl::trace

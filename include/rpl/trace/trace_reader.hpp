@@ -1,0 +1,26 @@
+#pragma once
+// Reads trace files of any format the project knows into one Trace: the format of each file is
+// found from its content (the SQLite header, a CSV's columns), never from its name.
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include <rpl/trace/model.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
+
+namespace rpl::trace {
+
+enum class TraceFormat {
+  rocpd,          // a SQLite database of rocpd tables (rocprofv3 ROCm 7, the CUPTI tracer)
+  rocprofv3_csv,  // rocprofv3's kernel_trace.csv, with the files of its run beside it
+  rocprof_v1,     // legacy rocprof's results.csv
+};
+
+/// What the file is, from its first bytes; nothing for a file of no format read here.
+std::optional<TraceFormat> trace_format(const std::filesystem::path& file);
+
+/// Reads every file, each by its format, as one Source each. Error(bad_input) naming the file for a
+/// file of no known format (saying what it looked like), or one its reader refuses.
+Trace read_traces(const std::vector<std::filesystem::path>& files, const ReadOptions& options = {});
+
+}  // namespace rpl::trace

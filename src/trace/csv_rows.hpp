@@ -1,0 +1,45 @@
+#pragma once
+// Streams a CSV file's rows (RFC 4180: quoted fields may hold commas, quotes and newlines) through
+// libcsv, a block at a time: a file of a million dispatches is never held whole.
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rpl::trace::detail {
+
+/// One row's fields; valid only during the callback that receives it.
+using CsvRow = std::vector<std::string_view>;
+
+/// Calls on_row for every row, the header first (row 0). A row whose field count differs from the
+/// header's, or a file that ends inside a quoted field, is Error(bad_input) naming the file and row
+/// ("truncated" when it is the last row). on_row returns false to stop early.
+void read_csv_rows(const std::filesystem::path& file, const std::function<bool(const CsvRow&, size_t row)>& on_row);
+
+/// The first row of a CSV file (its header), or nothing where the file is not text of that shape.
+std::optional<std::vector<std::string>> csv_header(const std::filesystem::path& file);
+
+/// A header's columns by name, matched without regard to case (rocpd's CSV writes Vgpr_Count where
+/// rocprofv3 writes VGPR_Count).
+class CsvColumns {
+ public:
+  explicit CsvColumns(const CsvRow& header);
+  std::optional<size_t> find(std::string_view name) const;
+  /// The first of the names present.
+  std::optional<size_t> find_any(std::initializer_list<std::string_view> names) const;
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;  // as written
+  std::vector<std::string> lower_;
+};
+
+/// The field as an integer; nothing where empty or not a number.
+std::optional<int64_t> csv_int(std::string_view field);
+/// The field as a number (counter values are written as 16384.000000); nothing where not one.
+std::optional<double> csv_number(std::string_view field);
+
+}  // namespace rpl::trace::detail

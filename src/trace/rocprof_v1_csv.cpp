@@ -1,0 +1,191 @@
+// Legacy rocprof's results.csv (ROCm 5.x to 6.x): one row per dispatch, the same 22 columns on
+// ROCm 5.7 and 6.4 (Index, KernelName, gpu-id, queue-id, queue-index, pid, tid, grd, wgr, lds,
+// scr, arch_vgpr, accum_vgpr, sgpr, wave_size, sig, obj, DispatchNs, BeginNs, EndNs, CompleteNs,
+// DurationNs; earlier releases wrote vgpr for arch_vgpr). grd and wgr are totals of work-items,
+// so the geometry is one-dimensional. gpu-id is the HSA node: the GPU is known where rocprof kept
+// rocminfo's output beside it (results.sysinfo.txt).
+#include <rpl/trace/rocprof_csv.hpp>
+
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+#include <rpl/core/error.hpp>
+
+#include "csv_rows.hpp"
+#include "geometry_table.hpp"
+
+namespace rpl::trace {
+namespace fs = std::filesystem;
+using detail::csv_int;
+using detail::CsvColumns;
+using detail::CsvRow;
+
+namespace {
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  const auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// rocminfo's agents ("  Node:  8", "  Name:  gfx90a", ...), by node; the keys of a block are
+// indented by two spaces (deeper ones belong to its ISA and pools).
+std::map<int64_t, Agent> rocminfo_agents(const fs::path& file) {
+  std::map<int64_t, Agent> out;
+  std::ifstream in(file);
+  std::string line;
+  std::optional<Agent> current;
+  std::optional<int64_t> node;
+  auto flush = [&] {
+    if (current && node) out[*node] = *current;
+    current.reset(), node.reset();
+  };
+  auto number = [](const std::string& v) -> std::optional<int> {
+    auto n = csv_int(v.substr(0, v.find('(')));
+    return n ? std::optional<int>(static_cast<int>(*n)) : std::nullopt;
+  };
+  while (std::getline(in, line)) {
+    if (line.rfind("Agent ", 0) == 0) {
+      flush();
+      current.emplace();
+      continue;
+    }
+    if (!current || line.size() < 3 || line[0] != ' ' || line[1] != ' ' || line[2] == ' ') continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
+    if (key == "Name" && current->name.empty()) current->name = value;
+    else if (key == "Marketing Name") current->product_name = value;
+    else if (key == "Vendor Name") current->vendor_name = value;
+    else if (key == "Device Type") current->type = value;
+    else if (key == "Node") node = number(value);
+    else if (key == "Compute Unit") current->compute_units = number(value);
+    else if (key == "SIMDs per CU") current->simds_per_cu = number(value);
+    else if (key == "Wavefront Size") current->wave_size = number(value);
+    else if (key == "Max Waves Per CU") current->max_waves_per_cu = number(value);
+    else if (key == "Max Clock Freq. (MHz)") current->max_clock_mhz = number(value);
+  }
+  flush();
+  return out;
+}
+
+// "laplacian_kernel.kd", "foo(int) [clone .kd]": the name without the code object's suffix.
+std::string kernel_name(std::string_view name) {
+  for (std::string_view suffix : {" [clone .kd]", ".kd"}) {
+    if (name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix) return std::string(name.substr(0, name.size() - suffix.size()));
+  }
+  return std::string(name);
+}
+
+}  // namespace
+
+void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
+  const auto source = static_cast<int16_t>(trace.sources.size());
+  if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", file.string());
+  const std::string guid = file.parent_path().filename().string();
+  Source s;
+  s.path = file.string();
+  s.guids = {guid};
+  trace.sources.push_back(std::move(s));
+
+  fs::path sysinfo = file;
+  sysinfo.replace_extension(".sysinfo.txt");
+  std::map<int64_t, Agent> known;
+  std::error_code ec;
+  if (fs::exists(sysinfo, ec)) known = rocminfo_agents(sysinfo);
+  if (known.empty()) {
+    trace.warnings.push_back(fmt::format("{}: no rocminfo output beside it ({}): the GPU is not known (no occupancy, no peaks)", file.string(),
+                                         sysinfo.filename().string()));
+  }
+  std::map<int64_t, int16_t> agents;  // node -> index
+  auto agent_of = [&](int64_t node) {
+    if (auto it = agents.find(node); it != agents.end()) return it->second;
+    Agent a = known.count(node) ? known[node] : Agent{};
+    a.source = source;
+    a.guid = guid;
+    a.id = node;
+    if (a.type.empty()) a.type = "GPU";
+    const auto index = static_cast<int16_t>(trace.agents.size());
+    trace.agents.push_back(std::move(a));
+    return agents[node] = index;
+  };
+
+  detail::GeometryIndex index;
+  for (uint32_t i = 0; i < trace.geometries.size(); ++i) index.emplace(trace.geometries[i], i);
+  detail::GeometryTable geometries(trace.geometries, &index);
+  std::unordered_map<std::string, int32_t> symbols;
+  struct Columns {
+    size_t index, name, gpu, grid, block, begin, end;
+    std::optional<size_t> queue, lds, scratch, vgpr, agpr, sgpr;
+  } c{};
+  detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
+    auto need = [&](const CsvColumns& cols, std::initializer_list<std::string_view> names) {
+      if (auto i = cols.find_any(names)) return *i;
+      std::string found;
+      for (const auto& n : cols.names()) found += (found.empty() ? "" : ", ") + n;
+      fail(Errc::bad_input, "{}: no column {} (expected rocprof's results.csv: Index, KernelName, gpu-id, queue-id, ..., grd, wgr, lds, scr, "
+                            "arch_vgpr, accum_vgpr, sgpr, ..., BeginNs, EndNs; rocprof --timestamp on writes the times; found {})",
+           file.string(), *names.begin(), found);
+    };
+    if (r == 0) {
+      CsvColumns cols(row);
+      c.index = need(cols, {"Index"});
+      c.name = need(cols, {"KernelName"});
+      c.gpu = need(cols, {"gpu-id"});
+      c.grid = need(cols, {"grd"});
+      c.block = need(cols, {"wgr"});
+      c.begin = need(cols, {"BeginNs"});
+      c.end = need(cols, {"EndNs"});
+      c.queue = cols.find("queue-id");
+      c.lds = cols.find("lds");
+      c.scratch = cols.find("scr");
+      c.vgpr = cols.find_any({"arch_vgpr", "vgpr"});
+      c.agpr = cols.find("accum_vgpr");
+      c.sgpr = cols.find("sgpr");
+      return true;
+    }
+    auto integer = [&](size_t i, const char* what) {
+      auto v = csv_int(row[i]);
+      if (!v) fail(Errc::bad_input, "{}: row {}: {} is '{}', not a number", file.string(), r + 1, what, std::string(row[i]).substr(0, 40));
+      return *v;
+    };
+    auto optional = [&](const std::optional<size_t>& i) { return i ? csv_int(row[*i]).value_or(0) : 0; };
+    Dispatch d{};
+    d.id = integer(c.index, "Index");
+    d.start_ns = integer(c.begin, "BeginNs");
+    d.end_ns = integer(c.end, "EndNs");
+    d.queue_id = optional(c.queue);
+    d.stream_id = d.queue_id;  // no streams recorded: HIP gives each stream a queue of its own while it has queues
+    d.correlation_id = 0;
+    d.agent = agent_of(integer(c.gpu, "gpu-id"));
+    d.source = source;
+    const std::string name = kernel_name(row[c.name]);
+    auto [it, added] = symbols.try_emplace(name, static_cast<int32_t>(trace.symbols.size()));
+    if (added) {
+      KernelSymbol k;
+      k.source = source;
+      k.guid = guid;
+      k.id = static_cast<int64_t>(symbols.size());
+      k.mangled_name = name;
+      k.arch_vgpr_count = optional(c.vgpr);
+      k.accum_vgpr_count = optional(c.agpr);
+      k.sgpr_count = optional(c.sgpr);
+      k.registers_known = c.vgpr.has_value();
+      trace.symbols.push_back(std::move(k));
+    }
+    d.symbol = it->second;
+    DispatchGeometry g;
+    g.grid = {static_cast<uint64_t>(integer(c.grid, "grd")), 1, 1};
+    g.workgroup = {static_cast<uint32_t>(integer(c.block, "wgr")), 1, 1};
+    g.group_segment_size = static_cast<uint32_t>(optional(c.lds));
+    g.private_segment_size = static_cast<uint32_t>(optional(c.scratch));
+    d.geometry = geometries.intern(g);
+    trace.dispatches.push_back(d);
+    return true;
+  });
+  trace.warnings.push_back(fmt::format("{}: legacy rocprof records no API calls or streams: the dependency graph has each queue's order and timestamps only",
+                                       file.string()));
+}
+
+}  // namespace rpl::trace

@@ -1,0 +1,315 @@
+// rocprofv3's CSV output. Layouts (columns are found by name, so order never matters):
+//   kernel_trace.csv: ROCm 6.2 (16 and 18 columns: Private_Segment_Size, Group_Segment_Size, no
+//   register counts), 6.3 (19: Stream_Id), 6.4 and 7.x (22: LDS_Block_Size, Scratch_Size,
+//   VGPR_Count, Accum_VGPR_Count, SGPR_Count), and rocpd's CSV conversion (Guid first, Vgpr_Count).
+//   Agent_Id is "Agent N" (7.x: N is the agent's Logical_Node_Id in agent_info.csv) or N (6.2:
+//   its Node_Id). Grid sizes are in work-items, timestamps in nanoseconds.
+//   counter_collection.csv: one row per dispatch and counter (Dispatch_Id, Counter_Name,
+//   Counter_Value), summed over a dispatch's rows as rocpd's counters_collection view does.
+#include <rpl/trace/rocprof_csv.hpp>
+
+#include <map>
+#include <unordered_map>
+
+#include <rpl/core/error.hpp>
+
+#include "csv_rows.hpp"
+#include "geometry_table.hpp"
+
+namespace rpl::trace {
+namespace fs = std::filesystem;
+using detail::csv_int;
+using detail::csv_number;
+using detail::CsvColumns;
+using detail::CsvRow;
+
+namespace {
+
+constexpr std::string_view kKernelTrace = "kernel_trace.csv";
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+size_t need(const CsvColumns& cols, std::initializer_list<std::string_view> names, const fs::path& file, std::string_view expected) {
+  if (auto i = cols.find_any(names)) return *i;
+  fail(Errc::bad_input, "{}: no column {} (expected a rocprofv3 {}: {}; found {})", file.string(), *names.begin(), file.filename().string(),
+       expected, joined(cols.names()));
+}
+
+class RunReader {
+ public:
+  RunReader(Trace& trace, const fs::path& kernel_trace) : trace_(trace), file_(kernel_trace) {
+    const std::string name = kernel_trace.filename().string();
+    prefix_ = name.substr(0, name.size() - std::min(name.size(), kKernelTrace.size()));
+    // The process: the pid that rocprofv3 puts before each file name (12345_kernel_trace.csv).
+    guid_ = prefix_.empty() ? kernel_trace.parent_path().filename().string() : prefix_.substr(0, prefix_.size() - (prefix_.back() == '_'));
+    source_ = static_cast<int16_t>(trace.sources.size());
+    if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", kernel_trace.string());
+    Source s;
+    s.path = kernel_trace.string();
+    s.guids = {guid_};
+    trace.sources.push_back(std::move(s));
+    for (uint32_t i = 0; i < trace.geometries.size(); ++i) geometry_index_.emplace(trace.geometries[i], i);
+  }
+
+  void read() {
+    const fs::path agents = sibling("agent_info.csv");
+    std::error_code ec;
+    if (fs::exists(agents, ec)) {
+      read_agents(agents);
+    } else {
+      trace_.warnings.push_back(fmt::format("{}: no {} beside it: the GPU is not known (no occupancy, no peaks)", file_.string(),
+                                            agents.filename().string()));
+    }
+    const size_t first_dispatch = trace_.dispatches.size();
+    read_dispatches();
+    if (const auto copies = sibling("memory_copy_trace.csv"); fs::exists(copies, ec)) read_copies(copies);
+    if (const auto counters = sibling("counter_collection.csv"); fs::exists(counters, ec)) read_counters(counters, first_dispatch);
+    if (!fs::exists(sibling("hip_api_trace.csv"), ec)) {
+      trace_.warnings.push_back(fmt::format("{}: no HIP API trace beside it: the dependency graph has stream order and timestamps only",
+                                            file_.string()));
+    }
+  }
+
+ private:
+  fs::path sibling(std::string_view name) const { return file_.parent_path() / (prefix_ + std::string(name)); }
+
+  void read_agents(const fs::path& file) {
+    detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
+      if (r == 0) {
+        cols_.emplace(row);
+        need(*cols_, {"Node_Id"}, file, "agent_info.csv (Node_Id, Logical_Node_Id, Agent_Type, Name, ...)");
+        return true;
+      }
+      auto text = [&](std::string_view name) {
+        auto i = cols_->find(name);
+        return i ? std::string(row[*i]) : std::string();
+      };
+      auto number = [&](std::string_view name) -> std::optional<int> {
+        auto i = cols_->find(name);
+        auto v = i ? csv_int(row[*i]) : std::nullopt;
+        return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
+      };
+      Agent a;
+      a.source = source_;
+      a.guid = guid_;
+      a.id = number("Node_Id").value_or(0);
+      a.type = text("Agent_Type");
+      if (a.type.empty()) a.type = "GPU";
+      a.name = text("Name");
+      a.vendor_name = text("Vendor_Name");
+      a.product_name = text("Product_Name");
+      a.compute_units = number("Cu_Count");
+      a.simds_per_cu = number("Simd_Per_Cu");
+      a.wave_size = number("Wave_Front_Size");
+      a.max_waves_per_cu = number("Max_Waves_Per_Cu");
+      if (auto i = cols_->find("Max_Engine_Clk_Fcompute")) a.max_clock_mhz = csv_number(row[*i]);
+      a.lds_kib = number("Lds_Size_In_Kb");
+      const auto index = static_cast<int16_t>(trace_.agents.size());
+      by_node_[a.id] = index;
+      if (auto logical = number("Logical_Node_Id")) by_logical_[*logical] = index;
+      trace_.agents.push_back(std::move(a));
+      return true;
+    });
+    cols_.reset();
+  }
+
+  // "Agent 4" names the Logical_Node_Id, a bare 4 (ROCm 6.2) the Node_Id; either falls back to the other.
+  int16_t agent_of(std::string_view field) {
+    const bool named = field.rfind("Agent ", 0) == 0;
+    const auto n = csv_int(named ? field.substr(6) : field);
+    if (!n) return -1;
+    const auto& first = named ? by_logical_ : by_node_;
+    const auto& second = named ? by_node_ : by_logical_;
+    if (auto it = first.find(*n); it != first.end()) return it->second;
+    if (auto it = second.find(*n); it != second.end()) return it->second;
+    if (by_node_.empty()) {  // no agent_info.csv: an agent known only by its number
+      Agent a;
+      a.source = source_;
+      a.guid = guid_;
+      a.id = *n;
+      a.type = "GPU";
+      by_node_[*n] = by_logical_[*n] = static_cast<int16_t>(trace_.agents.size());
+      trace_.agents.push_back(std::move(a));
+      return by_node_[*n];
+    }
+    return -1;
+  }
+
+  int64_t agent_id_of(std::string_view field) {
+    const int16_t a = agent_of(field);
+    return a >= 0 ? trace_.agents[static_cast<size_t>(a)].id : -1;
+  }
+
+  void read_dispatches() {
+    struct Columns {
+      size_t name, start, end, agent;
+      std::optional<size_t> kernel_id, dispatch_id, queue, stream, correlation, lds, scratch, vgpr, agpr, sgpr;
+      std::array<size_t, 3> grid{}, block{};
+    } c{};
+    detail::GeometryTable geometries(trace_.geometries, &geometry_index_);
+    bool registers = false;
+    detail::read_csv_rows(file_, [&](const CsvRow& row, size_t r) {
+      if (r == 0) {
+        CsvColumns cols(row);
+        const std::string_view expected = "Kind, Agent_Id, Queue_Id, Kernel_Id, Kernel_Name, Start_Timestamp, End_Timestamp, Workgroup_Size_X..Z, Grid_Size_X..Z, ...";
+        c.name = need(cols, {"Kernel_Name"}, file_, expected);
+        c.start = need(cols, {"Start_Timestamp"}, file_, expected);
+        c.end = need(cols, {"End_Timestamp"}, file_, expected);
+        c.agent = need(cols, {"Agent_Id"}, file_, expected);
+        const char* axes[] = {"X", "Y", "Z"};
+        for (int i = 0; i < 3; ++i) {
+          c.grid[i] = need(cols, {std::string("Grid_Size_") + axes[i]}, file_, expected);
+          c.block[i] = need(cols, {std::string("Workgroup_Size_") + axes[i]}, file_, expected);
+        }
+        c.kernel_id = cols.find("Kernel_Id");
+        c.dispatch_id = cols.find("Dispatch_Id");
+        c.queue = cols.find("Queue_Id");
+        c.stream = cols.find("Stream_Id");
+        c.correlation = cols.find("Correlation_Id");
+        c.lds = cols.find_any({"LDS_Block_Size", "Group_Segment_Size"});
+        c.scratch = cols.find_any({"Scratch_Size", "Private_Segment_Size"});
+        c.vgpr = cols.find("VGPR_Count");
+        c.agpr = cols.find("Accum_VGPR_Count");
+        c.sgpr = cols.find("SGPR_Count");
+        registers = c.vgpr.has_value();
+        return true;
+      }
+      auto integer = [&](size_t i, const char* what) {
+        auto v = csv_int(row[i]);
+        if (!v) fail(Errc::bad_input, "{}: row {}: {} is '{}', not a number", file_.string(), r + 1, what, std::string(row[i]).substr(0, 40));
+        return *v;
+      };
+      auto optional = [&](const std::optional<size_t>& i) { return i ? csv_int(row[*i]).value_or(0) : 0; };
+      Dispatch d{};
+      d.id = c.dispatch_id ? integer(*c.dispatch_id, "Dispatch_Id") : static_cast<int64_t>(r);
+      d.start_ns = integer(c.start, "Start_Timestamp");
+      d.end_ns = integer(c.end, "End_Timestamp");
+      d.queue_id = optional(c.queue);
+      d.stream_id = optional(c.stream);
+      d.correlation_id = optional(c.correlation);
+      d.agent = agent_of(row[c.agent]);
+      d.source = source_;
+      d.symbol = symbol_of(row, c.name, c.kernel_id, [&](KernelSymbol& s) {
+        s.arch_vgpr_count = optional(c.vgpr);
+        s.accum_vgpr_count = optional(c.agpr);
+        s.sgpr_count = optional(c.sgpr);
+        s.registers_known = registers;
+      });
+      DispatchGeometry g;
+      for (int i = 0; i < 3; ++i) {
+        g.grid[i] = static_cast<uint64_t>(integer(c.grid[i], "Grid_Size"));
+        g.workgroup[i] = static_cast<uint32_t>(integer(c.block[i], "Workgroup_Size"));
+      }
+      g.group_segment_size = static_cast<uint32_t>(optional(c.lds));
+      g.private_segment_size = static_cast<uint32_t>(optional(c.scratch));
+      d.geometry = geometries.intern(g);
+      dispatch_index_[d.id] = static_cast<uint32_t>(trace_.dispatches.size());
+      trace_.dispatches.push_back(d);
+      return true;
+    });
+    if (!registers) {
+      trace_.warnings.push_back(fmt::format("{}: this layout (before ROCm 6.4) records no register counts: occupancy is not computed",
+                                            file_.string()));
+    }
+  }
+
+  template <typename Fill>
+  int32_t symbol_of(const CsvRow& row, size_t name, const std::optional<size_t>& kernel_id, Fill fill) {
+    const std::string key = kernel_id ? std::string(row[*kernel_id]) : std::string(row[name]);
+    if (auto it = symbols_.find(key); it != symbols_.end()) return it->second;
+    KernelSymbol s;
+    s.source = source_;
+    s.guid = guid_;
+    s.id = kernel_id ? csv_int(row[*kernel_id]).value_or(0) : static_cast<int64_t>(symbols_.size());
+    s.mangled_name = std::string(row[name]);  // rocprofv3 writes the demangled name
+    fill(s);
+    const auto index = static_cast<int32_t>(trace_.symbols.size());
+    trace_.symbols.push_back(std::move(s));
+    symbols_.emplace(key, index);
+    return index;
+  }
+
+  void read_copies(const fs::path& file) {
+    struct Columns {
+      size_t start, end;
+      std::optional<size_t> direction, src, dst, correlation, stream, bytes;
+    } c{};
+    detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
+      if (r == 0) {
+        CsvColumns cols(row);
+        const std::string_view expected = "Kind, Direction, Source_Agent_Id, Destination_Agent_Id, Correlation_Id, Start_Timestamp, End_Timestamp";
+        c.start = need(cols, {"Start_Timestamp"}, file, expected);
+        c.end = need(cols, {"End_Timestamp"}, file, expected);
+        c.direction = cols.find("Direction");
+        c.src = cols.find("Source_Agent_Id");
+        c.dst = cols.find("Destination_Agent_Id");
+        c.correlation = cols.find("Correlation_Id");
+        c.stream = cols.find("Stream_Id");
+        c.bytes = cols.find_any({"Copy_Bytes", "Bytes", "Size"});
+        return true;
+      }
+      MemoryCopy m;
+      m.source = source_;
+      m.guid = guid_;
+      m.id = static_cast<int64_t>(r);
+      m.start_ns = csv_int(row[c.start]).value_or(0);
+      m.end_ns = csv_int(row[c.end]).value_or(0);
+      if (c.direction) m.name = std::string(row[*c.direction]);
+      if (c.src) m.src_agent_id = agent_id_of(row[*c.src]);
+      if (c.dst) m.dst_agent_id = agent_id_of(row[*c.dst]);
+      if (c.correlation) m.correlation_id = csv_int(row[*c.correlation]).value_or(0);
+      if (c.stream) m.stream_id = csv_int(row[*c.stream]).value_or(0);
+      if (c.bytes) m.size = csv_int(row[*c.bytes]).value_or(0);
+      trace_.memory_copies.push_back(std::move(m));
+      return true;
+    });
+  }
+
+  void read_counters(const fs::path& file, size_t first_dispatch) {
+    size_t dispatch = 0, counter = 0, value = 0;
+    std::map<std::pair<uint32_t, uint32_t>, double> sums;  // (dispatch, counter): summed over its rows
+    std::unordered_map<std::string, uint32_t> names;
+    for (uint32_t i = 0; i < trace_.counter_names.size(); ++i) names.emplace(trace_.counter_names[i], i);
+    detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
+      if (r == 0) {
+        CsvColumns cols(row);
+        const std::string_view expected = "Correlation_Id, Dispatch_Id, Agent_Id, ..., Counter_Name, Counter_Value";
+        dispatch = need(cols, {"Dispatch_Id"}, file, expected);
+        counter = need(cols, {"Counter_Name"}, file, expected);
+        value = need(cols, {"Counter_Value"}, file, expected);
+        return true;
+      }
+      const auto id = csv_int(row[dispatch]);
+      const auto it = id ? dispatch_index_.find(*id) : dispatch_index_.end();
+      const auto v = csv_number(row[value]);
+      if (it == dispatch_index_.end() || it->second < first_dispatch || !v) return true;  // a dispatch the kernel trace lacks
+      auto [n, added] = names.try_emplace(std::string(row[counter]), static_cast<uint32_t>(trace_.counter_names.size()));
+      if (added) trace_.counter_names.push_back(n->first);
+      sums[{it->second, n->second}] += *v;
+      return true;
+    });
+    for (const auto& [key, v] : sums) trace_.counter_values.push_back({key.first, key.second, v});
+  }
+
+  Trace& trace_;
+  fs::path file_;
+  std::string prefix_, guid_;
+  int16_t source_ = 0;
+  std::optional<CsvColumns> cols_;
+  std::map<int64_t, int16_t> by_node_, by_logical_;
+  std::unordered_map<std::string, int32_t> symbols_;
+  std::unordered_map<int64_t, uint32_t> dispatch_index_;
+  detail::GeometryIndex geometry_index_;
+};
+
+}  // namespace
+
+void read_rocprofv3_csv_into(Trace& trace, const fs::path& kernel_trace) {
+  RunReader(trace, kernel_trace).read();
+}
+
+}  // namespace rpl::trace

@@ -1,0 +1,72 @@
+#include <rpl/trace/trace_reader.hpp>
+
+#include <cstring>
+#include <fstream>
+
+#include <rpl/core/error.hpp>
+#include <rpl/trace/rocprof_csv.hpp>
+
+#include "csv_rows.hpp"
+
+namespace rpl::trace {
+namespace fs = std::filesystem;
+namespace {
+
+bool has_all(const std::vector<std::string>& header, std::initializer_list<const char*> names) {
+  for (const char* n : names) {
+    bool found = false;
+    for (const auto& h : header) found = found || strcasecmp(h.c_str(), n) == 0;
+    if (!found) return false;
+  }
+  return true;
+}
+
+// A short description of what a file of no known format seems to be, for the error.
+std::string what_it_looks_like(const fs::path& file, const std::optional<std::vector<std::string>>& header) {
+  std::ifstream in(file, std::ios::binary);
+  char first = 0;
+  in >> first;
+  if (first == '{' || first == '[') return "a JSON file of no trace format read here";
+  if (!header || header->size() < 2) return "not a trace: not a SQLite database (rocpd), nor a CSV trace of rocprofv3 or legacy rocprof";
+  std::string cols;
+  for (size_t i = 0; i < header->size() && i < 8; ++i) cols += (i ? ", " : "") + (*header)[i];
+  if (header->size() > 8) cols += ", ...";
+  return "a CSV file whose columns (" + cols + ") are those of no trace read here; expected a rocprofv3 kernel_trace.csv "
+         "(Kind, Agent_Id, ..., Kernel_Name, Start_Timestamp, End_Timestamp, ...) or legacy rocprof's results.csv "
+         "(Index, KernelName, gpu-id, ..., BeginNs, EndNs, ...)";
+}
+
+}  // namespace
+
+std::optional<TraceFormat> trace_format(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char magic[16] = {};
+  in.read(magic, sizeof magic);
+  if (in && std::memcmp(magic, "SQLite format 3", 16) == 0) return TraceFormat::rocpd;
+  const auto header = detail::csv_header(file);
+  if (!header) return std::nullopt;
+  if (has_all(*header, {"Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id", "Grid_Size_X"})) return TraceFormat::rocprofv3_csv;
+  if (has_all(*header, {"Index", "KernelName", "gpu-id", "grd", "wgr"})) return TraceFormat::rocprof_v1;
+  return std::nullopt;
+}
+
+Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options) {
+  Trace trace;
+  for (const auto& file : files) {
+    std::error_code ec;
+    if (!fs::exists(file, ec)) fail(Errc::bad_input, "{}: no such file", file.string());
+    if (fs::is_directory(file, ec)) fail(Errc::bad_input, "{}: is a folder, not a trace file", file.string());
+    if (!fs::is_regular_file(file, ec)) fail(Errc::bad_input, "{}: not a regular file, not a trace", file.string());
+    if (fs::file_size(file, ec) == 0) fail(Errc::bad_input, "{}: empty file, not a trace", file.string());
+    const auto format = trace_format(file);
+    if (!format) fail(Errc::bad_input, "{}: {}", file.string(), what_it_looks_like(file, detail::csv_header(file)));
+    switch (*format) {
+      case TraceFormat::rocpd: read_rocpd_into(trace, file, options); break;
+      case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file); break;
+      case TraceFormat::rocprof_v1: read_rocprof_v1_into(trace, file); break;
+    }
+  }
+  return trace;
+}
+
+}  // namespace rpl::trace

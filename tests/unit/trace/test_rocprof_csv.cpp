@@ -1,0 +1,207 @@
+// The readers of rocprofv3's CSV output and legacy rocprof's results.csv: each layout as the real
+// tool writes it (../shared/reference/formats.md), real files (tests/fixtures/real), and bad input.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <rpl/core/error.hpp>
+#include <rpl/trace/rocprof_csv.hpp>
+#include <rpl/trace/trace_reader.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+fs::path real(const std::string& path) { return source_dir() / "tests/fixtures/real" / path; }
+
+const std::string kAgentInfo =
+    "\"Node_Id\",\"Logical_Node_Id\",\"Agent_Type\",\"Cpu_Cores_Count\",\"Simd_Count\",\"Cpu_Core_Id_Base\",\"Simd_Id_Base\",\"Max_Waves_Per_Simd\","
+    "\"Lds_Size_In_Kb\",\"Gds_Size_In_Kb\",\"Num_Gws\",\"Wave_Front_Size\",\"Num_Xcc\",\"Cu_Count\",\"Array_Count\",\"Num_Shader_Banks\","
+    "\"Simd_Arrays_Per_Engine\",\"Cu_Per_Simd_Array\",\"Simd_Per_Cu\",\"Max_Slots_Scratch_Cu\",\"Gfx_Target_Version\",\"Vendor_Id\",\"Device_Id\","
+    "\"Location_Id\",\"Domain\",\"Drm_Render_Minor\",\"Num_Sdma_Engines\",\"Num_Sdma_Xgmi_Engines\",\"Num_Sdma_Queues_Per_Engine\",\"Num_Cp_Queues\","
+    "\"Max_Engine_Clk_Ccompute\",\"Max_Engine_Clk_Fcompute\",\"Sdma_Fw_Version\",\"Fw_Version\",\"Capability\",\"Cu_Per_Engine\",\"Max_Waves_Per_Cu\","
+    "\"Family_Id\",\"Workgroup_Max_Size\",\"Grid_Max_Size\",\"Local_Mem_Size\",\"Hive_Id\",\"Gpu_Id\",\"Workgroup_Max_Dim_X\",\"Workgroup_Max_Dim_Y\","
+    "\"Workgroup_Max_Dim_Z\",\"Grid_Max_Dim_X\",\"Grid_Max_Dim_Y\",\"Grid_Max_Dim_Z\",\"Name\",\"Vendor_Name\",\"Product_Name\",\"Model_Name\"\n"
+    // A CPU first, then an MI250X GCD whose Node_Id (6) is not its Logical_Node_Id (4).
+    "0,0,\"CPU\",64,0,0,0,0,0,0,0,0,1,64,0,0,0,0,0,0,0,4098,0,0,0,0,0,0,0,0,0,3529,0,0,\"{}\",0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+    "\"AMD EPYC 7763\",\"CPU\",\"AMD EPYC 7763\",\"\"\n"
+    "6,4,\"GPU\",0,440,0,0,8,64,0,0,64,1,110,0,0,0,0,4,0,90010,4098,29704,0,0,128,0,0,0,0,0,1700,0,0,\"{}\",0,32,0,1024,4294967295,0,"
+    "18446744073709551615,1234,1024,1024,1024,4294967295,4294967295,4294967295,\"gfx90a\",\"AMD\",\"AMD Instinct MI250X\",\"aldebaran\"\n";
+
+struct Layout {
+  const char* name;
+  std::string header, row;
+  bool registers;
+};
+
+// One dispatch of one kernel in each layout rocprofv3 has written: 24 VGPRs where recorded, 4 KiB
+// of LDS, a 256 x 2 block over a 4096 x 8 grid (work-items), 1000 ns long, on the MI250X GCD.
+std::vector<Layout> layouts() {
+  const std::string name = "\"void scale<float>(float*, float, int)\"";
+  return {
+      {"KT-A (ROCm 6.2 pre-release, 16 columns)",
+       "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"Private_Segment_Size\","
+       "\"Group_Segment_Size\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"",
+       "\"KERNEL_DISPATCH\",6,139871234,7," + name + ",12,5000,6000,0,4096,256,2,1,4096,8,1", false},
+      {"KT-B (ROCm 6.2/6.3, 18 columns)",
+       "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\","
+       "\"Private_Segment_Size\",\"Group_Segment_Size\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"",
+       "\"KERNEL_DISPATCH\",6,1,69,3,7," + name + ",12,5000,6000,0,4096,256,2,1,4096,8,1", false},
+      {"KT-C (ROCm 6.3/6.4, 19 columns)",
+       "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\","
+       "\"End_Timestamp\",\"Private_Segment_Size\",\"Group_Segment_Size\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\","
+       "\"Grid_Size_Y\",\"Grid_Size_Z\"",
+       "\"KERNEL_DISPATCH\",6,1,2,69,3,7," + name + ",12,5000,6000,0,4096,256,2,1,4096,8,1", false},
+      {"KT-D (ROCm 6.4 and 7.x, 22 columns)",
+       "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\","
+       "\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\","
+       "\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"",
+       "\"KERNEL_DISPATCH\",\"Agent 4\",1,2,69,3,7," + name + ",12,5000,6000,4096,0,24,0,32,256,2,1,4096,8,1", true},
+      {"KT-E (rocpd's CSV conversion, ROCm 7.x)",
+       "\"Guid\",\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\","
+       "\"Start_Timestamp\",\"End_Timestamp\",\"Lds_Block_Size\",\"Scratch_Size\",\"Vgpr_Count\",\"Accum_Vgpr_Count\",\"Sgpr_Count\",\"Workgroup_Size_X\","
+       "\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"",
+       "\"00003fdc-92cb\",\"KERNEL_DISPATCH\",\"Agent 4\",1,2,69,3,7," + name + ",12,5000,6000,4096,0,24,0,32,256,2,1,4096,8,1", true},
+  };
+}
+
+TEST(Rocprofv3Csv, EveryKernelTraceLayoutReadsTheSameDispatch) {
+  const auto dir = fresh_dir("rocprofv3_layouts");
+  int n = 0;
+  for (const auto& layout : layouts()) {
+    const auto folder = dir / std::to_string(n++);
+    write(folder / "777_kernel_trace.csv", layout.header + "\n" + layout.row + "\n");
+    write(folder / "777_agent_info.csv", kAgentInfo);
+    ASSERT_EQ(trace::trace_format(folder / "777_kernel_trace.csv"), trace::TraceFormat::rocprofv3_csv) << layout.name;
+    const auto t = trace::read_traces({folder / "777_kernel_trace.csv"});
+    ASSERT_EQ(t.dispatches.size(), 1u) << layout.name;
+    const auto& d = t.dispatches[0];
+    EXPECT_EQ(d.duration_ns(), 1000) << layout.name;
+    const auto& g = t.geometry(d);
+    EXPECT_EQ(g.grid, (std::array<uint64_t, 3>{4096, 8, 1})) << layout.name << ": grid sizes are work-items";
+    EXPECT_EQ(g.workgroup, (std::array<uint32_t, 3>{256, 2, 1})) << layout.name;
+    EXPECT_EQ(g.group_segment_size, 4096u) << layout.name;
+    ASSERT_GE(d.agent, 0) << layout.name;
+    const auto& agent = t.agents[static_cast<size_t>(d.agent)];
+    EXPECT_EQ(agent.name, "gfx90a") << layout.name << ": Agent_Id resolves through agent_info.csv";
+    EXPECT_EQ(agent.compute_units, 110) << layout.name;
+    const auto& s = t.symbols[static_cast<size_t>(d.symbol)];
+    EXPECT_EQ(s.name(), "void scale<float>(float*, float, int)") << layout.name << ": a comma inside quotes stays in the name";
+    EXPECT_EQ(s.registers_known, layout.registers) << layout.name;
+    EXPECT_EQ(s.arch_vgpr_count, layout.registers ? 24 : 0) << layout.name;
+    const bool warned = std::any_of(t.warnings.begin(), t.warnings.end(), [](const std::string& w) { return w.find("no register counts") != std::string::npos; });
+    EXPECT_EQ(warned, !layout.registers) << layout.name;
+    EXPECT_EQ(t.sources.at(0).guids, std::vector<std::string>{"777"}) << layout.name << ": the process is the file's pid prefix";
+  }
+}
+
+TEST(Rocprofv3Csv, RealRocm7DocsRunWithCopiesAndCounters) {
+  const auto t = trace::read_traces({real("rocprofiler-sdk-docs/kernel_trace.csv")});
+  ASSERT_FALSE(t.dispatches.empty());
+  const auto& first = t.dispatches[0];
+  EXPECT_EQ(t.symbols[static_cast<size_t>(first.symbol)].name(), "void addition_kernel<float>(float*, float const*, float const*, int, int)");
+  EXPECT_EQ(first.start_ns, 1550151853029637);
+  EXPECT_EQ(first.end_ns, 1550151853042437);
+  EXPECT_EQ(t.geometry(first).grid, (std::array<uint64_t, 3>{1024, 1024, 1}));
+  EXPECT_EQ(t.geometry(first).workgroup, (std::array<uint32_t, 3>{64, 1, 1}));
+  EXPECT_EQ(t.symbols[static_cast<size_t>(first.symbol)].arch_vgpr_count, 8);
+  EXPECT_EQ(t.symbols[static_cast<size_t>(first.symbol)].sgpr_count, 16);
+  EXPECT_FALSE(t.memory_copies.empty()) << "memory_copy_trace.csv beside it";
+  EXPECT_EQ(t.memory_copies[0].name, "MEMORY_COPY_HOST_TO_DEVICE");
+  // No agent_info.csv was kept with the docs' files: the agents are known by number alone.
+  EXPECT_EQ(t.agents.at(static_cast<size_t>(first.agent)).id, 4);
+  EXPECT_TRUE(std::any_of(t.warnings.begin(), t.warnings.end(), [](const std::string& w) { return w.find("agent_info.csv") != std::string::npos; }));
+  // counter_collection.csv: SQ_WAVES of the dispatches both files list.
+  ASSERT_EQ(t.counter_names, std::vector<std::string>{"SQ_WAVES"});
+  EXPECT_FALSE(t.counter_values.empty());
+}
+
+TEST(Rocprofv3Csv, RealRocm62LayoutHasNoRegisterCounts) {
+  const auto t = trace::read_traces({real("rocprofiler-sdk-docs-2024-10/kernel_trace.csv")});
+  ASSERT_FALSE(t.dispatches.empty());
+  for (const auto& s : t.symbols) EXPECT_FALSE(s.registers_known) << s.name();
+  EXPECT_EQ(t.memory_copies.size(), 2u);
+}
+
+TEST(Rocprofv3Csv, RealAllQuotedTraceOfLlamaCpp) {
+  const auto t = trace::read_traces({real("rocprofv3-strixhalo-gfx1151/decode_kernel_trace.csv")});
+  EXPECT_EQ(t.dispatches.size(), 144u);
+  EXPECT_EQ(t.dispatches[0].id, 164);
+  EXPECT_EQ(t.geometry(t.dispatches[0]).grid, (std::array<uint64_t, 3>{24576, 1, 1}));
+  EXPECT_EQ(t.symbols[static_cast<size_t>(t.dispatches[1].symbol)].name().rfind("void k_get_rows_float<float, float>(float const*, int const*", 0), 0u);
+}
+
+TEST(RocprofV1, RealMi250xResultsWithRocminfo) {
+  const auto t = trace::read_traces({real("rocprof-v1-mi250x/results.csv")});
+  EXPECT_EQ(t.dispatches.size(), 1004u);
+  const auto& d = t.dispatches[1];
+  EXPECT_EQ(t.symbols[static_cast<size_t>(d.symbol)].name(), "laplacian_kernel");
+  EXPECT_EQ(d.start_ns, 2001401021036510);
+  EXPECT_EQ(d.end_ns, 2001401023684049);
+  EXPECT_EQ(t.geometry(d).grid[0], 134217728u);
+  EXPECT_EQ(t.geometry(d).workgroup[0], 256u);
+  EXPECT_EQ(t.symbols[static_cast<size_t>(d.symbol)].arch_vgpr_count, 24);
+  const auto& agent = t.agents.at(static_cast<size_t>(d.agent));
+  EXPECT_EQ(agent.id, 8) << "gpu-id is the HSA node";
+  EXPECT_EQ(agent.name, "gfx90a") << "from rocminfo's agent of node 8, not its ISA's name";
+  EXPECT_EQ(agent.product_name, "AMD Instinct MI250X/MI250");
+  EXPECT_EQ(agent.compute_units, 104);
+  EXPECT_EQ(agent.wave_size, 64);
+}
+
+std::string read_error(const fs::path& file) {
+  std::string message;
+  EXPECT_EQ(error_code_of([&] { trace::read_traces({file}); }, &message), Errc::bad_input) << file;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+  return message;
+}
+
+TEST(TraceFormatsBadInput, EachGetsOneLineThatSaysWhat) {
+  const auto dir = fresh_dir("trace_formats_bad");
+  const auto layout = layouts()[3];
+  // A file cut short in the middle of a row.
+  const std::string whole = layout.header + "\n" + layout.row + "\n" + layout.row + "\n";
+  write(dir / "cut/kernel_trace.csv", whole.substr(0, whole.size() - 20));
+  auto m = read_error(dir / "cut/kernel_trace.csv");
+  EXPECT_NE(m.find("row 3 has"), std::string::npos) << m;
+  EXPECT_NE(m.find("where the header has 22"), std::string::npos) << m;
+  // Cut inside a quoted field.
+  write(dir / "quote/kernel_trace.csv", layout.header + "\n\"KERNEL_DISPATCH\",\"Agent 4\",1,2,69,3,7,\"void scale<float>(flo");
+  m = read_error(dir / "quote/kernel_trace.csv");
+  EXPECT_NE(m.find("unclosed quote"), std::string::npos) << m;
+  // A header of no known layout names what was expected and what was found.
+  write(dir / "odd.csv", "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"k\",1,2,2,100\n");
+  m = read_error(dir / "odd.csv");
+  EXPECT_NE(m.find("Name, Calls, TotalDurationNs"), std::string::npos) << m;
+  EXPECT_NE(m.find("expected a rocprofv3 kernel_trace.csv"), std::string::npos) << m;
+  // A known layout missing a column it needs.
+  write(dir / "nogrid/kernel_trace.csv", "\"Kind\",\"Agent_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\",\"Grid_Size_X\"\n");
+  m = read_error(dir / "nogrid/kernel_trace.csv");
+  EXPECT_NE(m.find("no column Workgroup_Size_X"), std::string::npos) << m;
+  EXPECT_NE(m.find("found Kind, Agent_Id"), std::string::npos) << m;
+  // A JSON file of another tool.
+  write(dir / "other.json", "{\"traceEvents\": []}\n");
+  m = read_error(dir / "other.json");
+  EXPECT_NE(m.find("a JSON file of no trace format read here"), std::string::npos) << m;
+  // A timestamp that is not a number names the row and the column.
+  auto bad = layout.row;
+  bad.replace(bad.find("5000"), 4, "soon");
+  write(dir / "nan/kernel_trace.csv", layout.header + "\n" + bad + "\n");
+  m = read_error(dir / "nan/kernel_trace.csv");
+  EXPECT_NE(m.find("row 2: Start_Timestamp is 'soon'"), std::string::npos) << m;
+  // legacy rocprof without timestamps (rocprof --stats without --timestamp on writes none).
+  write(dir / "v1/results.csv", "\"Index\",\"KernelName\",\"gpu-id\",\"queue-id\",\"queue-index\",\"pid\",\"tid\",\"grd\",\"wgr\",\"lds\"\n0,\"k\",8,0,0,1,1,64,64,0\n");
+  m = read_error(dir / "v1/results.csv");
+  EXPECT_NE(m.find("no column BeginNs"), std::string::npos) << m;
+  EXPECT_NE(m.find("--timestamp on"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace rpl::test
