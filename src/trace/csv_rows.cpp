@@ -91,6 +91,19 @@ void read_csv_rows(const fs::path& file, const std::function<bool(const CsvRow&,
   }
 }
 
+size_t estimated_rows(const fs::path& file) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (ec) return 0;
+  std::ifstream in(file, std::ios::binary);
+  std::string sample(64 << 10, '\0');
+  in.read(sample.data(), static_cast<std::streamsize>(sample.size()));
+  sample.resize(static_cast<size_t>(in.gcount()));
+  const auto lines = static_cast<size_t>(std::count(sample.begin(), sample.end(), '\n'));
+  if (lines == 0 || sample.empty()) return 0;
+  return static_cast<size_t>(static_cast<double>(size) * static_cast<double>(lines) / static_cast<double>(sample.size()) * 1.05);
+}
+
 std::optional<std::vector<std::string>> csv_header(const fs::path& file) {
   // A header line is short: read a bounded prefix, never a whole file (nor an endless one).
   constexpr size_t kMaxHeader = 1 << 20;

@@ -19,6 +19,10 @@ using CsvRow = std::vector<std::string_view>;
 /// ("truncated" when it is the last row). on_row returns false to stop early.
 void read_csv_rows(const std::filesystem::path& file, const std::function<bool(const CsvRow&, size_t row)>& on_row);
 
+/// About how many rows the file holds, from the lines of its first 64 KiB: enough to size a list
+/// once rather than grow it by copies.
+size_t estimated_rows(const std::filesystem::path& file);
+
 /// The first row of a CSV file (its header), or nothing where the file is not text of that shape.
 std::optional<std::vector<std::string>> csv_header(const std::filesystem::path& file);
 

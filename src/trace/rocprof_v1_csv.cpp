@@ -114,6 +114,7 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
   detail::GeometryIndex index;
   for (uint32_t i = 0; i < trace.geometries.size(); ++i) index.emplace(trace.geometries[i], i);
   detail::GeometryTable geometries(trace.geometries, &index);
+  trace.dispatches.reserve(trace.dispatches.size() + detail::estimated_rows(file));
   std::unordered_map<std::string, int32_t> symbols;
   struct Columns {
     size_t index, name, gpu, grid, block, begin, end;

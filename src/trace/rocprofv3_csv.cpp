@@ -119,6 +119,13 @@ class RunReader {
 
   // "Agent 4" names the Logical_Node_Id, a bare 4 (ROCm 6.2) the Node_Id; either falls back to the other.
   int16_t agent_of(std::string_view field) {
+    if (field == last_agent_field_ && last_agent_ >= 0) return last_agent_;  // consecutive rows nearly always share it
+    last_agent_field_.assign(field);
+    last_agent_ = find_agent(field);
+    return last_agent_;
+  }
+
+  int16_t find_agent(std::string_view field) {
     const bool named = field.rfind("Agent ", 0) == 0;
     const auto n = csv_int(named ? field.substr(6) : field);
     if (!n) return -1;
@@ -151,6 +158,7 @@ class RunReader {
       std::array<size_t, 3> grid{}, block{};
     } c{};
     detail::GeometryTable geometries(trace_.geometries, &geometry_index_);
+    trace_.dispatches.reserve(trace_.dispatches.size() + detail::estimated_rows(file_));
     bool registers = false;
     detail::read_csv_rows(file_, [&](const CsvRow& row, size_t r) {
       if (r == 0) {
@@ -207,7 +215,6 @@ class RunReader {
       g.group_segment_size = static_cast<uint32_t>(optional(c.lds));
       g.private_segment_size = static_cast<uint32_t>(optional(c.scratch));
       d.geometry = geometries.intern(g);
-      dispatch_index_[d.id] = static_cast<uint32_t>(trace_.dispatches.size());
       trace_.dispatches.push_back(d);
       return true;
     });
@@ -219,17 +226,25 @@ class RunReader {
 
   template <typename Fill>
   int32_t symbol_of(const CsvRow& row, size_t name, const std::optional<size_t>& kernel_id, Fill fill) {
-    const std::string key = kernel_id ? std::string(row[*kernel_id]) : std::string(row[name]);
-    if (auto it = symbols_.find(key); it != symbols_.end()) return it->second;
+    // By Kernel_Id where the layout has one (no string to build per row), else by name.
+    int64_t id = 0;
+    const bool by_id = kernel_id && csv_int(row[*kernel_id]).has_value();
+    if (by_id) {
+      id = *csv_int(row[*kernel_id]);
+      if (auto it = symbols_by_id_.find(id); it != symbols_by_id_.end()) return it->second;
+    } else if (auto it = symbols_by_name_.find(std::string(row[name])); it != symbols_by_name_.end()) {
+      return it->second;
+    }
     KernelSymbol s;
     s.source = source_;
     s.guid = guid_;
-    s.id = kernel_id ? csv_int(row[*kernel_id]).value_or(0) : static_cast<int64_t>(symbols_.size());
+    s.id = by_id ? id : static_cast<int64_t>(trace_.symbols.size());
     s.mangled_name = std::string(row[name]);  // rocprofv3 writes the demangled name
     fill(s);
     const auto index = static_cast<int32_t>(trace_.symbols.size());
+    if (by_id) symbols_by_id_.emplace(id, index);
+    else symbols_by_name_.emplace(s.mangled_name, index);
     trace_.symbols.push_back(std::move(s));
-    symbols_.emplace(key, index);
     return index;
   }
 
@@ -270,6 +285,8 @@ class RunReader {
   }
 
   void read_counters(const fs::path& file, size_t first_dispatch) {
+    std::unordered_map<int64_t, uint32_t> dispatch_index;  // Dispatch_Id -> index in trace_.dispatches
+    for (size_t i = first_dispatch; i < trace_.dispatches.size(); ++i) dispatch_index[trace_.dispatches[i].id] = static_cast<uint32_t>(i);
     size_t dispatch = 0, counter = 0, value = 0;
     std::map<std::pair<uint32_t, uint32_t>, double> sums;  // (dispatch, counter): summed over its rows
     std::unordered_map<std::string, uint32_t> names;
@@ -284,9 +301,9 @@ class RunReader {
         return true;
       }
       const auto id = csv_int(row[dispatch]);
-      const auto it = id ? dispatch_index_.find(*id) : dispatch_index_.end();
+      const auto it = id ? dispatch_index.find(*id) : dispatch_index.end();
       const auto v = csv_number(row[value]);
-      if (it == dispatch_index_.end() || it->second < first_dispatch || !v) return true;  // a dispatch the kernel trace lacks
+      if (it == dispatch_index.end() || !v) return true;  // a dispatch the kernel trace lacks
       auto [n, added] = names.try_emplace(std::string(row[counter]), static_cast<uint32_t>(trace_.counter_names.size()));
       if (added) trace_.counter_names.push_back(n->first);
       sums[{it->second, n->second}] += *v;
@@ -301,8 +318,10 @@ class RunReader {
   int16_t source_ = 0;
   std::optional<CsvColumns> cols_;
   std::map<int64_t, int16_t> by_node_, by_logical_;
-  std::unordered_map<std::string, int32_t> symbols_;
-  std::unordered_map<int64_t, uint32_t> dispatch_index_;
+  std::string last_agent_field_;
+  int16_t last_agent_ = -1;
+  std::unordered_map<int64_t, int32_t> symbols_by_id_;
+  std::unordered_map<std::string, int32_t> symbols_by_name_;
   detail::GeometryIndex geometry_index_;
 };
 

@@ -58,8 +58,8 @@ TEST(WorkflowTraceInputs, AFolderOfAnotherProfilerStandsForTheTracesInIt) {
   const auto dir = fresh_dir("trace_inputs_profilers");
   tools::write_scenario("mi300x", 1, dir / "scenario.db");
   const auto t = trace::read_rocpd({dir / "scenario.db"});
-  write_rocprofv3_csv(t, dir / "csv" / "host-a", "4002_");
-  write_rocprofv3_csv(t, dir / "csv" / "host-a", "4001_");
+  tools::write_rocprofv3_csv(t, dir / "csv" / "host-a", "4002_");
+  tools::write_rocprofv3_csv(t, dir / "csv" / "host-a", "4001_");
   write_output_file(dir / "csv" / "host-a" / "4001_kernel_stats.csv", "\"Name\",\"Calls\"\n");
   auto files = workflow::trace_files({dir / "csv"});
   ASSERT_EQ(files.size(), 2u);
@@ -70,7 +70,7 @@ TEST(WorkflowTraceInputs, AFolderOfAnotherProfilerStandsForTheTracesInIt) {
   files = workflow::trace_files({dir / "rocpd"});
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].filename(), "4001_results.db");
-  write_rocprof_v1(t, dir / "v1");
+  tools::write_rocprof_v1(t, dir / "v1");
   files = workflow::trace_files({dir / "v1"});
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].filename(), "results.csv");
@@ -84,8 +84,8 @@ TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
   const auto dir = fresh_dir("trace_inputs_forms");
   tools::write_scenario("mi300x", 1, dir / "run.db");
   const auto rocpd = trace::read_rocpd({dir / "run.db"});
-  write_rocprofv3_csv(rocpd, dir / "csv", "4001_");
-  write_rocprof_v1(rocpd, dir / "v1");
+  tools::write_rocprofv3_csv(rocpd, dir / "csv", "4001_");
+  tools::write_rocprof_v1(rocpd, dir / "v1");
   workflow::Control control;
   const auto a = workflow::run_analyze({{dir / "run.db"}, std::nullopt, {}, {}}, control).profile;
   const auto b = workflow::run_analyze({{dir / "csv"}, std::nullopt, {}, {}}, control).profile;

@@ -1,5 +1,5 @@
 #pragma once
-// A trace written as AMD's profilers write it before rocpd, for the readers' tests: the layouts are
+// A trace written as AMD's profilers write it before rocpd, for the readers' tests and benchmarks: the layouts are
 // those of real files (../shared/reference/formats.md), so that reading them back must give what the
 // rocpd reader gives for the same trace.
 #include <filesystem>
@@ -7,7 +7,7 @@
 
 #include <rpl/trace/model.hpp>
 
-namespace rpl::test {
+namespace rpl::tools {
 
 /// rocprofv3 --output-format csv, ROCm 7 layouts: <prefix>kernel_trace.csv (22 columns, Agent_Id
 /// "Agent <Logical_Node_Id>"), <prefix>agent_info.csv (53 columns; Node_Id differs from
@@ -18,4 +18,4 @@ void write_rocprofv3_csv(const trace::Trace& trace, const std::filesystem::path&
 /// work-items) and results.sysinfo.txt (rocminfo's output, an agent per HSA node).
 void write_rocprof_v1(const trace::Trace& trace, const std::filesystem::path& folder);
 
-}  // namespace rpl::test
+}  // namespace rpl::tools

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace rpl::test {
+namespace rpl::tools {
 namespace fs = std::filesystem;
 namespace {
 
@@ -111,4 +111,4 @@ void write_rocprof_v1(const trace::Trace& trace, const fs::path& folder) {
   }
 }
 
-}  // namespace rpl::test
+}  // namespace rpl::tools
