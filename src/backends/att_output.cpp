@@ -1,6 +1,7 @@
 #include <rpl/backends/att_output.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
@@ -68,6 +69,15 @@ trace::ThreadTrace read_att_output(const fs::path& dir) {
     fail(Errc::bad_input, "{}: no code.json; give a decoded thread-trace folder (ui_output_agent_*_dispatch_*)", dir.string());
   }
   const auto code = parse(code_file);
+  auto normal = fs::absolute(dir).lexically_normal();
+  if (normal.filename().empty()) normal = normal.parent_path();  // "…/dispatch_3/"
+  const std::string folder = normal.filename().string();
+  if (const auto at = folder.rfind("_dispatch_"); at != std::string::npos) {
+    int64_t id = 0;
+    const char* begin = folder.c_str() + at + 10;
+    const char* end = folder.c_str() + folder.size();
+    if (auto [p, ec] = std::from_chars(begin, end, id); ec == std::errc() && p == end) out.dispatch_id = id;
+  }
   if (!code.contains("code") || !code["code"].is_array()) fail(Errc::bad_input, "{}: no \"code\" array", code_file.string());
   for (const auto& row : code["code"]) {
     if (!row.is_array() || row.size() < 10 || !row[0].is_string()) {
@@ -75,7 +85,13 @@ trace::ThreadTrace read_att_output(const fs::path& dir) {
            code_file.string());
     }
     const std::string isa = row[0].get<std::string>();
-    if (isa.rfind(";", 0) == 0) continue;  // a kernel's marker row
+    if (isa.rfind(";", 0) == 0) {  // a kernel's marker row: "; _Z6kernelPf", its demangled name in the Source column
+      if (out.kernel_mangled.empty()) {
+        out.kernel_mangled = isa.substr(isa.find_first_not_of("; "));
+        if (row[3].is_string()) out.kernel_name = row[3].get<std::string>();
+      }
+      continue;
+    }
     trace::TracedInstruction ins;
     ins.isa = isa;
     ins.line = integer(row, 2);

@@ -1,4 +1,4 @@
-// rocm-perf analyze [opts] TRACE.db [...]: parses, calls workflow::run_analyze, prints.
+// rocm-perf analyze [opts] TRACE [...]: parses, calls workflow::run_analyze, prints.
 #include <rpl/core/log.hpp>
 #include <rpl/workflow/analyze.hpp>
 
@@ -20,9 +20,9 @@ struct AnalyzeCommandOptions {
 }  // namespace
 Action add_analyze_command(CLI::App& app) {
   auto o = std::make_shared<AnalyzeCommandOptions>();
-  auto* cmd = app.add_subcommand("analyze", "analyze existing rocpd trace databases (no GPU needed)");
+  auto* cmd = app.add_subcommand("analyze", "analyze traces already recorded: rocpd, rocprofv3 CSV, rocprof results.csv (no GPU needed)");
   add_output_options(*cmd, o->output, true);
-  cmd->add_option("databases", o->databases, "rocpd databases (one per run or process), or folders that rocm-perf profile wrote")->required();
+  cmd->add_option("databases", o->databases, "trace files (one per run or process: rocpd databases, rocprofv3 kernel_trace.csv, rocprof results.csv), or folders of them")->required();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
   auto* out = cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
   add_analysis_options(*cmd, o->analyses);

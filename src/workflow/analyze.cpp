@@ -7,6 +7,7 @@
 
 #include <rpl/backends/att_output.hpp>
 #include <rpl/backends/ncu_source.hpp>
+#include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
 #include <rpl/report/bottleneck_json.hpp>
@@ -19,12 +20,54 @@ namespace rpl::workflow {
 namespace fs = std::filesystem;
 namespace {
 
-// The dominant kernel's stalls: from the thread trace where one is given, else the trace's
+// Whether a thread trace (or PC-sampling profile) is of the analyzed kernel, by the kernel its
+// code.json names, else the dispatch its folder names. Of another kernel of the trace: a warning,
+// and its stalls are not reported as this kernel's; of no kernel of the trace: an error naming both.
+bool traced_this_kernel(const trace::Trace& trace, const trace::ThreadTrace& att, const analysis::KernelSummary& kernel,
+                        std::vector<std::string>& warnings) {
+  auto is = [&](const trace::KernelSymbol& s) {
+    if (!att.kernel_mangled.empty() && s.mangled_name == att.kernel_mangled) return true;
+    return !att.kernel_name.empty() && (s.name() == att.kernel_name || s.mangled_name == att.kernel_name);
+  };
+  const trace::KernelSymbol* traced = nullptr;
+  if (!att.kernel_mangled.empty() || !att.kernel_name.empty()) {
+    for (const auto& s : trace.symbols) {
+      if (is(s) && (!traced || s.mangled_name == kernel.mangled_name || s.name() == kernel.name)) traced = &s;
+    }
+  } else if (att.dispatch_id) {
+    for (const auto& d : trace.dispatches) {
+      if (d.id == *att.dispatch_id) traced = &trace.symbols[static_cast<size_t>(d.symbol)];
+    }
+  } else {
+    warnings.push_back(fmt::format("{}: names no kernel (no marker row in code.json, no dispatch in the folder's name); taken as {}'s",
+                                   att.dir.string(), kernel.name));
+    return true;
+  }
+  const std::string what = !att.kernel_name.empty() ? att.kernel_name
+                           : !att.kernel_mangled.empty() ? att.kernel_mangled
+                                                          : fmt::format("dispatch {}", *att.dispatch_id);
+  if (!traced) {
+    fail(Errc::bad_input, "{}: traced {}, which is in no dispatch of the trace analyzed (its kernel: {}); give the thread trace of this run",
+         att.dir.string(), what, kernel.name);
+  }
+  if (traced->mangled_name == kernel.mangled_name || traced->name() == kernel.name) return true;
+  warnings.push_back(fmt::format("{}: traced {}, not the analyzed kernel {}; its stalls are not reported as this kernel's "
+                                 "(analyze --kernel to analyze that one)",
+                                 att.dir.string(), traced->name(), kernel.name));
+  return false;
+}
+
+// The dominant kernel's stalls: from the thread trace where one of it is given, else the trace's
 // counters, with the source view's hottest instructions and lines added.
-std::optional<analysis::StallAnalysis> stalls_of(const trace::Trace& trace, const std::string& kernel, const AnalysisOptions& options,
+std::optional<analysis::StallAnalysis> stalls_of(const trace::Trace& trace, const analysis::KernelSummary& summary, const AnalysisOptions& options,
                                                  std::vector<std::string>& warnings) {
-  auto stalls = options.thread_trace_dir.empty() ? analysis::analyze_stalls(trace, kernel)
-                                                 : analysis::analyze_thread_trace(backends::read_att_output(options.thread_trace_dir), kernel);
+  const std::string& kernel = summary.name;
+  std::optional<analysis::StallAnalysis> stalls;
+  if (!options.thread_trace_dir.empty()) {
+    const auto att = backends::read_att_output(options.thread_trace_dir);
+    if (traced_this_kernel(trace, att, summary, warnings)) stalls = analysis::analyze_thread_trace(att, kernel);
+  }
+  if (!stalls) stalls = analysis::analyze_stalls(trace, kernel);
   if (!options.ncu_source_file.empty()) {
     const auto views = backends::read_ncu_source(options.ncu_source_file);
     if (!stalls) {  // no stall counters: only what the source view's one profiled launch gives
@@ -63,7 +106,7 @@ TraceAnalysis analyze_trace(const trace::Trace& trace, analysis::ProfileSummary 
   control.stage_finished("dag");
   if (a.summary.kernel) {
     control.stage_started("bottleneck");
-    auto stalls = stalls_of(trace, a.summary.kernel->name, options, a.warnings);
+    auto stalls = stalls_of(trace, *a.summary.kernel, options, a.warnings);
     a.bottleneck = analysis::classify_bottleneck(
         analysis::bottleneck_inputs(trace, a.summary, &a.roofline, &*a.dag, stalls ? &*stalls : nullptr));
     a.bottleneck->stalls = stalls;

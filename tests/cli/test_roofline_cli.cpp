@@ -177,11 +177,33 @@ TEST(CliRoofline, AmdDeepRunsAThreadTraceOfTheDominantKernel) {
   EXPECT_NE(empty.err.find("--att-target-cu"), std::string::npos) << empty.err;
 }
 
-TEST(CliRoofline, AnalyzeTakesAnAmdThreadTraceFolder) {
+// A rocprofv3 kernel trace (ROCm 7 layout) of two kernels: `first` runs 3 times for 1000 us,
+// `second` once for `second_us`.
+fs::path two_kernel_trace(const fs::path& dir, const std::string& first, const std::string& second, int second_us) {
+  fs::create_directories(dir);
+  std::ofstream out(dir / "4001_kernel_trace.csv");
+  out << "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\","
+         "\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\","
+         "\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"\n";
+  int64_t t = 1'000'000;
+  for (int i = 1; i <= 4; ++i) {
+    const bool last = i == 4;
+    const int64_t us = last ? second_us : 1000;
+    out << "\"KERNEL_DISPATCH\",\"Agent 1\",1,1,7," << i << "," << (last ? 2 : 1) << ",\"" << (last ? second : first) << "\"," << i << "," << t << ","
+        << t + us * 1000 << ",0,0,64,0,32,256,1,1,65536,1,1\n";
+    t += us * 1000 + 500;
+  }
+  return dir;
+}
+
+// A thread-trace (or PC-sampling) folder belongs to the kernel its code.json names: attached to
+// that kernel, refused where the trace has no such kernel, and never reported as another kernel's.
+TEST(CliRoofline, AnalyzeTakesAnAmdThreadTraceFolderOfItsKernel) {
   const auto dir = fresh_dir("cli_att");
-  const auto db = scenario("mi300x", 1, dir);
   const auto att = source_dir() / "tests/fixtures/real/rocprof-compute-viewer/pcsampling";
-  auto r = run_cli({"analyze", "--out", (dir / "out").string(), "--att", att.string(), db.string()});
+  const std::string gemm = "void reference_gemm<4>(unsigned char const*, unsigned char const*, __hip_bfloat16*, float const*, float const*, int, int, int)";
+  const auto traced = two_kernel_trace(dir / "gemm", gemm, "other(int)", 10);
+  auto r = run_cli({"analyze", "--out", (dir / "out").string(), "--att", att.string(), traced.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Stalls      "), std::string::npos) << r.out;
   const auto analysis = nlohmann::json::parse(read_text(dir / "out" / "analysis.json"));
@@ -189,7 +211,34 @@ TEST(CliRoofline, AnalyzeTakesAnAmdThreadTraceFolder) {
   EXPECT_GT(analysis["stalls"]["instruction_mix"]["mfma"].get<double>(), 0);
   EXPECT_EQ(analysis["stalls"]["hot_instructions"].size(), 10u);
 
-  auto without_out = run_cli({"analyze", "--att", att.string(), db.string()});
+  // Of another kernel of the trace: said, and its stalls are not this kernel's.
+  const auto other = two_kernel_trace(dir / "other", "other(int)", gemm, 10);
+  auto o = run_cli({"analyze", "--out", (dir / "out_other").string(), "--att", att.string(), other.string()});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("traced " + gemm + ", not the analyzed kernel"), std::string::npos) << o.err;
+  const auto other_analysis = nlohmann::json::parse(read_text(dir / "out_other" / "analysis.json"));
+  EXPECT_TRUE(other_analysis["stalls"].is_null()) << other_analysis["stalls"].dump();
+
+  // A code.json without its marker row: the dispatch its folder names says which kernel it is.
+  auto code = nlohmann::json::parse(read_text(att / "code.json"));
+  code["code"].erase(code["code"].begin());
+  const auto unnamed = dir / "node01" / "ui_output_agent_7_dispatch_4";
+  fs::create_directories(unnamed);
+  std::ofstream(unnamed / "code.json") << code.dump();
+  auto by_dispatch = run_cli({"analyze", "--out", (dir / "out_dispatch").string(), "--att", unnamed.string(), traced.string()});
+  ASSERT_EQ(by_dispatch.exit_code, 0) << by_dispatch.err;
+  EXPECT_NE(by_dispatch.err.find("traced other(int), not the analyzed kernel"), std::string::npos) << by_dispatch.err;
+
+  // Of a kernel in no dispatch of the trace: an error naming both, nothing written.
+  const auto db = scenario("mi300x", 1, dir);
+  auto mismatch = run_cli({"analyze", "--out", (dir / "o3").string(), "--att", att.string(), db.string()});
+  EXPECT_EQ(mismatch.exit_code, 2);
+  EXPECT_EQ(count_lines(mismatch.err), 1) << mismatch.err;
+  EXPECT_NE(mismatch.err.find("traced " + gemm + ", which is in no dispatch of the trace"), std::string::npos) << mismatch.err;
+  EXPECT_NE(mismatch.err.find("matmul_kernel"), std::string::npos) << mismatch.err;
+  EXPECT_FALSE(fs::exists(dir / "o3" / "dag.json")) << "nothing half written";
+
+  auto without_out = run_cli({"analyze", "--att", att.string(), traced.string()});
   EXPECT_EQ(without_out.exit_code, 2);
   auto missing = run_cli({"analyze", "--out", (dir / "o2").string(), "--att", (dir / "nothing").string(), db.string()});
   EXPECT_EQ(missing.exit_code, 2);

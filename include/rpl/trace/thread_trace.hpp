@@ -3,6 +3,7 @@
 // per instruction, executions and cycles (or samples), and the waves recorded.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ struct ThreadTrace {
   bool thread_trace = false;
   bool pc_sampling = false;
   int gfxip = 0;
+  // The kernel it traced: code.json's marker row ("; <mangled name>", then the demangled one), and
+  // the dispatch the folder names (ui_output_agent_<pid>_dispatch_<n>); empty where not said.
+  std::string kernel_mangled, kernel_name;
+  std::optional<int64_t> dispatch_id;
   std::vector<TracedInstruction> code;  // marker rows ("; kernel name") left out
   size_t waves = 0;                     // waves the trace recorded
   int64_t wave_cycles = 0;              // from the first wave's start to the last one's end
