@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include <rpl/core/error.hpp>
+#include <rpl/trace/kineto_reader.hpp>
 #include <rpl/trace/rocprof_csv.hpp>
 
 #include "csv_rows.hpp"
@@ -26,7 +27,9 @@ std::string what_it_looks_like(const fs::path& file, const std::optional<std::ve
   std::ifstream in(file, std::ios::binary);
   char first = 0;
   in >> first;
-  if (first == '{' || first == '[') return "a JSON file of no trace format read here";
+  if (first == '{' || first == '[') {
+    return "a JSON file of no trace format read here (a PyTorch profiler trace has schemaVersion, deviceProperties and traceEvents)";
+  }
   if (!header || header->size() < 2) return "not a trace: not a SQLite database (rocpd), nor a CSV trace of rocprofv3 or legacy rocprof";
   std::string cols;
   for (size_t i = 0; i < header->size() && i < 8; ++i) cols += (i ? ", " : "") + (*header)[i];
@@ -36,6 +39,21 @@ std::string what_it_looks_like(const fs::path& file, const std::optional<std::ve
          "(Index, KernelName, gpu-id, ..., BeginNs, EndNs, ...)";
 }
 
+// Whether the file is a JSON object whose first 64 KiB name every key given (Kineto writes its
+// schemaVersion and deviceProperties before its events).
+bool json_object_with(const fs::path& file, std::initializer_list<std::string_view> keys) {
+  std::ifstream in(file, std::ios::binary);
+  std::string head(64 << 10, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const auto first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos || head[first] != '{') return false;
+  for (auto k : keys) {
+    if (head.find(k) == std::string::npos) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<TraceFormat> trace_format(const fs::path& file) {
@@ -43,6 +61,9 @@ std::optional<TraceFormat> trace_format(const fs::path& file) {
   char magic[16] = {};
   in.read(magic, sizeof magic);
   if (in && std::memcmp(magic, "SQLite format 3", 16) == 0) return TraceFormat::rocpd;
+  if (json_object_with(file, {"\"schemaVersion\"", "\"traceEvents\""}) || json_object_with(file, {"\"deviceProperties\"", "\"traceEvents\""})) {
+    return TraceFormat::kineto;
+  }
   const auto header = detail::csv_header(file);
   if (!header) return std::nullopt;
   if (has_all(*header, {"Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id", "Grid_Size_X"})) return TraceFormat::rocprofv3_csv;
@@ -64,6 +85,7 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
       case TraceFormat::rocpd: read_rocpd_into(trace, file, options); break;
       case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file); break;
       case TraceFormat::rocprof_v1: read_rocprof_v1_into(trace, file); break;
+      case TraceFormat::kineto: read_kineto_into(trace, file, options); break;
     }
   }
   return trace;

@@ -14,6 +14,7 @@ enum class TraceFormat {
   rocpd,          // a SQLite database of rocpd tables (rocprofv3 ROCm 7, the CUPTI tracer)
   rocprofv3_csv,  // rocprofv3's kernel_trace.csv, with the files of its run beside it
   rocprof_v1,     // legacy rocprof's results.csv
+  kineto,         // a PyTorch profiler trace (Kineto's Chrome trace JSON)
 };
 
 /// What the file is, from its first bytes; nothing for a file of no format read here.
