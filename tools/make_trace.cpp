@@ -11,7 +11,7 @@
 
 #include <rpl/trace/rocpd_reader.hpp>
 
-#include "rocprof_csv_files.hpp"
+#include "amd_profiler_files.hpp"
 #include "trace_scenarios.hpp"
 
 int main(int argc, char** argv) {

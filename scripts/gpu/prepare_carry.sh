@@ -25,7 +25,7 @@ strip --strip-debug .devcarry/bin/* .devcarry/lib/* .devcarry/examples/* .devcar
 # The testbeds' fatbins (matmul_tunable's 225 kernels: 16 MiB) shrink tenfold: carry_env.sh unpacks them.
 tar -C .devcarry -cf - examples | xz -T0 -6 > .devcarry/examples.tar.xz
 rm -rf .devcarry/examples
-cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1,libzstd.so.1,liblz4.so.1,libmuparser.so.2,libglib-2.0.so.0,libpcre2-8.so.0} .devcarry/syslib/
+cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1,libzstd.so.1,liblz4.so.1,libmuparser.so.2,libglib-2.0.so.0,libpcre2-8.so.0,libcsv.so.3} .devcarry/syslib/
 cp -r /usr/lib/python3/dist-packages/{jsonschema,pyrsistent,_pyrsistent_version.py} .devcarry/py/
 cp /usr/share/javascript/chart.js/chart.min.js .devcarry/js/
 if [ -n "${WITH_CLANG:-}" ]; then

@@ -4,7 +4,7 @@
 // DurationNs; earlier releases wrote vgpr for arch_vgpr). grd and wgr are totals of work-items,
 // so the geometry is one-dimensional. gpu-id is the HSA node: the GPU is known where rocprof kept
 // rocminfo's output beside it (results.sysinfo.txt).
-#include <rpl/trace/rocprof_csv.hpp>
+#include <rpl/trace/amd_profiler_files.hpp>
 
 #include <fstream>
 #include <map>

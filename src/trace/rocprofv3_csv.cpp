@@ -6,7 +6,7 @@
 //   its Node_Id). Grid sizes are in work-items, timestamps in nanoseconds.
 //   counter_collection.csv: one row per dispatch and counter (Dispatch_Id, Counter_Name,
 //   Counter_Value), summed over a dispatch's rows as rocpd's counters_collection view does.
-#include <rpl/trace/rocprof_csv.hpp>
+#include <rpl/trace/amd_profiler_files.hpp>
 
 #include <map>
 #include <unordered_map>

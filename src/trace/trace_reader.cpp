@@ -5,7 +5,7 @@
 
 #include <rpl/core/error.hpp>
 #include <rpl/trace/kineto_reader.hpp>
-#include <rpl/trace/rocprof_csv.hpp>
+#include <rpl/trace/amd_profiler_files.hpp>
 
 #include "csv_rows.hpp"
 
@@ -28,7 +28,8 @@ std::string what_it_looks_like(const fs::path& file, const std::optional<std::ve
   char first = 0;
   in >> first;
   if (first == '{' || first == '[') {
-    return "a JSON file of no trace format read here (a PyTorch profiler trace has schemaVersion, deviceProperties and traceEvents)";
+    return "a JSON file of no trace format read here (rocprofv3's has \"rocprofiler-sdk-tool\"; a PyTorch profiler trace "
+           "schemaVersion, deviceProperties and traceEvents)";
   }
   if (!header || header->size() < 2) return "not a trace: not a SQLite database (rocpd), nor a CSV trace of rocprofv3 or legacy rocprof";
   std::string cols;
@@ -61,6 +62,7 @@ std::optional<TraceFormat> trace_format(const fs::path& file) {
   char magic[16] = {};
   in.read(magic, sizeof magic);
   if (in && std::memcmp(magic, "SQLite format 3", 16) == 0) return TraceFormat::rocpd;
+  if (json_object_with(file, {"\"rocprofiler-sdk-tool\""})) return TraceFormat::rocprofv3_json;
   if (json_object_with(file, {"\"schemaVersion\"", "\"traceEvents\""}) || json_object_with(file, {"\"deviceProperties\"", "\"traceEvents\""})) {
     return TraceFormat::kineto;
   }
@@ -86,6 +88,7 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
       case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file); break;
       case TraceFormat::rocprof_v1: read_rocprof_v1_into(trace, file); break;
       case TraceFormat::kineto: read_kineto_into(trace, file, options); break;
+      case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file); break;
     }
   }
   return trace;

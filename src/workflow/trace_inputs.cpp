@@ -15,7 +15,7 @@ namespace {
 constexpr int kSearchDepth = 3;
 
 // The trace files under folder, by their content: rocpd databases, rocprofv3 kernel traces (each
-// standing for the files of its run beside it), legacy rocprof's results.csv.
+// standing for the files of its run beside it), legacy rocprof's results.csv, PyTorch profiler traces.
 std::vector<fs::path> traces_in(const fs::path& folder) {
   std::vector<fs::path> found;
   std::error_code ec;
@@ -24,7 +24,8 @@ std::vector<fs::path> traces_in(const fs::path& folder) {
     if (it.depth() >= kSearchDepth) it.disable_recursion_pending();
     if (!it->is_regular_file(ec)) continue;
     const std::string name = it->path().filename().string();
-    const bool candidate = it->path().extension() == ".db" || name.ends_with("kernel_trace.csv") || name == "results.csv";
+    const auto ext = it->path().extension();
+    const bool candidate = ext == ".db" || ext == ".json" || name.ends_with("kernel_trace.csv") || name == "results.csv";
     if (candidate && trace::trace_format(it->path())) found.push_back(it->path());
   }
   std::sort(found.begin(), found.end());
@@ -45,7 +46,7 @@ std::vector<fs::path> trace_files(const std::vector<fs::path>& inputs) {
     if (runs.empty()) runs = traces_in(input);
     if (runs.empty()) {
       fail(Errc::bad_input, "{}: a folder with no trace in it; give a trace file or a folder of one: rocm-perf profile's, rocprofv3's "
-                            "(rocpd databases or CSV files), or legacy rocprof's (results.csv)", input.string());
+                            "(rocpd databases or CSV files), legacy rocprof's (results.csv), or PyTorch profiler traces", input.string());
     }
     files.insert(files.end(), runs.begin(), runs.end());
   }

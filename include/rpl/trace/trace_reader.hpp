@@ -13,6 +13,7 @@ namespace rpl::trace {
 enum class TraceFormat {
   rocpd,          // a SQLite database of rocpd tables (rocprofv3 ROCm 7, the CUPTI tracer)
   rocprofv3_csv,  // rocprofv3's kernel_trace.csv, with the files of its run beside it
+  rocprofv3_json, // rocprofv3's --output-format json
   rocprof_v1,     // legacy rocprof's results.csv
   kineto,         // a PyTorch profiler trace (Kineto's Chrome trace JSON)
 };

@@ -1,7 +1,7 @@
 """A small PyTorch training step traced by PyTorch's own profiler (Kineto), as its users record
 traces: torch.profiler with CPU and CUDA activities, exported as Chrome trace JSON. Two streams
 joined by events, a GEMM, a softmax, a layer norm and a copy, three steps.
-    usage: torch_kineto_trace.py OUT.json"""
+    usage: torch_kineto_trace.py OUT.json   (or "none": the same steps, not profiled, for another profiler)"""
 import sys
 
 import torch
@@ -29,6 +29,11 @@ def step():
 for _ in range(2):  # warm-up: cuBLAS handles, allocator
     step()
 torch.cuda.synchronize()
+if sys.argv[1] == "none":
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    sys.exit(0)
 with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
     for _ in range(3):
         step()

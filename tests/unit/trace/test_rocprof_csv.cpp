@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <rpl/core/error.hpp>
-#include <rpl/trace/rocprof_csv.hpp>
+#include <rpl/trace/amd_profiler_files.hpp>
 #include <rpl/trace/trace_reader.hpp>
 
 #include "test_support.hpp"
@@ -156,6 +156,51 @@ TEST(RocprofV1, RealMi250xResultsWithRocminfo) {
   EXPECT_EQ(agent.wave_size, 64);
 }
 
+// rocprofv3 --output-format json as rocprofiler-sdk serializes it (its rocprofv3-schema.json):
+// agents by handle, kernel symbols by id, dispatches with dispatch_info, copies with a direction
+// named by strings.buffer_records.
+TEST(Rocprofv3Json, ReadsOneProcessAsTheSchemaLaysItOut) {
+  const auto dir = fresh_dir("rocprofv3_json");
+  write(dir / "3210_results.json", R"J({"rocprofiler-sdk-tool": [{
+    "metadata": {"pid": 3210, "init_time": 1, "fini_time": 2},
+    "agents": [{"size": 1120, "id": {"handle": 94000}, "type": 1, "name": "AMD EPYC 9654", "node_id": 0, "logical_node_id": 0},
+               {"size": 1120, "id": {"handle": 94001}, "type": 2, "cu_count": 304, "simd_per_cu": 4, "wave_front_size": 64, "max_waves_per_cu": 32,
+                "max_engine_clk_fcompute": 2100, "lds_size_in_kb": 64, "name": "gfx942", "vendor_name": "AMD", "product_name": "AMD Instinct MI300X",
+                "model_name": "", "node_id": 2, "logical_node_id": 1}],
+    "kernel_symbols": [{"size": 88, "kernel_id": 5, "code_object_id": 1, "kernel_name": "_Z5scalePfi.kd", "group_segment_size": 1024,
+                        "private_segment_size": 0, "sgpr_count": 24, "arch_vgpr_count": 40, "accum_vgpr_count": 8,
+                        "formatted_kernel_name": "scale", "demangled_kernel_name": "scale(float*, int)", "truncated_kernel_name": "scale"}],
+    "strings": {"buffer_records": [{"kind": "MEMORY_COPY", "operations": ["MEMORY_COPY_NONE", "MEMORY_COPY_HOST_TO_HOST", "MEMORY_COPY_HOST_TO_DEVICE"]}]},
+    "buffer_records": {
+      "kernel_dispatch": [{"size": 120, "kind": 11, "operation": 1, "thread_id": 3210, "correlation_id": {"internal": 7, "external": 0},
+                           "start_timestamp": 1000, "end_timestamp": 4000,
+                           "dispatch_info": {"size": 72, "agent_id": {"handle": 94001}, "queue_id": {"handle": 3}, "kernel_id": 5, "dispatch_id": 1,
+                                             "private_segment_size": 0, "group_segment_size": 2048,
+                                             "workgroup_size": {"x": 256, "y": 1, "z": 1}, "grid_size": {"x": 1048576, "y": 2, "z": 1}}}],
+      "memory_copy": [{"size": 64, "kind": 13, "operation": 2, "thread_id": 3210, "correlation_id": {"internal": 6, "external": 0},
+                       "start_timestamp": 100, "end_timestamp": 900, "dst_agent_id": {"handle": 94001}, "src_agent_id": {"handle": 94000}, "bytes": 4096}]}}]})J");
+  ASSERT_EQ(trace::trace_format(dir / "3210_results.json"), trace::TraceFormat::rocprofv3_json);
+  const auto t = trace::read_traces({dir / "3210_results.json"});
+  ASSERT_EQ(t.dispatches.size(), 1u);
+  const auto& d = t.dispatches[0];
+  EXPECT_EQ(d.duration_ns(), 3000);
+  EXPECT_EQ(d.correlation_id, 7);
+  EXPECT_EQ(t.agents.at(static_cast<size_t>(d.agent)).name, "gfx942");
+  EXPECT_EQ(t.agents.at(static_cast<size_t>(d.agent)).compute_units, 304);
+  const auto& s = t.symbols.at(static_cast<size_t>(d.symbol));
+  EXPECT_EQ(s.mangled_name, "_Z5scalePfi.kd");
+  EXPECT_EQ(s.name(), "scale(float*, int)");
+  EXPECT_EQ(s.arch_vgpr_count, 40);
+  EXPECT_EQ(s.accum_vgpr_count, 8);
+  EXPECT_EQ(t.geometry(d).grid, (std::array<uint64_t, 3>{1048576, 2, 1}));
+  EXPECT_EQ(t.geometry(d).group_segment_size, 2048u);
+  ASSERT_EQ(t.memory_copies.size(), 1u);
+  EXPECT_EQ(t.memory_copies[0].name, "MEMORY_COPY_HOST_TO_DEVICE");
+  EXPECT_EQ(t.memory_copies[0].size, 4096);
+  EXPECT_EQ(t.memory_copies[0].dst_agent_id, 2) << "agents are known by their node";
+  EXPECT_EQ(t.sources.at(0).guids, std::vector<std::string>{"3210"});
+}
+
 std::string read_error(const fs::path& file) {
   std::string message;
   EXPECT_EQ(error_code_of([&] { trace::read_traces({file}); }, &message), Errc::bad_input) << file;
@@ -186,6 +231,13 @@ TEST(TraceFormatsBadInput, EachGetsOneLineThatSaysWhat) {
   m = read_error(dir / "nogrid/kernel_trace.csv");
   EXPECT_NE(m.find("no column Workgroup_Size_X"), std::string::npos) << m;
   EXPECT_NE(m.find("found Kind, Agent_Id"), std::string::npos) << m;
+  // A rocprofv3 JSON file cut short, and one whose dispatch names a kernel it does not list.
+  write(dir / "cut_results.json", "{\"rocprofiler-sdk-tool\": [{\"metadata\": {\"pid\": 1}, \"agents\": [");
+  m = read_error(dir / "cut_results.json");
+  EXPECT_NE(m.find("not well-formed JSON (cut short?)"), std::string::npos) << m;
+  write(dir / "orphan_results.json", R"({"rocprofiler-sdk-tool": [{"kernel_symbols": [], "buffer_records": {"kernel_dispatch": [{"dispatch_info": {"kernel_id": 9}}]}}]})");
+  m = read_error(dir / "orphan_results.json");
+  EXPECT_NE(m.find("names kernel 9, which kernel_symbols does not list"), std::string::npos) << m;
   // A JSON file of another tool.
   write(dir / "other.json", "{\"traceEvents\": []}\n");
   m = read_error(dir / "other.json");

@@ -10,7 +10,7 @@
 #include <rpl/analysis/dag.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
-#include "rocprof_csv_files.hpp"
+#include "amd_profiler_files.hpp"
 #include "test_support.hpp"
 #include "trace_scenarios.hpp"
 
@@ -76,8 +76,8 @@ TEST(WorkflowTraceInputs, AFolderOfAnotherProfilerStandsForTheTracesInIt) {
   EXPECT_EQ(files[0].filename(), "results.csv");
 }
 
-// One program's trace as a rocpd database, as rocprofv3's CSV files and as legacy rocprof's
-// results.csv: the same analysis (top kernel, times, resources, occupancy, critical path), less
+// One program's trace as a rocpd database, as rocprofv3's CSV files and JSON, and as legacy
+// rocprof's results.csv: the same analysis (top kernel, times, resources, occupancy, critical path), less
 // what a format does not record (legacy rocprof: one-dimensional grids, no copies, dispatches
 // numbered from 0).
 TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
@@ -86,12 +86,15 @@ TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
   const auto rocpd = trace::read_rocpd({dir / "run.db"});
   tools::write_rocprofv3_csv(rocpd, dir / "csv", "4001_");
   tools::write_rocprof_v1(rocpd, dir / "v1");
+  fs::create_directories(dir / "json");
+  tools::write_rocprofv3_json(rocpd, dir / "json" / "4001_results.json", 4001);
   workflow::Control control;
   const auto a = workflow::run_analyze({{dir / "run.db"}, std::nullopt, {}, {}}, control).profile;
   const auto b = workflow::run_analyze({{dir / "csv"}, std::nullopt, {}, {}}, control).profile;
   const auto c = workflow::run_analyze({{dir / "v1"}, std::nullopt, {}, {}}, control).profile;
-  for (const auto* other : {&b, &c}) {
-    const std::string form = other == &b ? "rocprofv3 CSV" : "legacy rocprof";
+  const auto j = workflow::run_analyze({{dir / "json"}, std::nullopt, {}, {}}, control).profile;
+  for (const auto* other : {&b, &c, &j}) {
+    const std::string form = other == &b ? "rocprofv3 CSV" : other == &c ? "legacy rocprof" : "rocprofv3 JSON";
     EXPECT_EQ((*other)["kernel"]["name"], a["kernel"]["name"]) << form;
     for (const char* key : {"dispatches", "total_ms", "time_fraction"}) EXPECT_EQ((*other)["kernel"][key], a["kernel"][key]) << form << " " << key;
     EXPECT_EQ((*other)["kernel"]["longest_dispatch"]["duration_ms"], a["kernel"]["longest_dispatch"]["duration_ms"]) << form;
@@ -103,10 +106,14 @@ TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
     EXPECT_FALSE((*other)["occupancy"].is_null()) << form;
   }
   EXPECT_EQ(b["kernel"]["grid"], a["kernel"]["grid"]);
+  EXPECT_EQ(j["kernel"]["grid"], a["kernel"]["grid"]);
+  EXPECT_EQ(j["kernel"]["mangled_name"], a["kernel"]["mangled_name"]) << "rocprofv3's JSON keeps the mangled name";
+  EXPECT_EQ(j["resources"], a["resources"]) << "and the symbol's static LDS";
   EXPECT_EQ(b["kernel"]["longest_dispatch"], a["kernel"]["longest_dispatch"]) << "legacy rocprof numbers dispatches from 0";
   // The critical path, from stream order and timestamps in every form (legacy rocprof: queue order).
   const auto path = [](const trace::Trace& t) { return analysis::analyze_dag(t).critical_path_ns; };
   EXPECT_EQ(path(workflow::read_trace_inputs({dir / "csv"})), path(rocpd));
+  EXPECT_EQ(path(workflow::read_trace_inputs({dir / "json"})), path(rocpd));
   auto kernels_only = rocpd;  // results.csv lists dispatches alone
   kernels_only.memory_copies.clear();
   EXPECT_EQ(path(workflow::read_trace_inputs({dir / "v1"})), path(kernels_only));

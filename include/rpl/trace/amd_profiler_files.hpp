@@ -1,5 +1,5 @@
 #pragma once
-// Readers of the CSV traces that AMD's profilers wrote before rocpd, into the trace model that the
+// Readers of the files that AMD's profilers write besides rocpd, into the trace model that the
 // rocpd reader fills (docs/trace-formats.md says which layouts, and what each one lacks).
 #include <filesystem>
 
@@ -12,6 +12,11 @@ namespace rpl::trace {
 /// counter_collection.csv of the same prefix beside it where present. Adds one Source.
 /// Error(bad_input) naming the file for a layout it does not know or a malformed file.
 void read_rocprofv3_csv_into(Trace& trace, const std::filesystem::path& kernel_trace);
+
+/// rocprofv3 --output-format json (`<pid>_results.json`): {"rocprofiler-sdk-tool": [one object per
+/// process: metadata, agents, kernel_symbols, buffer_records {kernel_dispatch, memory_copy}, strings]}.
+/// Adds one Source.
+void read_rocprofv3_json_into(Trace& trace, const std::filesystem::path& file);
 
 /// Legacy rocprof (ROCm 5.x to 6.x, `rocprof --stats [--hip-trace] [--timestamp on]`): results.csv,
 /// one row per dispatch. Adds one Source.

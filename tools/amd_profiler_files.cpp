@@ -1,9 +1,10 @@
-#include "rocprof_csv_files.hpp"
+#include "amd_profiler_files.hpp"
 
 #include <fstream>
 #include <map>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace rpl::tools {
 namespace fs = std::filesystem;
@@ -72,6 +73,57 @@ void write_rocprofv3_csv(const trace::Trace& trace, const fs::path& folder, cons
     out << "\"MEMORY_COPY\"," << quoted(c.name) << "," << c.stream_id << "," << agent(c.src_agent_id) << "," << agent(c.dst_agent_id) << ","
         << c.correlation_id << "," << c.start_ns << "," << c.end_ns << "\n";
   }
+}
+
+void write_rocprofv3_json(const trace::Trace& trace, const fs::path& file, int64_t pid) {
+  using nlohmann::json;
+  json agents = json::array(), symbols = json::array(), dispatches = json::array(), copies = json::array();
+  std::map<int64_t, int64_t> handle;  // agent id -> its handle, as the SDK numbers agents
+  for (size_t i = 0; i < trace.agents.size(); ++i) {
+    const auto& a = trace.agents[i];
+    handle[a.id] = 0x10000 + static_cast<int64_t>(i);
+    agents.push_back({{"size", 1120}, {"id", {{"handle", handle[a.id]}}}, {"type", a.type == "CPU" ? 1 : 2}, {"cpu_cores_count", 0},
+                      {"simd_count", a.compute_units.value_or(0) * a.simds_per_cu.value_or(0)}, {"lds_size_in_kb", a.lds_kib.value_or(0)},
+                      {"wave_front_size", a.wave_size.value_or(0)}, {"cu_count", a.compute_units.value_or(0)}, {"simd_per_cu", a.simds_per_cu.value_or(0)},
+                      {"max_engine_clk_fcompute", static_cast<int64_t>(a.max_clock_mhz.value_or(0))}, {"max_waves_per_cu", a.max_waves_per_cu.value_or(0)},
+                      {"name", a.name}, {"vendor_name", a.vendor_name}, {"product_name", a.product_name}, {"model_name", ""},
+                      {"node_id", a.id}, {"logical_node_id", static_cast<int64_t>(i)}});
+  }
+  for (const auto& s : trace.symbols) {
+    symbols.push_back({{"size", 88}, {"kernel_id", s.id}, {"code_object_id", 1}, {"kernel_name", s.mangled_name}, {"kernel_object", 0},
+                       {"kernarg_segment_size", s.kernarg_segment_size}, {"kernarg_segment_alignment", 8},
+                       {"group_segment_size", s.group_segment_size}, {"private_segment_size", s.private_segment_size},
+                       {"sgpr_count", s.sgpr_count}, {"arch_vgpr_count", s.arch_vgpr_count}, {"accum_vgpr_count", s.accum_vgpr_count},
+                       {"formatted_kernel_name", written_name(s)}, {"demangled_kernel_name", written_name(s)}, {"truncated_kernel_name", written_name(s)}});
+  }
+  for (const auto& d : trace.dispatches) {
+    const auto& s = trace.symbols[static_cast<size_t>(d.symbol)];
+    const auto& g = trace.geometry(d);
+    const int64_t agent = d.agent >= 0 ? handle[trace.agents[static_cast<size_t>(d.agent)].id] : 0;
+    dispatches.push_back({{"size", 120}, {"kind", 11}, {"operation", 1}, {"thread_id", pid}, {"correlation_id", {{"internal", d.correlation_id}, {"external", 0}}},
+                          {"start_timestamp", d.start_ns}, {"end_timestamp", d.end_ns}, {"stream_id", {{"handle", d.stream_id}}},
+                          {"dispatch_info", {{"size", 72}, {"agent_id", {{"handle", agent}}}, {"queue_id", {{"handle", d.queue_id}}}, {"kernel_id", s.id},
+                                             {"dispatch_id", d.id}, {"private_segment_size", g.private_segment_size},
+                                             {"group_segment_size", std::max<int64_t>(g.group_segment_size, s.group_segment_size)},
+                                             {"workgroup_size", {{"x", g.workgroup[0]}, {"y", g.workgroup[1]}, {"z", g.workgroup[2]}}},
+                                             {"grid_size", {{"x", g.grid[0]}, {"y", g.grid[1]}, {"z", g.grid[2]}}}}}});
+  }
+  const std::vector<std::string> directions = {"MEMORY_COPY_NONE", "MEMORY_COPY_HOST_TO_HOST", "MEMORY_COPY_HOST_TO_DEVICE",
+                                               "MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE"};
+  for (const auto& c : trace.memory_copies) {
+    const auto op = std::find(directions.begin(), directions.end(), c.name) - directions.begin();
+    copies.push_back({{"size", 64}, {"kind", 13}, {"operation", op}, {"thread_id", pid}, {"correlation_id", {{"internal", c.correlation_id}, {"external", 0}}},
+                      {"start_timestamp", c.start_ns}, {"end_timestamp", c.end_ns}, {"dst_agent_id", {{"handle", handle[c.dst_agent_id]}}},
+                      {"src_agent_id", {{"handle", handle[c.src_agent_id]}}}, {"bytes", c.size}, {"stream_id", {{"handle", c.stream_id}}}});
+  }
+  const json process = {{"metadata", {{"pid", pid}, {"init_time", 0}, {"fini_time", 0}}},
+                        {"agents", agents},
+                        {"counters", json::array()},
+                        {"strings", {{"buffer_records", {{{"kind", "MEMORY_COPY"}, {"operations", directions}}}}}},
+                        {"code_objects", json::array()},
+                        {"kernel_symbols", symbols},
+                        {"buffer_records", {{"kernel_dispatch", dispatches}, {"memory_copy", copies}, {"hip_api", json::array()}}}};
+  std::ofstream(file) << json({{"rocprofiler-sdk-tool", {process}}}).dump(2);
 }
 
 void write_rocprof_v1(const trace::Trace& trace, const fs::path& folder) {
