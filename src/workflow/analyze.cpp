@@ -2,6 +2,7 @@
 #include <rpl/workflow/trace_inputs.hpp>
 
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -147,9 +148,29 @@ std::string analysis_text(const TraceAnalysis& a, analysis::NameStyle names) {
   return text;
 }
 
+namespace {
+
+// Runs of one program on one kind of GPU combine; traces of two kinds (a profile of an MI300X and
+// one of an MI250X given together, say) would be averaged into a kernel that ran on neither.
+void require_one_kind_of_gpu(const trace::Trace& trace) {
+  std::map<std::string, int16_t> first_source;  // architecture -> a source whose dispatches ran on it
+  for (const auto& d : trace.dispatches) {
+    if (d.agent < 0) continue;
+    const auto& name = trace.agents[static_cast<size_t>(d.agent)].name;
+    if (!name.empty()) first_source.try_emplace(name, d.source);
+  }
+  if (first_source.size() < 2) return;
+  const auto a = first_source.begin(), b = std::next(a);
+  fail(Errc::bad_input, "{} ran on {} and {} on {}: give the runs of one kind of GPU at a time", trace.sources[static_cast<size_t>(a->second)].path,
+       a->first, trace.sources[static_cast<size_t>(b->second)].path, b->first);
+}
+
+}  // namespace
+
 AnalyzeResult run_analyze(const AnalyzeRequest& request, Control& control) {
   control.stage_started("read");
   const auto trace = read_trace_inputs(request.databases);
+  require_one_kind_of_gpu(trace);
   control.stage_finished("read");
   AnalysisOptions options = request.options;
   options.folder_analyses = !request.out_dir.empty();

@@ -119,5 +119,20 @@ TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
   EXPECT_EQ(path(workflow::read_trace_inputs({dir / "v1"})), path(kernels_only));
 }
 
+// Traces of two kinds of GPU given together would be averaged into a kernel that ran on neither.
+TEST(WorkflowTraceInputs, RunsOfTwoKindsOfGpuAreRefused) {
+  const auto dir = fresh_dir("trace_inputs_two_gpus");
+  tools::write_scenario("mi300x", 1, dir / "mi300x.db");
+  tools::write_scenario("mi250x", 1, dir / "mi250x.db");
+  workflow::Control control;
+  std::string message;
+  EXPECT_EQ(error_code_of([&] { workflow::run_analyze({{dir / "mi300x.db", dir / "mi250x.db"}, std::nullopt, {}, {}}, control); }, &message),
+            Errc::bad_input);
+  EXPECT_NE(message.find("ran on gfx90a and"), std::string::npos) << message;
+  EXPECT_NE(message.find("on gfx942: give the runs of one kind of GPU at a time"), std::string::npos) << message;
+  tools::write_scenario("mi300x", 2, dir / "mi300x_2.db");
+  EXPECT_NO_THROW(workflow::run_analyze({{dir / "mi300x.db", dir / "mi300x_2.db"}, std::nullopt, {}, {}}, control)) << "two runs of one GPU combine";
+}
+
 }  // namespace
 }  // namespace rpl::test
