@@ -37,7 +37,7 @@ std::string what_it_looks_like(const fs::path& file, const std::optional<std::ve
   if (header->size() > 8) cols += ", ...";
   return "a CSV file whose columns (" + cols + ") are those of no trace read here; expected a rocprofv3 kernel_trace.csv "
          "(Kind, Agent_Id, ..., Kernel_Name, Start_Timestamp, End_Timestamp, ...) or legacy rocprof's results.csv "
-         "(Index, KernelName, gpu-id, ..., BeginNs, EndNs, ...)";
+         "(Index, KernelName, gpu-id, ..., BeginNs, EndNs, ...) or rocprof-compute's pmc_perf.csv (Dispatch_ID, ..., Kernel_Name, ...)";
 }
 
 // Whether the file is a JSON object whose first 64 KiB name every key given (Kineto writes its
@@ -70,6 +70,7 @@ std::optional<TraceFormat> trace_format(const fs::path& file) {
   if (!header) return std::nullopt;
   if (has_all(*header, {"Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id", "Grid_Size_X"})) return TraceFormat::rocprofv3_csv;
   if (has_all(*header, {"Index", "KernelName", "gpu-id", "grd", "wgr"})) return TraceFormat::rocprof_v1;
+  if (has_all(*header, {"Dispatch_ID", "Kernel_Name", "Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup"})) return TraceFormat::rocprof_compute;
   return std::nullopt;
 }
 
@@ -89,6 +90,7 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
       case TraceFormat::rocprof_v1: read_rocprof_v1_into(trace, file); break;
       case TraceFormat::kineto: read_kineto_into(trace, file, options); break;
       case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file); break;
+      case TraceFormat::rocprof_compute: read_rocprof_compute_into(trace, file); break;
     }
   }
   return trace;

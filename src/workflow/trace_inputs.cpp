@@ -15,7 +15,8 @@ namespace {
 constexpr int kSearchDepth = 3;
 
 // The trace files under folder, by their content: rocpd databases, rocprofv3 kernel traces (each
-// standing for the files of its run beside it), legacy rocprof's results.csv, PyTorch profiler traces.
+// standing for the files of its run beside it), legacy rocprof's results.csv, rocprof-compute's
+// pmc_perf.csv, PyTorch profiler traces.
 std::vector<fs::path> traces_in(const fs::path& folder) {
   std::vector<fs::path> found;
   std::error_code ec;
@@ -25,7 +26,7 @@ std::vector<fs::path> traces_in(const fs::path& folder) {
     if (!it->is_regular_file(ec)) continue;
     const std::string name = it->path().filename().string();
     const auto ext = it->path().extension();
-    const bool candidate = ext == ".db" || ext == ".json" || name.ends_with("kernel_trace.csv") || name == "results.csv";
+    const bool candidate = ext == ".db" || ext == ".json" || name.ends_with("kernel_trace.csv") || name == "results.csv" || name == "pmc_perf.csv";
     if (candidate && trace::trace_format(it->path())) found.push_back(it->path());
   }
   std::sort(found.begin(), found.end());
@@ -46,7 +47,7 @@ std::vector<fs::path> trace_files(const std::vector<fs::path>& inputs) {
     if (runs.empty()) runs = traces_in(input);
     if (runs.empty()) {
       fail(Errc::bad_input, "{}: a folder with no trace in it; give a trace file or a folder of one: rocm-perf profile's, rocprofv3's "
-                            "(rocpd databases or CSV files), legacy rocprof's (results.csv), or PyTorch profiler traces", input.string());
+                            "(rocpd databases or CSV files), legacy rocprof's (results.csv), rocprof-compute's workload, or PyTorch profiler traces", input.string());
     }
     files.insert(files.end(), runs.begin(), runs.end());
   }

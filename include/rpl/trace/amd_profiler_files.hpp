@@ -18,6 +18,11 @@ void read_rocprofv3_csv_into(Trace& trace, const std::filesystem::path& kernel_t
 /// Adds one Source.
 void read_rocprofv3_json_into(Trace& trace, const std::filesystem::path& file);
 
+/// rocprof-compute (Omniperf 2.x and later) workload folder: its pmc_perf.csv, a row per dispatch
+/// with its counters (for the roofline and the counter rules), and sysinfo.csv beside it, the GPU.
+/// Adds one Source.
+void read_rocprof_compute_into(Trace& trace, const std::filesystem::path& pmc_perf);
+
 /// Legacy rocprof (ROCm 5.x to 6.x, `rocprof --stats [--hip-trace] [--timestamp on]`): results.csv,
 /// one row per dispatch. Adds one Source.
 void read_rocprof_v1_into(Trace& trace, const std::filesystem::path& results_csv);

@@ -134,5 +134,29 @@ TEST(WorkflowTraceInputs, RunsOfTwoKindsOfGpuAreRefused) {
   EXPECT_NO_THROW(workflow::run_analyze({{dir / "mi300x.db", dir / "mi300x_2.db"}, std::nullopt, {}, {}}, control)) << "two runs of one GPU combine";
 }
 
+// A rocprof-compute workload (Omniperf 2.0, MI300X): its per-dispatch counters place the kernel on
+// the roofline, its sysinfo.csv names the GPU and its bandwidth.
+TEST(WorkflowTraceInputs, ARocprofComputeWorkloadIsAnalyzedWithItsCounters) {
+  const auto workload = source_dir() / "tests/fixtures/real/rocprofiler-compute-mi300x";
+  const auto t = workflow::read_trace_inputs({workload});
+  ASSERT_EQ(t.dispatches.size(), 3u);
+  EXPECT_EQ(t.symbols[0].name(), "vecCopy(double*, double*, double*, int, int)") << "without its \" (.kd)\"";
+  EXPECT_EQ(t.agents.at(0).name, "gfx942");
+  EXPECT_EQ(t.agents.at(0).compute_units, 304);
+  EXPECT_DOUBLE_EQ(t.agents.at(0).dram_bytes_per_s.value_or(0), 5324.8e9);
+  const auto has = [&](const std::string& n) { return std::find(t.counter_names.begin(), t.counter_names.end(), n) != t.counter_names.end(); };
+  EXPECT_TRUE(has("SQ_INSTS_VALU_ADD_F32"));
+  EXPECT_TRUE(has("TCC_EA0_RDREQ_sum"));
+  EXPECT_FALSE(has("TCC_HIT[0]")) << "per-channel columns are summed in their _sum column";
+  EXPECT_FALSE(has("Correlation_ID_1")) << "a pass's repeated columns are no counters";
+  workflow::Control control;
+  const auto profile = workflow::run_analyze({{workload}, std::nullopt, {}, {}}, control).profile;
+  EXPECT_EQ(profile["gpu"]["architecture"], "gfx942");
+  EXPECT_EQ(profile["occupancy"]["limiter"], "waves");
+  ASSERT_TRUE(profile["roofline"].is_object()) << profile.dump();
+  EXPECT_EQ(profile["roofline"]["binding_ceiling"], "dram");
+  EXPECT_DOUBLE_EQ(profile["roofline"]["bytes"]["dram"].get<double>(), 50378880.0);
+}
+
 }  // namespace
 }  // namespace rpl::test
