@@ -25,7 +25,7 @@ std::string lower(std::string_view s) {
 
 // Rows are parsed on a thread of their own and handed over in batches: libcsv goes a character at
 // a time, and what the caller makes of the rows (a million dispatches first touching their memory)
-// then runs beside it. On the benchmark's million dispatches, about a fifth less time in all.
+// then runs beside it. On the benchmark's million dispatches, a sixth less time in all (0.70 s to 0.59 s).
 constexpr size_t kBatchRows = 4096, kBatchesInFlight = 4;
 
 struct Batch {

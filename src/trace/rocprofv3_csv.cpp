@@ -4,6 +4,7 @@
 //   VGPR_Count, Accum_VGPR_Count, SGPR_Count), and rocpd's CSV conversion (Guid first, Vgpr_Count).
 //   Agent_Id is "Agent N" (7.x: N is the agent's Logical_Node_Id in agent_info.csv) or N (6.2:
 //   its Node_Id). Grid sizes are in work-items, timestamps in nanoseconds.
+//   hip_api_trace.csv: the HIP calls, without their arguments: hipDeviceSynchronize orders work.
 //   counter_collection.csv: one row per dispatch and counter (Dispatch_Id, Counter_Name,
 //   Counter_Value), summed over a dispatch's rows as rocpd's counters_collection view does.
 #include <rpl/trace/amd_profiler_files.hpp>
@@ -41,7 +42,7 @@ size_t need(const CsvColumns& cols, std::initializer_list<std::string_view> name
 
 class RunReader {
  public:
-  RunReader(Trace& trace, const fs::path& kernel_trace) : trace_(trace), file_(kernel_trace) {
+  RunReader(Trace& trace, const fs::path& kernel_trace, const ReadOptions& options) : trace_(trace), file_(kernel_trace), options_(options) {
     const std::string name = kernel_trace.filename().string();
     prefix_ = name.substr(0, name.size() - std::min(name.size(), kKernelTrace.size()));
     // The process: the pid that rocprofv3 puts before each file name (12345_kernel_trace.csv).
@@ -68,7 +69,12 @@ class RunReader {
     read_dispatches();
     if (const auto copies = sibling("memory_copy_trace.csv"); fs::exists(copies, ec)) read_copies(copies);
     if (const auto counters = sibling("counter_collection.csv"); fs::exists(counters, ec)) read_counters(counters, first_dispatch);
-    if (!fs::exists(sibling("hip_api_trace.csv"), ec)) {
+    if (const auto calls = sibling("hip_api_trace.csv"); fs::exists(calls, ec)) {
+      read_hip_calls(calls);
+      trace_.warnings.push_back(fmt::format("{}: its HIP API trace records no call's arguments (which event, which stream): the "
+                                            "dependency graph has stream order, device synchronizations and timestamps only",
+                                            file_.string()));
+    } else {
       trace_.warnings.push_back(fmt::format("{}: no HIP API trace beside it: the dependency graph has stream order and timestamps only",
                                             file_.string()));
     }
@@ -284,6 +290,45 @@ class RunReader {
     });
   }
 
+  // hip_api_trace.csv (Domain, Function, Process_Id, Thread_Id, Correlation_Id, Start_Timestamp,
+  // End_Timestamp): hipDeviceSynchronize is a host wait the DAG orders work by (its correlation id
+  // is in the kernel trace's space); with host_calls, every call, for export.
+  void read_hip_calls(const fs::path& file) {
+    size_t function = 0, start = 0, end = 0;
+    std::optional<size_t> thread, correlation;
+    std::unordered_map<std::string, uint32_t> names;
+    for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) names.emplace(trace_.host_call_names[i], i);
+    detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
+      if (r == 0) {
+        CsvColumns cols(row);
+        const std::string_view expected = "Domain, Function, Process_Id, Thread_Id, Correlation_Id, Start_Timestamp, End_Timestamp";
+        function = need(cols, {"Function"}, file, expected);
+        start = need(cols, {"Start_Timestamp"}, file, expected);
+        end = need(cols, {"End_Timestamp"}, file, expected);
+        thread = cols.find("Thread_Id");
+        correlation = cols.find("Correlation_Id");
+        return true;
+      }
+      const auto begin_ns = csv_int(row[start]).value_or(0), end_ns = csv_int(row[end]).value_or(0);
+      if (row[function] == "hipDeviceSynchronize") {
+        EventOperation op;
+        op.source = source_;
+        op.guid = guid_;
+        op.kind = EventOperationKind::device_synchronize;
+        op.correlation_id = correlation ? csv_int(row[*correlation]).value_or(0) : 0;
+        op.start_ns = begin_ns;
+        op.end_ns = end_ns;
+        trace_.event_operations.push_back(std::move(op));
+      }
+      if (options_.host_calls) {
+        auto [n, added] = names.try_emplace(std::string(row[function]), static_cast<uint32_t>(trace_.host_call_names.size()));
+        if (added) trace_.host_call_names.push_back(n->first);
+        trace_.host_calls.push_back({source_, guid_, thread ? csv_int(row[*thread]).value_or(0) : 0, begin_ns, end_ns, n->second});
+      }
+      return true;
+    });
+  }
+
   void read_counters(const fs::path& file, size_t first_dispatch) {
     std::unordered_map<int64_t, uint32_t> dispatch_index;  // Dispatch_Id -> index in trace_.dispatches
     for (size_t i = first_dispatch; i < trace_.dispatches.size(); ++i) dispatch_index[trace_.dispatches[i].id] = static_cast<uint32_t>(i);
@@ -314,6 +359,7 @@ class RunReader {
 
   Trace& trace_;
   fs::path file_;
+  const ReadOptions& options_;
   std::string prefix_, guid_;
   int16_t source_ = 0;
   std::optional<CsvColumns> cols_;
@@ -327,8 +373,8 @@ class RunReader {
 
 }  // namespace
 
-void read_rocprofv3_csv_into(Trace& trace, const fs::path& kernel_trace) {
-  RunReader(trace, kernel_trace).read();
+void read_rocprofv3_csv_into(Trace& trace, const fs::path& kernel_trace, const ReadOptions& options) {
+  RunReader(trace, kernel_trace, options).read();
 }
 
 }  // namespace rpl::trace

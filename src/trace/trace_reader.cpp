@@ -86,7 +86,7 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
     if (!format) fail(Errc::bad_input, "{}: {}", file.string(), what_it_looks_like(file, detail::csv_header(file)));
     switch (*format) {
       case TraceFormat::rocpd: read_rocpd_into(trace, file, options); break;
-      case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file); break;
+      case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file, options); break;
       case TraceFormat::rocprof_v1: read_rocprof_v1_into(trace, file); break;
       case TraceFormat::kineto: read_kineto_into(trace, file, options); break;
       case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file); break;

@@ -100,6 +100,14 @@ TEST(Rocprofv3Csv, EveryKernelTraceLayoutReadsTheSameDispatch) {
     EXPECT_EQ(warned, !layout.registers) << layout.name;
     EXPECT_EQ(t.sources.at(0).guids, std::vector<std::string>{"777"}) << layout.name << ": the process is the file's pid prefix";
   }
+  // The HIP API trace beside it: hipDeviceSynchronize is a host wait, in the kernel trace's correlation ids.
+  write(dir / "0" / "777_hip_api_trace.csv", "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+                                            "\"HIP_RUNTIME_API_EXT\",\"hipLaunchKernel\",777,69,11,4000,4500\n"
+                                            "\"HIP_RUNTIME_API_EXT\",\"hipDeviceSynchronize\",777,69,13,6100,6200\n");
+  const auto t = trace::read_traces({dir / "0" / "777_kernel_trace.csv"});
+  ASSERT_EQ(t.event_operations.size(), 1u);
+  EXPECT_EQ(t.event_operations[0].kind, trace::EventOperationKind::device_synchronize);
+  EXPECT_EQ(t.event_operations[0].correlation_id, 13);
 }
 
 TEST(Rocprofv3Csv, RealRocm7DocsRunWithCopiesAndCounters) {
@@ -133,6 +141,12 @@ TEST(Rocprofv3Csv, RealRocm62LayoutHasNoRegisterCounts) {
 TEST(Rocprofv3Csv, RealAllQuotedTraceOfLlamaCpp) {
   const auto t = trace::read_traces({real("rocprofv3-strixhalo-gfx1151/decode_kernel_trace.csv")});
   EXPECT_EQ(t.dispatches.size(), 144u);
+  EXPECT_TRUE(t.host_calls.empty()) << "the HIP calls beside it only when asked";
+  trace::ReadOptions with_calls;
+  with_calls.host_calls = true;
+  const auto calls = trace::read_traces({real("rocprofv3-strixhalo-gfx1151/decode_kernel_trace.csv")}, with_calls);
+  EXPECT_EQ(calls.host_calls.size(), 920u) << "decode_hip_api_trace.csv, of the same prefix";
+  EXPECT_TRUE(std::any_of(t.warnings.begin(), t.warnings.end(), [](const std::string& w) { return w.find("records no call's arguments") != std::string::npos; }));
   EXPECT_EQ(t.dispatches[0].id, 164);
   EXPECT_EQ(t.geometry(t.dispatches[0]).grid, (std::array<uint64_t, 3>{24576, 1, 1}));
   EXPECT_EQ(t.symbols[static_cast<size_t>(t.dispatches[1].symbol)].name().rfind("void k_get_rows_float<float, float>(float const*, int const*", 0), 0u);
