@@ -72,7 +72,7 @@ std::string profile_text(const analysis::ProfileSummary& s, analysis::NameStyle 
     if (g.compute_units) gpu += fmt::format(", {} {}", *g.compute_units, g.vendor == "NVIDIA" ? "SMs" : "CUs");
     if (g.wave_size) gpu += fmt::format(", {} {}", g.vendor == "NVIDIA" ? "warp" : "wave", *g.wave_size);
     if (g.max_clock_mhz) gpu += fmt::format(", {:g} MHz", *g.max_clock_mhz);
-    line("GPU", gpu);
+    line("GPU", gpu.empty() ? "not known (the trace does not say; see the warnings)" : gpu);
   }
   const auto& st = s.stability;
   line("Runtime", fmt::format("{:.4f} ms {}", s.runtime_ms, s.kernel ? "per dispatch (mean)" : "per run (mean, whole process)"));

@@ -137,6 +137,26 @@ TEST(CliAnalyze, HumanSummaryGoldenAmd) {
   EXPECT_EQ(golden_difference(r.out, "analyze_mi300x.txt"), "");
 }
 
+// Files of other profilers, as their folders hold them: each is recognised, and what it lacks is
+// said once (docs/trace-formats.md); the same input gives the same JSON bytes.
+TEST(CliAnalyze, FoldersOfOtherProfilersAnalyze) {
+  const auto real = source_dir() / "tests/fixtures/real";
+  auto csv = run_cli({"analyze", (real / "rocprofiler-sdk-docs").string()});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("Kernel      addition_kernel<float>"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("GPU         not known (the trace does not say; see the warnings)"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.err.find("no agent_info.csv beside it"), std::string::npos) << csv.err;
+  auto rocprof = run_cli({"analyze", "--json", (real / "rocprof-v1-mi250x").string()});
+  ASSERT_EQ(rocprof.exit_code, 0) << rocprof.err;
+  const auto j = nlohmann::json::parse(rocprof.out);
+  EXPECT_EQ(j["gpu"]["architecture"], "gfx90a");
+  EXPECT_EQ(j["occupancy"]["active_waves_per_cu"], 32) << "24 VGPRs: 8 waves per SIMD";
+  EXPECT_EQ(run_cli({"analyze", "--json", (real / "rocprof-v1-mi250x").string()}).out, rocprof.out);
+  auto kineto = run_cli({"analyze", "--json", (source_dir() / "tests/fixtures/kineto/torch_step_h200.json").string()});
+  ASSERT_EQ(kineto.exit_code, 0) << kineto.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(kineto.out)["occupancy"]["theoretical"].get<double>(), 0.125) << "255 registers: 2 blocks of 4 warps";
+}
+
 TEST(CliAnalyze, VersionNamesTheCommitAndTheAliasAgrees) {
   auto r = run_cli({"--version"});
   EXPECT_EQ(r.exit_code, 0);
