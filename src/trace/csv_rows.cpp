@@ -178,16 +178,10 @@ size_t estimated_rows(const fs::path& file) {
   return static_cast<size_t>(static_cast<double>(size) * static_cast<double>(lines) / static_cast<double>(sample.size()) * 1.05);
 }
 
-std::optional<std::vector<std::string>> csv_header(const fs::path& file) {
-  // A header line is short: read a bounded prefix, never a whole file (nor an endless one).
-  constexpr size_t kMaxHeader = 1 << 20;
-  std::ifstream in(file, std::ios::binary);
-  std::string line(kMaxHeader, '\0');
-  in.read(line.data(), static_cast<std::streamsize>(line.size()));
-  line.resize(static_cast<size_t>(in.gcount()));
-  const auto newline = line.find('\n');
-  if (newline == std::string::npos && line.size() == kMaxHeader) return std::nullopt;
-  line.resize(std::min(newline, line.size()));
+std::optional<std::vector<std::string>> csv_header(std::string_view head, bool whole_file) {
+  const auto newline = head.find('\n');
+  if (newline == std::string_view::npos && !whole_file) return std::nullopt;
+  std::string line(head.substr(0, newline));
   if (!line.empty() && line.back() == '\r') line.pop_back();
   if (line.empty() || line.find('\0') != std::string::npos) return std::nullopt;
   // The header's names never hold commas or quotes: split plainly, dropping the quotes.

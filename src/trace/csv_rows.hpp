@@ -23,8 +23,9 @@ void read_csv_rows(const std::filesystem::path& file, const std::function<bool(c
 /// once rather than grow it by copies.
 size_t estimated_rows(const std::filesystem::path& file);
 
-/// The first row of a CSV file (its header), or nothing where the file is not text of that shape.
-std::optional<std::vector<std::string>> csv_header(const std::filesystem::path& file);
+/// The header of a CSV file that begins with `head` (all of it where whole_file): its first line's
+/// names, or nothing where that line does not end within head or is not text.
+std::optional<std::vector<std::string>> csv_header(std::string_view head, bool whole_file);
 
 /// A header's columns by name, matched without regard to case (rocpd's CSV writes Vgpr_Count where
 /// rocprofv3 writes VGPR_Count).

@@ -1,17 +1,37 @@
 #include <rpl/trace/trace_reader.hpp>
 
+#include <strings.h>
+
 #include <cstring>
 #include <fstream>
 
 #include <rpl/core/error.hpp>
-#include <rpl/trace/kineto_reader.hpp>
 #include <rpl/trace/amd_profiler_files.hpp>
+#include <rpl/trace/kineto_reader.hpp>
 
 #include "csv_rows.hpp"
 
 namespace rpl::trace {
 namespace fs = std::filesystem;
 namespace {
+
+// What a file's format is found from: its first bytes (a header line is short, and a JSON trace
+// names its kind before its events); never the whole file, nor an endless one (/dev/zero).
+constexpr size_t kHead = 1 << 20, kJsonHead = 64 << 10;
+
+struct Head {
+  std::string bytes;
+  bool whole_file = false;
+};
+
+Head head_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  Head h{std::string(kHead, '\0'), false};
+  in.read(h.bytes.data(), static_cast<std::streamsize>(h.bytes.size()));
+  h.bytes.resize(static_cast<size_t>(in.gcount()));
+  h.whole_file = h.bytes.size() < kHead;
+  return h;
+}
 
 bool has_all(const std::vector<std::string>& header, std::initializer_list<const char*> names) {
   for (const char* n : names) {
@@ -22,15 +42,39 @@ bool has_all(const std::vector<std::string>& header, std::initializer_list<const
   return true;
 }
 
+// Whether head is a JSON object whose first 64 KiB name every key given.
+bool json_object_with(std::string_view head, std::initializer_list<std::string_view> keys) {
+  head = head.substr(0, kJsonHead);
+  const auto first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || head[first] != '{') return false;
+  for (auto k : keys) {
+    if (head.find(k) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+std::optional<TraceFormat> format_of(const Head& head) {
+  if (head.bytes.size() >= 16 && std::memcmp(head.bytes.data(), "SQLite format 3", 16) == 0) return TraceFormat::rocpd;
+  if (json_object_with(head.bytes, {"\"rocprofiler-sdk-tool\""})) return TraceFormat::rocprofv3_json;
+  if (json_object_with(head.bytes, {"\"schemaVersion\"", "\"traceEvents\""}) || json_object_with(head.bytes, {"\"deviceProperties\"", "\"traceEvents\""})) {
+    return TraceFormat::kineto;
+  }
+  const auto header = detail::csv_header(head.bytes, head.whole_file);
+  if (!header) return std::nullopt;
+  if (has_all(*header, {"Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id", "Grid_Size_X"})) return TraceFormat::rocprofv3_csv;
+  if (has_all(*header, {"Index", "KernelName", "gpu-id", "grd", "wgr"})) return TraceFormat::rocprof_v1;
+  if (has_all(*header, {"Dispatch_ID", "Kernel_Name", "Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup"})) return TraceFormat::rocprof_compute;
+  return std::nullopt;
+}
+
 // A short description of what a file of no known format seems to be, for the error.
-std::string what_it_looks_like(const fs::path& file, const std::optional<std::vector<std::string>>& header) {
-  std::ifstream in(file, std::ios::binary);
-  char first = 0;
-  in >> first;
-  if (first == '{' || first == '[') {
+std::string what_it_looks_like(const Head& head) {
+  const auto first = head.bytes.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (head.bytes[first] == '{' || head.bytes[first] == '[')) {
     return "a JSON file of no trace format read here (rocprofv3's has \"rocprofiler-sdk-tool\"; a PyTorch profiler trace "
            "schemaVersion, deviceProperties and traceEvents)";
   }
+  const auto header = detail::csv_header(head.bytes, head.whole_file);
   if (!header || header->size() < 2) return "not a trace: not a SQLite database (rocpd), nor a CSV trace of rocprofv3 or legacy rocprof";
   std::string cols;
   for (size_t i = 0; i < header->size() && i < 8; ++i) cols += (i ? ", " : "") + (*header)[i];
@@ -40,39 +84,9 @@ std::string what_it_looks_like(const fs::path& file, const std::optional<std::ve
          "(Index, KernelName, gpu-id, ..., BeginNs, EndNs, ...) or rocprof-compute's pmc_perf.csv (Dispatch_ID, ..., Kernel_Name, ...)";
 }
 
-// Whether the file is a JSON object whose first 64 KiB name every key given (Kineto writes its
-// schemaVersion and deviceProperties before its events).
-bool json_object_with(const fs::path& file, std::initializer_list<std::string_view> keys) {
-  std::ifstream in(file, std::ios::binary);
-  std::string head(64 << 10, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  const auto first = head.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || head[first] != '{') return false;
-  for (auto k : keys) {
-    if (head.find(k) == std::string::npos) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
-std::optional<TraceFormat> trace_format(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  char magic[16] = {};
-  in.read(magic, sizeof magic);
-  if (in && std::memcmp(magic, "SQLite format 3", 16) == 0) return TraceFormat::rocpd;
-  if (json_object_with(file, {"\"rocprofiler-sdk-tool\""})) return TraceFormat::rocprofv3_json;
-  if (json_object_with(file, {"\"schemaVersion\"", "\"traceEvents\""}) || json_object_with(file, {"\"deviceProperties\"", "\"traceEvents\""})) {
-    return TraceFormat::kineto;
-  }
-  const auto header = detail::csv_header(file);
-  if (!header) return std::nullopt;
-  if (has_all(*header, {"Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id", "Grid_Size_X"})) return TraceFormat::rocprofv3_csv;
-  if (has_all(*header, {"Index", "KernelName", "gpu-id", "grd", "wgr"})) return TraceFormat::rocprof_v1;
-  if (has_all(*header, {"Dispatch_ID", "Kernel_Name", "Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup"})) return TraceFormat::rocprof_compute;
-  return std::nullopt;
-}
+std::optional<TraceFormat> trace_format(const fs::path& file) { return format_of(head_of(file)); }
 
 Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options) {
   Trace trace;
@@ -82,8 +96,9 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
     if (fs::is_directory(file, ec)) fail(Errc::bad_input, "{}: is a folder, not a trace file", file.string());
     if (!fs::is_regular_file(file, ec)) fail(Errc::bad_input, "{}: not a regular file, not a trace", file.string());
     if (fs::file_size(file, ec) == 0) fail(Errc::bad_input, "{}: empty file, not a trace", file.string());
-    const auto format = trace_format(file);
-    if (!format) fail(Errc::bad_input, "{}: {}", file.string(), what_it_looks_like(file, detail::csv_header(file)));
+    const auto head = head_of(file);
+    const auto format = format_of(head);
+    if (!format) fail(Errc::bad_input, "{}: {}", file.string(), what_it_looks_like(head));
     switch (*format) {
       case TraceFormat::rocpd: read_rocpd_into(trace, file, options); break;
       case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file, options); break;
