@@ -2,7 +2,9 @@
 #include <rpl/workflow/trace_inputs.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -151,18 +153,25 @@ std::string analysis_text(const TraceAnalysis& a, analysis::NameStyle names) {
 namespace {
 
 // Runs of one program on one kind of GPU combine; traces of two kinds (a profile of an MI300X and
-// one of an MI250X given together, say) would be averaged into a kernel that ran on neither.
+// one of an MI250X given together, say) would be averaged into a kernel that ran on neither. One
+// trace may use GPUs of two kinds; two traces that share no kind of GPU are refused.
 void require_one_kind_of_gpu(const trace::Trace& trace) {
-  std::map<std::string, int16_t> first_source;  // architecture -> a source whose dispatches ran on it
+  std::map<int16_t, std::set<std::string>> kinds;  // source -> the architectures its dispatches ran on
   for (const auto& d : trace.dispatches) {
     if (d.agent < 0) continue;
     const auto& name = trace.agents[static_cast<size_t>(d.agent)].name;
-    if (!name.empty()) first_source.try_emplace(name, d.source);
+    if (!name.empty()) kinds[d.source].insert(name);
   }
-  if (first_source.size() < 2) return;
-  const auto a = first_source.begin(), b = std::next(a);
-  fail(Errc::bad_input, "{} ran on {} and {} on {}: give the runs of one kind of GPU at a time", trace.sources[static_cast<size_t>(a->second)].path,
-       a->first, trace.sources[static_cast<size_t>(b->second)].path, b->first);
+  for (auto a = kinds.begin(); a != kinds.end(); ++a) {
+    for (auto b = std::next(a); b != kinds.end(); ++b) {
+      const bool shared = std::any_of(a->second.begin(), a->second.end(), [&](const std::string& k) { return b->second.count(k) > 0; });
+      if (!shared) {
+        fail(Errc::bad_input, "{} ran on {} and {} on {}: give the runs of one kind of GPU at a time",
+             trace.sources[static_cast<size_t>(a->first)].path, *a->second.begin(), trace.sources[static_cast<size_t>(b->first)].path,
+             *b->second.begin());
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -128,10 +128,19 @@ TEST(WorkflowTraceInputs, RunsOfTwoKindsOfGpuAreRefused) {
   std::string message;
   EXPECT_EQ(error_code_of([&] { workflow::run_analyze({{dir / "mi300x.db", dir / "mi250x.db"}, std::nullopt, {}, {}}, control); }, &message),
             Errc::bad_input);
-  EXPECT_NE(message.find("ran on gfx90a and"), std::string::npos) << message;
-  EXPECT_NE(message.find("on gfx942: give the runs of one kind of GPU at a time"), std::string::npos) << message;
+  EXPECT_NE(message.find("mi300x.db ran on gfx942 and"), std::string::npos) << message;
+  EXPECT_NE(message.find("mi250x.db on gfx90a: give the runs of one kind of GPU at a time"), std::string::npos) << message;
   tools::write_scenario("mi300x", 2, dir / "mi300x_2.db");
   EXPECT_NO_THROW(workflow::run_analyze({{dir / "mi300x.db", dir / "mi300x_2.db"}, std::nullopt, {}, {}}, control)) << "two runs of one GPU combine";
+  // One program may use GPUs of two kinds: its trace is one.
+  auto mixed = trace::read_rocpd({dir / "mi300x.db"});
+  auto other = mixed.agents.back();
+  other.id += 10;
+  other.name = "gfx90a";
+  mixed.agents.push_back(other);
+  for (size_t i = 0; i < mixed.dispatches.size(); i += 2) mixed.dispatches[i].agent = static_cast<int16_t>(mixed.agents.size() - 1);
+  tools::write_rocprofv3_csv(mixed, dir / "mixed", "4001_");
+  EXPECT_NO_THROW(workflow::run_analyze({{dir / "mixed"}, std::nullopt, {}, {}}, control));
 }
 
 // A rocprof-compute workload (Omniperf 2.0, MI300X): its per-dispatch counters place the kernel on
