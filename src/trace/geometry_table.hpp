@@ -21,6 +21,13 @@ struct GeometryHash {
 };
 using GeometryIndex = std::unordered_map<DispatchGeometry, uint32_t, GeometryHash>;
 
+/// The index of the geometries a trace already holds: a reader adding a source interns into it.
+inline GeometryIndex index_of(const std::vector<DispatchGeometry>& geometries) {
+  GeometryIndex index;
+  for (uint32_t i = 0; i < geometries.size(); ++i) index.emplace(geometries[i], i);
+  return index;
+}
+
 // Interns launch geometries into a list; consecutive dispatches often share one.
 class GeometryTable {
  public:

@@ -104,8 +104,7 @@ void read_kineto_into(Trace& trace, const fs::path& file, const ReadOptions& opt
     return agents[device] = static_cast<int16_t>(trace.agents.size() - 1);
   };
 
-  detail::GeometryIndex index;
-  for (uint32_t i = 0; i < trace.geometries.size(); ++i) index.emplace(trace.geometries[i], i);
+  auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
   std::unordered_map<std::string, int32_t> symbols;
   std::unordered_map<std::string, uint32_t> host_names;

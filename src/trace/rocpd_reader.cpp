@@ -157,7 +157,7 @@ class FileReader {
     trace::Source source;
     source.path = file.string();
     trace_.sources.push_back(std::move(source));
-    for (uint32_t i = 0; i < trace_.geometries.size(); ++i) geometry_index_.emplace(trace_.geometries[i], i);
+    geometry_index_ = detail::index_of(trace_.geometries);
   }
 
   void read(const TableSet& set) {

@@ -89,8 +89,7 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
   } else {
     trace.warnings.push_back(fmt::format("{}: no sysinfo.csv beside it: the GPU is not known (no occupancy, no peaks)", pmc_perf.string()));
   }
-  detail::GeometryIndex index;
-  for (uint32_t i = 0; i < trace.geometries.size(); ++i) index.emplace(trace.geometries[i], i);
+  auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
   std::unordered_map<std::string, int32_t> symbols;
   std::unordered_map<std::string, uint32_t> counter_index;

@@ -111,8 +111,7 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
     return agents[node] = index;
   };
 
-  detail::GeometryIndex index;
-  for (uint32_t i = 0; i < trace.geometries.size(); ++i) index.emplace(trace.geometries[i], i);
+  auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
   trace.dispatches.reserve(trace.dispatches.size() + detail::estimated_rows(file));
   std::unordered_map<std::string, int32_t> symbols;

@@ -53,7 +53,7 @@ class RunReader {
     s.path = kernel_trace.string();
     s.guids = {guid_};
     trace.sources.push_back(std::move(s));
-    for (uint32_t i = 0; i < trace.geometries.size(); ++i) geometry_index_.emplace(trace.geometries[i], i);
+    geometry_index_ = detail::index_of(trace.geometries);
   }
 
   void read() {

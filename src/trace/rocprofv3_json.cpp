@@ -78,8 +78,7 @@ void read_rocprofv3_json_into(Trace& trace, const fs::path& file) {
   if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", file.string());
   trace.sources.push_back({});
   trace.sources.back().path = file.string();
-  detail::GeometryIndex index;
-  for (uint32_t i = 0; i < trace.geometries.size(); ++i) index.emplace(trace.geometries[i], i);
+  auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
   bool registers = true;
   for (const auto& process : doc["rocprofiler-sdk-tool"]) {
