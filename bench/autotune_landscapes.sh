@@ -13,4 +13,7 @@ landscapes+=(sgemm_wide=examples/matmul/matmul_space.json:bench/data/sgemm_wide_
 landscapes+=(stencil=examples/stencil/stencil_space.json:bench/data/stencil_h100_exhaustive.csv)
 landscapes+=(triton=tests/gpu/programs/triton_space.json:bench/data/triton_h200_exhaustive.csv)
 landscapes+=(sgemm_1k=examples/matmul/matmul_space.json:bench/data/sgemm_1k_h200_exhaustive.csv)
+# Measured after the strategies were tuned on the five above: a check on landscapes they were not fitted to.
+landscapes+=(sgemm_tall=examples/matmul/matmul_space.json:bench/data/sgemm_tall_h100_exhaustive.csv)
+landscapes+=(stencil_small=examples/stencil/stencil_space.json:bench/data/stencil_small_h100_exhaustive.csv)
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

@@ -12,7 +12,11 @@
 #            (64 blocks of 128², 132 SMs on an H100): an optimum inside the ranges, not at their ends;
 #   triton:  the block sizes and warps of a Triton matmul (tests/gpu/programs/triton_matmul_tunable.py,
 #            54 configurations, 2048³ in fp16, 10 launches; about 10 s a configuration, Triton compiling
-#            in each process: run it alone).
+#            in each process: run it alone);
+#   sgemm_tall: the same SGEMM at M = 16384, N = 96, K = 2048: a tall, narrow product whose N fills no
+#            64- or 128-wide tile (measured after the strategies were tuned, to check them on a
+#            landscape they were not fitted to);
+#   stencil_small: the stencil at 2048² and 50 steps, where a step is a few microseconds (same purpose).
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -37,6 +41,10 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
       "$matmul 4096 4096 256 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
     sgemm_1k) exhaustive sgemm_1k examples/matmul/matmul_space.json \
       "$matmul 1024 1024 4096 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    sgemm_tall) exhaustive sgemm_tall examples/matmul/matmul_space.json \
+      "$matmul 16384 96 2048 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    stencil_small) exhaustive stencil_small examples/stencil/stencil_space.json \
+      "$carry/examples/stencil_tunable 2048 50 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2 ;;
     triton) exhaustive triton tests/gpu/programs/triton_space.json \
       "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS}" \
       --kernel matmul_kernel --timeout 120 --max-runs 1 ;;
