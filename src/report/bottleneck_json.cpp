@@ -68,7 +68,7 @@ std::vector<std::pair<std::string, double>> ranked(const std::map<std::string, d
 
 }  // namespace
 
-Json analysis_json(const analysis::Bottleneck& b) {
+Json analysis_json(const analysis::Bottleneck& b, const analysis::StallAnalysis* other_kernel_stalls) {
   const auto& in = b.inputs;
   const auto* r = in.roofline ? &*in.roofline : nullptr;
   Json j = document_header();
@@ -93,6 +93,9 @@ Json analysis_json(const analysis::Bottleneck& b) {
   }
   j["rules"] = std::move(rules);
   j["stalls"] = b.stalls ? stalls_json(*b.stalls) : Json(nullptr);
+  if (other_kernel_stalls) {
+    j["other_kernel_stalls"] = {{"kernel", other_kernel_stalls->kernel}, {"stalls", stalls_json(*other_kernel_stalls)}};
+  }
   j["inputs"] = {{"mean_dispatch_us", round6(in.mean_dispatch_us)},
                  {"gpu_busy_fraction", maybe_rounded(in.gpu_busy_fraction)},
                  {"grid_workgroups", maybe(in.grid_workgroups)},
@@ -111,8 +114,8 @@ std::string bottleneck_text(const analysis::Bottleneck& b) {
   return text;
 }
 
-std::string stalls_text(const analysis::StallAnalysis& s) {
-  std::string text = "Stalls      ";
+std::string stalls_text(const analysis::StallAnalysis& s, const std::string& of) {
+  std::string text = of.empty() ? "Stalls      " : fmt::format("Stalls of   {}\n            ", of);
   size_t shown = 0;
   for (const auto& [reason, f] : ranked(s.stalls)) {
     if (shown++ == 4) break;

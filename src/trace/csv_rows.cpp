@@ -238,4 +238,10 @@ std::optional<double> csv_number(std::string_view field) {
   return v;
 }
 
+int64_t CsvIntegers::required(size_t column, const char* what) const {
+  const auto v = csv_int(row_[column]);
+  if (!v) fail(Errc::bad_input, "{}: row {}: {} is '{}', not a number", file_.string(), row_number_ + 1, what, std::string(row_[column]).substr(0, 40));
+  return *v;
+}
+
 }  // namespace rpl::trace::detail

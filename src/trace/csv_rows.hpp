@@ -44,6 +44,21 @@ class CsvColumns {
 
 /// The field as an integer; nothing where empty or not a number.
 std::optional<int64_t> csv_int(std::string_view field);
+
+/// One row's fields as integers, with the file and row its errors name.
+class CsvIntegers {
+ public:
+  CsvIntegers(const std::filesystem::path& file, const CsvRow& row, size_t row_number) : file_(file), row_(row), row_number_(row_number) {}
+  /// Error(bad_input) "FILE: row N: WHAT is 'x', not a number" where the field is not one.
+  int64_t required(size_t column, const char* what) const;
+  /// 0 where the column is absent or the field empty or not a number.
+  int64_t optional(const std::optional<size_t>& column) const { return column ? csv_int(row_[*column]).value_or(0) : 0; }
+
+ private:
+  const std::filesystem::path& file_;
+  const CsvRow& row_;
+  size_t row_number_;
+};
 /// The field as a number (counter values are written as 16384.000000); nothing where not one.
 std::optional<double> csv_number(std::string_view field);
 

@@ -131,16 +131,11 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
       }
       return true;
     }
-    auto integer = [&](size_t i, const char* what) {
-      auto v = csv_int(row[i]);
-      if (!v) fail(Errc::bad_input, "{}: row {}: {} is '{}', not a number", pmc_perf.string(), r + 1, what, std::string(row[i]).substr(0, 40));
-      return *v;
-    };
-    auto optional = [&](const std::optional<size_t>& i) { return i ? csv_int(row[*i]).value_or(0) : 0; };
+    const detail::CsvIntegers field(pmc_perf, row, r);
     Dispatch d{};
-    d.id = integer(c.id, "Dispatch_ID");
-    d.start_ns = integer(c.start, "Start_Timestamp");
-    d.end_ns = integer(c.end, "End_Timestamp");
+    d.id = field.required(c.id, "Dispatch_ID");
+    d.start_ns = field.required(c.start, "Start_Timestamp");
+    d.end_ns = field.required(c.end, "End_Timestamp");
     d.queue_id = d.stream_id = d.correlation_id = 0;
     d.agent = agent;
     d.source = source;
@@ -153,18 +148,18 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
       k.guid = guid;
       k.id = static_cast<int64_t>(symbols.size());
       k.mangled_name = name;
-      k.arch_vgpr_count = optional(c.vgpr);
-      k.accum_vgpr_count = optional(c.agpr);
-      k.sgpr_count = optional(c.sgpr);
+      k.arch_vgpr_count = field.optional(c.vgpr);
+      k.accum_vgpr_count = field.optional(c.agpr);
+      k.sgpr_count = field.optional(c.sgpr);
       k.registers_known = c.vgpr.has_value();
       trace.symbols.push_back(std::move(k));
     }
     d.symbol = it->second;
     DispatchGeometry g;
-    g.grid = {static_cast<uint64_t>(integer(c.grid, "Grid_Size")), 1, 1};
-    g.workgroup = {static_cast<uint32_t>(integer(c.block, "Workgroup_Size")), 1, 1};
-    g.group_segment_size = static_cast<uint32_t>(optional(c.lds));
-    g.private_segment_size = static_cast<uint32_t>(optional(c.scratch));
+    g.grid = {static_cast<uint64_t>(field.required(c.grid, "Grid_Size")), 1, 1};
+    g.workgroup = {static_cast<uint32_t>(field.required(c.block, "Workgroup_Size")), 1, 1};
+    g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
+    g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
     d.geometry = geometries.intern(g);
     const auto dispatch = static_cast<uint32_t>(trace.dispatches.size());
     trace.dispatches.push_back(d);

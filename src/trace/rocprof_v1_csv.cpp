@@ -145,20 +145,15 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
       c.sgpr = cols.find("sgpr");
       return true;
     }
-    auto integer = [&](size_t i, const char* what) {
-      auto v = csv_int(row[i]);
-      if (!v) fail(Errc::bad_input, "{}: row {}: {} is '{}', not a number", file.string(), r + 1, what, std::string(row[i]).substr(0, 40));
-      return *v;
-    };
-    auto optional = [&](const std::optional<size_t>& i) { return i ? csv_int(row[*i]).value_or(0) : 0; };
+    const detail::CsvIntegers field(file, row, r);
     Dispatch d{};
-    d.id = integer(c.index, "Index");
-    d.start_ns = integer(c.begin, "BeginNs");
-    d.end_ns = integer(c.end, "EndNs");
-    d.queue_id = optional(c.queue);
+    d.id = field.required(c.index, "Index");
+    d.start_ns = field.required(c.begin, "BeginNs");
+    d.end_ns = field.required(c.end, "EndNs");
+    d.queue_id = field.optional(c.queue);
     d.stream_id = d.queue_id;  // no streams recorded: HIP gives each stream a queue of its own while it has queues
     d.correlation_id = 0;
-    d.agent = agent_of(integer(c.gpu, "gpu-id"));
+    d.agent = agent_of(field.required(c.gpu, "gpu-id"));
     d.source = source;
     const std::string name = kernel_name(row[c.name]);
     auto [it, added] = symbols.try_emplace(name, static_cast<int32_t>(trace.symbols.size()));
@@ -168,18 +163,18 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
       k.guid = guid;
       k.id = static_cast<int64_t>(symbols.size());
       k.mangled_name = name;
-      k.arch_vgpr_count = optional(c.vgpr);
-      k.accum_vgpr_count = optional(c.agpr);
-      k.sgpr_count = optional(c.sgpr);
+      k.arch_vgpr_count = field.optional(c.vgpr);
+      k.accum_vgpr_count = field.optional(c.agpr);
+      k.sgpr_count = field.optional(c.sgpr);
       k.registers_known = c.vgpr.has_value();
       trace.symbols.push_back(std::move(k));
     }
     d.symbol = it->second;
     DispatchGeometry g;
-    g.grid = {static_cast<uint64_t>(integer(c.grid, "grd")), 1, 1};
-    g.workgroup = {static_cast<uint32_t>(integer(c.block, "wgr")), 1, 1};
-    g.group_segment_size = static_cast<uint32_t>(optional(c.lds));
-    g.private_segment_size = static_cast<uint32_t>(optional(c.scratch));
+    g.grid = {static_cast<uint64_t>(field.required(c.grid, "grd")), 1, 1};
+    g.workgroup = {static_cast<uint32_t>(field.required(c.block, "wgr")), 1, 1};
+    g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
+    g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
     d.geometry = geometries.intern(g);
     trace.dispatches.push_back(d);
     return true;

@@ -6,7 +6,10 @@
 //   its Node_Id). Grid sizes are in work-items, timestamps in nanoseconds.
 //   hip_api_trace.csv: the HIP calls, without their arguments: hipDeviceSynchronize orders work.
 //   counter_collection.csv: one row per dispatch and counter (Dispatch_Id, Counter_Name,
-//   Counter_Value), summed over a dispatch's rows as rocpd's counters_collection view does.
+//   Counter_Value), summed over a dispatch's rows as rocpd's counters_collection view does. A run
+//   of counters alone (`rocprofv3 --pmc` without --kernel-trace) has no kernel_trace.csv: its
+//   dispatches are then read from the counter rows (one-dimensional Grid_Size and Workgroup_Size,
+//   and from ROCm 7 the timestamps of the dispatch while its counters were collected).
 #include <rpl/trace/amd_profiler_files.hpp>
 
 #include <map>
@@ -26,7 +29,7 @@ using detail::CsvRow;
 
 namespace {
 
-constexpr std::string_view kKernelTrace = "kernel_trace.csv";
+constexpr std::string_view kKernelTrace = "kernel_trace.csv", kCounters = "counter_collection.csv";
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -42,9 +45,11 @@ size_t need(const CsvColumns& cols, std::initializer_list<std::string_view> name
 
 class RunReader {
  public:
+  // file is a kernel_trace.csv, or the counter_collection.csv of a run of counters alone.
   RunReader(Trace& trace, const fs::path& kernel_trace, const ReadOptions& options) : trace_(trace), file_(kernel_trace), options_(options) {
     const std::string name = kernel_trace.filename().string();
-    prefix_ = name.substr(0, name.size() - std::min(name.size(), kKernelTrace.size()));
+    counters_only_ = name.ends_with(kCounters);
+    prefix_ = name.substr(0, name.size() - std::min(name.size(), (counters_only_ ? kCounters : kKernelTrace).size()));
     // The process: the pid that rocprofv3 puts before each file name (12345_kernel_trace.csv).
     guid_ = prefix_.empty() ? kernel_trace.parent_path().filename().string() : prefix_.substr(0, prefix_.size() - (prefix_.back() == '_'));
     source_ = static_cast<int16_t>(trace.sources.size());
@@ -66,9 +71,13 @@ class RunReader {
                                             agents.filename().string()));
     }
     const size_t first_dispatch = trace_.dispatches.size();
-    read_dispatches();
+    if (counters_only_) {
+      read_counter_dispatches();
+    } else {
+      read_dispatches();
+    }
     if (const auto copies = sibling("memory_copy_trace.csv"); fs::exists(copies, ec)) read_copies(copies);
-    if (const auto counters = sibling("counter_collection.csv"); fs::exists(counters, ec)) read_counters(counters, first_dispatch);
+    if (const auto counters = sibling(kCounters); fs::exists(counters, ec)) read_counters(counters, first_dispatch);
     if (const auto calls = sibling("hip_api_trace.csv"); fs::exists(calls, ec)) {
       read_hip_calls(calls);
       trace_.warnings.push_back(fmt::format("{}: its HIP API trace records no call's arguments (which event, which stream): the "
@@ -192,34 +201,29 @@ class RunReader {
         registers = c.vgpr.has_value();
         return true;
       }
-      auto integer = [&](size_t i, const char* what) {
-        auto v = csv_int(row[i]);
-        if (!v) fail(Errc::bad_input, "{}: row {}: {} is '{}', not a number", file_.string(), r + 1, what, std::string(row[i]).substr(0, 40));
-        return *v;
-      };
-      auto optional = [&](const std::optional<size_t>& i) { return i ? csv_int(row[*i]).value_or(0) : 0; };
+      const detail::CsvIntegers field(file_, row, r);
       Dispatch d{};
-      d.id = c.dispatch_id ? integer(*c.dispatch_id, "Dispatch_Id") : static_cast<int64_t>(r);
-      d.start_ns = integer(c.start, "Start_Timestamp");
-      d.end_ns = integer(c.end, "End_Timestamp");
-      d.queue_id = optional(c.queue);
-      d.stream_id = optional(c.stream);
-      d.correlation_id = optional(c.correlation);
+      d.id = c.dispatch_id ? field.required(*c.dispatch_id, "Dispatch_Id") : static_cast<int64_t>(r);
+      d.start_ns = field.required(c.start, "Start_Timestamp");
+      d.end_ns = field.required(c.end, "End_Timestamp");
+      d.queue_id = field.optional(c.queue);
+      d.stream_id = field.optional(c.stream);
+      d.correlation_id = field.optional(c.correlation);
       d.agent = agent_of(row[c.agent]);
       d.source = source_;
       d.symbol = symbol_of(row, c.name, c.kernel_id, [&](KernelSymbol& s) {
-        s.arch_vgpr_count = optional(c.vgpr);
-        s.accum_vgpr_count = optional(c.agpr);
-        s.sgpr_count = optional(c.sgpr);
+        s.arch_vgpr_count = field.optional(c.vgpr);
+        s.accum_vgpr_count = field.optional(c.agpr);
+        s.sgpr_count = field.optional(c.sgpr);
         s.registers_known = registers;
       });
       DispatchGeometry g;
       for (int i = 0; i < 3; ++i) {
-        g.grid[i] = static_cast<uint64_t>(integer(c.grid[i], "Grid_Size"));
-        g.workgroup[i] = static_cast<uint32_t>(integer(c.block[i], "Workgroup_Size"));
+        g.grid[i] = static_cast<uint64_t>(field.required(c.grid[i], "Grid_Size"));
+        g.workgroup[i] = static_cast<uint32_t>(field.required(c.block[i], "Workgroup_Size"));
       }
-      g.group_segment_size = static_cast<uint32_t>(optional(c.lds));
-      g.private_segment_size = static_cast<uint32_t>(optional(c.scratch));
+      g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
+      g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
       d.geometry = geometries.intern(g);
       trace_.dispatches.push_back(d);
       return true;
@@ -228,6 +232,71 @@ class RunReader {
       trace_.warnings.push_back(fmt::format("{}: this layout (before ROCm 6.4) records no register counts: occupancy is not computed",
                                             file_.string()));
     }
+  }
+
+  // A run of counters alone: a dispatch from the first row of each Dispatch_Id.
+  void read_counter_dispatches() {
+    struct Columns {
+      size_t dispatch, name, agent, grid, block;
+      std::optional<size_t> kernel_id, queue, correlation, lds, scratch, vgpr, agpr, sgpr, start, end;
+    } c{};
+    detail::GeometryTable geometries(trace_.geometries, &geometry_index_);
+    std::unordered_map<int64_t, bool> seen;
+    bool registers = false;
+    detail::read_csv_rows(file_, [&](const CsvRow& row, size_t r) {
+      if (r == 0) {
+        CsvColumns cols(row);
+        const std::string_view expected = "Correlation_Id, Dispatch_Id, Agent_Id, ..., Grid_Size, Kernel_Name, Workgroup_Size, ..., Counter_Name, Counter_Value";
+        c.dispatch = need(cols, {"Dispatch_Id"}, file_, expected);
+        c.name = need(cols, {"Kernel_Name"}, file_, expected);
+        c.agent = need(cols, {"Agent_Id"}, file_, expected);
+        c.grid = need(cols, {"Grid_Size"}, file_, expected);
+        c.block = need(cols, {"Workgroup_Size"}, file_, expected);
+        c.start = cols.find("Start_Timestamp");
+        c.end = cols.find("End_Timestamp");
+        if (!c.start || !c.end) {
+          fail(Errc::bad_input, "{}: a run of counters alone whose layout (before ROCm 7) records no times: no kernel time to analyze; "
+                                "profile with --kernel-trace too", file_.string());
+        }
+        c.kernel_id = cols.find("Kernel_Id");
+        c.queue = cols.find("Queue_Id");
+        c.correlation = cols.find("Correlation_Id");
+        c.lds = cols.find("LDS_Block_Size");
+        c.scratch = cols.find("Scratch_Size");
+        c.vgpr = cols.find("VGPR_Count");
+        c.agpr = cols.find("Accum_VGPR_Count");
+        c.sgpr = cols.find("SGPR_Count");
+        registers = c.vgpr.has_value();
+        return true;
+      }
+      const detail::CsvIntegers field(file_, row, r);
+      const int64_t id = field.required(c.dispatch, "Dispatch_Id");
+      if (!seen.emplace(id, true).second) return true;
+      Dispatch d{};
+      d.id = id;
+      d.start_ns = field.required(*c.start, "Start_Timestamp");
+      d.end_ns = field.required(*c.end, "End_Timestamp");
+      d.queue_id = d.stream_id = field.optional(c.queue);
+      d.correlation_id = field.optional(c.correlation);
+      d.agent = agent_of(row[c.agent]);
+      d.source = source_;
+      d.symbol = symbol_of(row, c.name, c.kernel_id, [&](KernelSymbol& s) {
+        s.arch_vgpr_count = field.optional(c.vgpr);
+        s.accum_vgpr_count = field.optional(c.agpr);
+        s.sgpr_count = field.optional(c.sgpr);
+        s.registers_known = registers;
+      });
+      DispatchGeometry g;
+      g.grid = {static_cast<uint64_t>(field.required(c.grid, "Grid_Size")), 1, 1};
+      g.workgroup = {static_cast<uint32_t>(field.required(c.block, "Workgroup_Size")), 1, 1};
+      g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
+      g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
+      d.geometry = geometries.intern(g);
+      trace_.dispatches.push_back(d);
+      return true;
+    });
+    trace_.warnings.push_back(fmt::format("{}: a run of counters alone (no kernel trace): each dispatch's time is its time while its "
+                                          "counters were collected, its grid one-dimensional, and there are no streams", file_.string()));
   }
 
   template <typename Fill>
@@ -361,6 +430,7 @@ class RunReader {
   fs::path file_;
   const ReadOptions& options_;
   std::string prefix_, guid_;
+  bool counters_only_ = false;
   int16_t source_ = 0;
   std::optional<CsvColumns> cols_;
   std::map<int64_t, int16_t> by_node_, by_logical_;
@@ -373,8 +443,15 @@ class RunReader {
 
 }  // namespace
 
-void read_rocprofv3_csv_into(Trace& trace, const fs::path& kernel_trace, const ReadOptions& options) {
-  RunReader(trace, kernel_trace, options).read();
+void read_rocprofv3_csv_into(Trace& trace, const fs::path& file, const ReadOptions& options) {
+  // A counter_collection.csv with its run's kernel_trace.csv beside it stands for that run.
+  const std::string name = file.filename().string();
+  if (name.ends_with(kCounters)) {
+    const auto kernel_trace = file.parent_path() / (name.substr(0, name.size() - kCounters.size()) + std::string(kKernelTrace));
+    std::error_code ec;
+    if (fs::exists(kernel_trace, ec)) return RunReader(trace, kernel_trace, options).read();
+  }
+  RunReader(trace, file, options).read();
 }
 
 }  // namespace rpl::trace

@@ -8,6 +8,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/trace/amd_profiler_files.hpp>
 #include <rpl/trace/kineto_reader.hpp>
+#include <rpl/trace/nsys_reader.hpp>
 
 #include "csv_rows.hpp"
 
@@ -53,8 +54,10 @@ bool json_object_with(std::string_view head, std::initializer_list<std::string_v
   return true;
 }
 
-std::optional<TraceFormat> format_of(const Head& head) {
-  if (head.bytes.size() >= 16 && std::memcmp(head.bytes.data(), "SQLite format 3", 16) == 0) return TraceFormat::rocpd;
+std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
+  if (head.bytes.size() >= 16 && std::memcmp(head.bytes.data(), "SQLite format 3", 16) == 0) {
+    return is_nsys_export(file) ? TraceFormat::nsys_sqlite : TraceFormat::rocpd;
+  }
   if (json_object_with(head.bytes, {"\"rocprofiler-sdk-tool\""})) return TraceFormat::rocprofv3_json;
   if (json_object_with(head.bytes, {"\"schemaVersion\"", "\"traceEvents\""}) || json_object_with(head.bytes, {"\"deviceProperties\"", "\"traceEvents\""})) {
     return TraceFormat::kineto;
@@ -62,6 +65,7 @@ std::optional<TraceFormat> format_of(const Head& head) {
   const auto header = detail::csv_header(head.bytes, head.whole_file);
   if (!header) return std::nullopt;
   if (has_all(*header, {"Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id", "Grid_Size_X"})) return TraceFormat::rocprofv3_csv;
+  if (has_all(*header, {"Dispatch_Id", "Kernel_Name", "Agent_Id", "Grid_Size", "Counter_Name", "Counter_Value"})) return TraceFormat::rocprofv3_csv;
   if (has_all(*header, {"Index", "KernelName", "gpu-id", "grd", "wgr"})) return TraceFormat::rocprof_v1;
   if (has_all(*header, {"Dispatch_ID", "Kernel_Name", "Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup"})) return TraceFormat::rocprof_compute;
   return std::nullopt;
@@ -86,7 +90,7 @@ std::string what_it_looks_like(const Head& head) {
 
 }  // namespace
 
-std::optional<TraceFormat> trace_format(const fs::path& file) { return format_of(head_of(file)); }
+std::optional<TraceFormat> trace_format(const fs::path& file) { return format_of(head_of(file), file); }
 
 Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options) {
   Trace trace;
@@ -97,13 +101,14 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
     if (!fs::is_regular_file(file, ec)) fail(Errc::bad_input, "{}: not a regular file, not a trace", file.string());
     if (fs::file_size(file, ec) == 0) fail(Errc::bad_input, "{}: empty file, not a trace", file.string());
     const auto head = head_of(file);
-    const auto format = format_of(head);
+    const auto format = format_of(head, file);
     if (!format) fail(Errc::bad_input, "{}: {}", file.string(), what_it_looks_like(head));
     switch (*format) {
       case TraceFormat::rocpd: read_rocpd_into(trace, file, options); break;
       case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file, options); break;
       case TraceFormat::rocprof_v1: read_rocprof_v1_into(trace, file); break;
       case TraceFormat::kineto: read_kineto_into(trace, file, options); break;
+      case TraceFormat::nsys_sqlite: read_nsys_into(trace, file, options); break;
       case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file); break;
       case TraceFormat::rocprof_compute: read_rocprof_compute_into(trace, file); break;
     }

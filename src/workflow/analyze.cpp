@@ -23,11 +23,11 @@ namespace rpl::workflow {
 namespace fs = std::filesystem;
 namespace {
 
-// Whether a thread trace (or PC-sampling profile) is of the analyzed kernel, by the kernel its
-// code.json names, else the dispatch its folder names. Of another kernel of the trace: a warning,
-// and its stalls are not reported as this kernel's; of no kernel of the trace: an error naming both.
-bool traced_this_kernel(const trace::Trace& trace, const trace::ThreadTrace& att, const analysis::KernelSummary& kernel,
-                        std::vector<std::string>& warnings) {
+// The kernel of the trace that a thread trace (or PC-sampling profile) traced, by the kernel its
+// code.json names, else the dispatch its folder names; nullptr where it names none (then taken as
+// the analyzed kernel's, with a warning). Of no kernel of the trace: an error naming both.
+const trace::KernelSymbol* traced_kernel(const trace::Trace& trace, const trace::ThreadTrace& att, const analysis::KernelSummary& kernel,
+                                         std::vector<std::string>& warnings) {
   auto is = [&](const trace::KernelSymbol& s) {
     if (!att.kernel_mangled.empty() && s.mangled_name == att.kernel_mangled) return true;
     return !att.kernel_name.empty() && (s.name() == att.kernel_name || s.mangled_name == att.kernel_name);
@@ -44,31 +44,48 @@ bool traced_this_kernel(const trace::Trace& trace, const trace::ThreadTrace& att
   } else {
     warnings.push_back(fmt::format("{}: names no kernel (no marker row in code.json, no dispatch in the folder's name); taken as {}'s",
                                    att.dir.string(), kernel.name));
-    return true;
+    return nullptr;
   }
-  const std::string what = !att.kernel_name.empty() ? att.kernel_name
-                           : !att.kernel_mangled.empty() ? att.kernel_mangled
-                                                          : fmt::format("dispatch {}", *att.dispatch_id);
   if (!traced) {
+    const std::string what = !att.kernel_name.empty() ? att.kernel_name
+                             : !att.kernel_mangled.empty() ? att.kernel_mangled
+                                                            : fmt::format("dispatch {}", *att.dispatch_id);
     fail(Errc::bad_input, "{}: traced {}, which is in no dispatch of the trace analyzed (its kernel: {}); give the thread trace of this run",
          att.dir.string(), what, kernel.name);
   }
-  if (traced->mangled_name == kernel.mangled_name || traced->name() == kernel.name) return true;
-  warnings.push_back(fmt::format("{}: traced {}, not the analyzed kernel {}; its stalls are not reported as this kernel's "
-                                 "(analyze --kernel to analyze that one)",
-                                 att.dir.string(), traced->name(), kernel.name));
-  return false;
+  return traced;
 }
 
-// The dominant kernel's stalls: from the thread trace where one of it is given, else the trace's
-// counters, with the source view's hottest instructions and lines added.
-std::optional<analysis::StallAnalysis> stalls_of(const trace::Trace& trace, const analysis::KernelSummary& summary, const AnalysisOptions& options,
-                                                 std::vector<std::string>& warnings) {
+struct KernelStalls {
+  std::optional<analysis::StallAnalysis> analyzed;  // the analyzed kernel's
+  std::optional<analysis::StallAnalysis> other;     // a thread trace's of another kernel of the trace
+};
+
+// The analyzed kernel's stalls: from the thread trace where one of it is given, else the trace's
+// counters, with the source view's hottest instructions and lines added. A thread trace of another
+// kernel of the trace gives that kernel's stalls, kept apart.
+KernelStalls stalls_of(const trace::Trace& trace, const analysis::KernelSummary& summary, const AnalysisOptions& options,
+                       std::vector<std::string>& warnings) {
   const std::string& kernel = summary.name;
-  std::optional<analysis::StallAnalysis> stalls;
+  KernelStalls out;
+  auto& stalls = out.analyzed;
   if (!options.thread_trace_dir.empty()) {
     const auto att = backends::read_att_output(options.thread_trace_dir);
-    if (traced_this_kernel(trace, att, summary, warnings)) stalls = analysis::analyze_thread_trace(att, kernel);
+    const auto* traced = traced_kernel(trace, att, summary, warnings);
+    if (!traced || traced->mangled_name == summary.mangled_name || traced->name() == kernel) {
+      stalls = analysis::analyze_thread_trace(att, kernel);
+    } else {
+      std::string given = "given as that kernel's (analysis.json other_kernel_stalls)";
+      try {
+        out.other = analysis::analyze_thread_trace(att, traced->name());
+      } catch (const Error& e) {  // another kernel's trace that cannot be read does not stop this analysis
+        std::string why = e.what();
+        if (const std::string dir = att.dir.string() + ": "; why.starts_with(dir)) why.erase(0, dir.size());
+        given = fmt::format("not read ({})", why);
+      }
+      warnings.push_back(fmt::format("{}: traced {}, not the analyzed kernel {}; its stalls are {}, not this one's", att.dir.string(),
+                                     traced->name(), kernel, given));
+    }
   }
   if (!stalls) stalls = analysis::analyze_stalls(trace, kernel);
   if (!options.ncu_source_file.empty()) {
@@ -83,7 +100,7 @@ std::optional<analysis::StallAnalysis> stalls_of(const trace::Trace& trace, cons
                                      kernel, views.front().function));
     }
   }
-  return stalls;
+  return out;
 }
 
 }  // namespace
@@ -111,8 +128,9 @@ TraceAnalysis analyze_trace(const trace::Trace& trace, analysis::ProfileSummary 
     control.stage_started("bottleneck");
     auto stalls = stalls_of(trace, *a.summary.kernel, options, a.warnings);
     a.bottleneck = analysis::classify_bottleneck(
-        analysis::bottleneck_inputs(trace, a.summary, &a.roofline, &*a.dag, stalls ? &*stalls : nullptr));
-    a.bottleneck->stalls = stalls;
+        analysis::bottleneck_inputs(trace, a.summary, &a.roofline, &*a.dag, stalls.analyzed ? &*stalls.analyzed : nullptr));
+    a.bottleneck->stalls = std::move(stalls.analyzed);
+    a.other_kernel_stalls = std::move(stalls.other);
     control.stage_finished("bottleneck");
   }
   for (const auto& w : a.warnings) control.warning("analyze", w);
@@ -133,7 +151,10 @@ nlohmann::ordered_json write_analysis_documents(const trace::Trace& trace, const
     write_output_file(out_dir / "dag.json", report::dump(report::dag_json(*a.dag, trace, a.dag_options)));
     std::error_code ec;
     fs::remove(out_dir / "analysis.json", ec);
-    if (a.bottleneck) write_output_file(out_dir / "analysis.json", report::dump(report::analysis_json(*a.bottleneck)));
+    if (a.bottleneck) {
+      write_output_file(out_dir / "analysis.json",
+                        report::dump(report::analysis_json(*a.bottleneck, a.other_kernel_stalls ? &*a.other_kernel_stalls : nullptr)));
+    }
   }
   auto profile = profile_document(a.summary, &a);
   write_output_file(out_dir / "profile.json", report::dump(profile));
@@ -145,6 +166,7 @@ std::string analysis_text(const TraceAnalysis& a, analysis::NameStyle names) {
   if (a.dag) text += report::dag_text(*a.dag, names);
   if (a.bottleneck) {
     if (a.bottleneck->stalls) text += report::stalls_text(*a.bottleneck->stalls);
+    if (a.other_kernel_stalls) text += report::stalls_text(*a.other_kernel_stalls, a.other_kernel_stalls->kernel + " (its thread trace; not the kernel above)");
     text += report::bottleneck_text(*a.bottleneck);
   }
   return text;

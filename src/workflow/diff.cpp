@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <rpl/analysis/profile_summary.hpp>
 #include <rpl/analysis/short_names.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 #include <rpl/workflow/profile_folder.hpp>
+#include <rpl/workflow/trace_inputs.hpp>
 
 namespace rpl::workflow {
 namespace fs = std::filesystem;
@@ -43,14 +45,40 @@ void read_summary(const Json& summary, DiffProfile& p) {
   if (o.is_object() && o.value("theoretical", Json()).is_number()) p.dominant_occupancy = o["theoretical"].get<double>();
 }
 
+// A trace recorded by any profiler (trace_inputs.hpp): its kernels' times, and the GPU and the
+// dominant kernel's occupancy from its summary, as profile.json would have them.
+void read_trace(const fs::path& path, DiffProfile& p) {
+  const auto trace = read_trace_inputs({path});
+  const auto summary = analysis::summarize_trace(trace, {});
+  if (summary.gpu) p.gpu = summary.gpu->product + " (" + summary.gpu->architecture + ")";
+  if (summary.kernel) p.dominant_kernel = summary.kernel->name;
+  if (summary.occupancy) p.dominant_occupancy = summary.occupancy->theoretical;
+  p.times = analysis::kernel_times(trace);
+  p.from_traces = true;
+}
+
+// Whether path is a folder of traces that no rocm-perf profile wrote (rocprofv3's, nsys's, ...).
+bool holds_traces(const fs::path& folder) {
+  try {
+    return !trace_files({folder}).empty();
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 DiffProfile load_profile(const fs::path& path) {
   DiffProfile p;
   p.path = path.string();
   std::error_code ec;
-  if (fs::is_directory(path, ec)) {
+  if (fs::is_directory(path, ec) && !fs::exists(path / "profile.json", ec) && holds_traces(path)) {
+    read_trace(path, p);
+  } else if (fs::is_regular_file(path, ec) && trace::trace_format(path)) {
+    read_trace(path, p);
+  } else if (fs::is_directory(path, ec)) {
     const fs::path summary_file = path / "profile.json";
     if (!fs::is_regular_file(summary_file, ec)) {
-      fail(Errc::bad_input, "{}: no profile.json here; give a folder that rocm-perf profile wrote, or a profile.json", path.string());
+      fail(Errc::bad_input, "{}: no profile.json here, nor a trace; give a folder that rocm-perf profile wrote, its profile.json, or a trace "
+                            "(rocpd, rocprofv3, rocprof, rocprof-compute, PyTorch profiler, Nsight Systems)", path.string());
     }
     const Json summary = read_json_document(summary_file);
     read_summary(summary, p);

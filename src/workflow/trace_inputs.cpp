@@ -14,9 +14,18 @@ namespace {
 // deep for the files of its runs.
 constexpr int kSearchDepth = 3;
 
+// A rocprofv3 counter_collection.csv with no kernel_trace.csv of its run beside it: a run of counters alone.
+bool counters_alone(const fs::path& file) {
+  constexpr std::string_view counters = "counter_collection.csv";
+  const std::string name = file.filename().string();
+  if (!name.ends_with(counters)) return false;
+  std::error_code ec;
+  return !fs::exists(file.parent_path() / (name.substr(0, name.size() - counters.size()) + "kernel_trace.csv"), ec);
+}
+
 // The trace files under folder, by their content: rocpd databases, rocprofv3 kernel traces (each
-// standing for the files of its run beside it), legacy rocprof's results.csv, rocprof-compute's
-// pmc_perf.csv, PyTorch profiler traces.
+// standing for the files of its run beside it, or a counter_collection.csv of a run of counters alone), legacy rocprof's results.csv, rocprof-compute's
+// pmc_perf.csv, PyTorch profiler traces, Nsight Systems exports (.sqlite).
 std::vector<fs::path> traces_in(const fs::path& folder) {
   std::vector<fs::path> found;
   std::error_code ec;
@@ -26,7 +35,8 @@ std::vector<fs::path> traces_in(const fs::path& folder) {
     if (!it->is_regular_file(ec)) continue;
     const std::string name = it->path().filename().string();
     const auto ext = it->path().extension();
-    const bool candidate = ext == ".db" || ext == ".json" || name.ends_with("kernel_trace.csv") || name == "results.csv" || name == "pmc_perf.csv";
+    const bool candidate = ext == ".db" || ext == ".sqlite" || ext == ".json" || name.ends_with("kernel_trace.csv") || name == "results.csv" ||
+                           name == "pmc_perf.csv" || counters_alone(it->path());
     if (candidate && trace::trace_format(it->path())) found.push_back(it->path());
   }
   std::sort(found.begin(), found.end());
@@ -47,7 +57,7 @@ std::vector<fs::path> trace_files(const std::vector<fs::path>& inputs) {
     if (runs.empty()) runs = traces_in(input);
     if (runs.empty()) {
       fail(Errc::bad_input, "{}: a folder with no trace in it; give a trace file or a folder of one: rocm-perf profile's, rocprofv3's "
-                            "(rocpd databases or CSV files), legacy rocprof's (results.csv), rocprof-compute's workload, or PyTorch profiler traces", input.string());
+                            "(rocpd databases or CSV files), legacy rocprof's (results.csv), rocprof-compute's workload, PyTorch profiler traces or Nsight Systems exports (nsys export --type sqlite)", input.string());
     }
     files.insert(files.end(), runs.begin(), runs.end());
   }

@@ -7,6 +7,9 @@
 
 #include <rpl/core/subprocess.hpp>
 
+#include <rpl/trace/rocpd_reader.hpp>
+
+#include "nsys_export_file.hpp"
 #include "test_support.hpp"
 
 namespace rpl::test {
@@ -155,6 +158,21 @@ TEST(CliAnalyze, FoldersOfOtherProfilersAnalyze) {
   auto kineto = run_cli({"analyze", "--json", (source_dir() / "tests/fixtures/kineto/torch_step_h200.json").string()});
   ASSERT_EQ(kineto.exit_code, 0) << kineto.err;
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(kineto.out)["occupancy"]["theoretical"].get<double>(), 0.125) << "255 registers: 2 blocks of 4 warps";
+  // An Nsight Systems export of a PyTorch program on an H100, as nsys 2025.5 lays it out: analyzed,
+  // exported to Perfetto and reported like the tracer's own database.
+  const auto dir = fresh_dir("cli_nsys");
+  tools::write_nsys_export(trace::read_rocpd({source_dir() / "examples/traces/torch_two_streams_h100.db"}), dir / "report1.sqlite", 4242,
+                           tools::NsysRelease::v2025_5);
+  auto nsys = run_cli({"analyze", "--out", (dir / "out").string(), (dir / "report1.sqlite").string()});
+  ASSERT_EQ(nsys.exit_code, 0) << nsys.err;
+  for (const char* line : {"Occupancy   12.5 % (8 of 64 warps per SM; 1 block per SM), limited by registers",
+                           "DAG         critical path 13.792 ms through 13 of 26 GPU operations"}) {
+    EXPECT_NE(nsys.out.find(line), std::string::npos) << line << "\n" << nsys.out;
+  }
+  auto exported = run_cli({"export", "--format", "perfetto", (dir / "report1.sqlite").string(), "-o", (dir / "perfetto.json").string()});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  auto report = run_cli({"report", (dir / "out").string(), "--trace", (dir / "report1.sqlite").string()});
+  EXPECT_EQ(report.exit_code, 0) << report.err;
 }
 
 TEST(CliAnalyze, VersionNamesTheCommitAndTheAliasAgrees) {

@@ -211,13 +211,18 @@ TEST(CliRoofline, AnalyzeTakesAnAmdThreadTraceFolderOfItsKernel) {
   EXPECT_GT(analysis["stalls"]["instruction_mix"]["mfma"].get<double>(), 0);
   EXPECT_EQ(analysis["stalls"]["hot_instructions"].size(), 10u);
 
-  // Of another kernel of the trace: said, and its stalls are not this kernel's.
+  // Of another kernel of the trace: said, and its stalls are given as that kernel's, not this one's.
   const auto other = two_kernel_trace(dir / "other", "other(int)", gemm, 10);
   auto o = run_cli({"analyze", "--out", (dir / "out_other").string(), "--att", att.string(), other.string()});
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.err.find("traced " + gemm + ", not the analyzed kernel"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("traced " + gemm + ", not the analyzed kernel other(int); its stalls are given as that kernel's"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("Stalls of   " + gemm + " (its thread trace; not the kernel above)"), std::string::npos) << o.out;
   const auto other_analysis = nlohmann::json::parse(read_text(dir / "out_other" / "analysis.json"));
+  EXPECT_EQ(schema_errors(other_analysis.dump(), "analysis"), "");
   EXPECT_TRUE(other_analysis["stalls"].is_null()) << other_analysis["stalls"].dump();
+  EXPECT_EQ(other_analysis["classification"]["kernel"], "other(int)");
+  EXPECT_EQ(other_analysis["other_kernel_stalls"]["kernel"], gemm);
+  EXPECT_EQ(other_analysis["other_kernel_stalls"]["stalls"], analysis["stalls"]) << "the stalls the same folder gives its own kernel";
 
   // A code.json without its marker row: the dispatch its folder names says which kernel it is.
   auto code = nlohmann::json::parse(read_text(att / "code.json"));
@@ -228,6 +233,8 @@ TEST(CliRoofline, AnalyzeTakesAnAmdThreadTraceFolderOfItsKernel) {
   auto by_dispatch = run_cli({"analyze", "--out", (dir / "out_dispatch").string(), "--att", unnamed.string(), traced.string()});
   ASSERT_EQ(by_dispatch.exit_code, 0) << by_dispatch.err;
   EXPECT_NE(by_dispatch.err.find("traced other(int), not the analyzed kernel"), std::string::npos) << by_dispatch.err;
+  EXPECT_NE(by_dispatch.err.find("its stalls are not read (the thread trace recorded no wave of other(int)"), std::string::npos)
+      << "gemm's instructions under another dispatch's name: no wave of other(int); the analysis goes on\n" << by_dispatch.err;
 
   // Of a kernel in no dispatch of the trace: an error naming both, nothing written.
   const auto db = scenario("mi300x", 1, dir);

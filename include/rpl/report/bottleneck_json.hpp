@@ -8,9 +8,11 @@
 
 namespace rpl::report {
 
-Json analysis_json(const analysis::Bottleneck& bottleneck);
+/// With other_kernel_stalls, a thread trace's of another kernel of the trace, under that kernel's name.
+Json analysis_json(const analysis::Bottleneck& bottleneck, const analysis::StallAnalysis* other_kernel_stalls = nullptr);
 std::string bottleneck_text(const analysis::Bottleneck& bottleneck);
-/// "Stalls      memory_dependency 62 %, ...; issue slots 35 % busy, IPC 1.20, branch efficiency 100 %".
-std::string stalls_text(const analysis::StallAnalysis& stalls);
+/// "Stalls      memory_dependency 62 %, ...; issue slots 35 % busy, IPC 1.20, branch efficiency 100 %";
+/// with of, "Stalls of   <of>" and those on the next line.
+std::string stalls_text(const analysis::StallAnalysis& stalls, const std::string& of = "");
 
 }  // namespace rpl::report

@@ -11,9 +11,10 @@ namespace rpl::trace {
 /// rocprofv3 --output-format csv (ROCm 6.2 to 7.x): the run whose kernel trace is `kernel_trace`
 /// (`[<prefix>]kernel_trace.csv`), with the agent_info.csv, memory_copy_trace.csv,
 /// hip_api_trace.csv (with options.host_calls, its calls) and counter_collection.csv of the same
-/// prefix beside it where present. Adds one Source. Error(bad_input) naming the file for a layout
-/// it does not know or a malformed file.
-void read_rocprofv3_csv_into(Trace& trace, const std::filesystem::path& kernel_trace, const ReadOptions& options = {});
+/// prefix beside it where present; or a run of counters alone, whose `[<prefix>]counter_collection.csv`
+/// then gives the dispatches (ROCm 7 layouts, which time them). Adds one Source. Error(bad_input)
+/// naming the file for a layout it does not know or a malformed file.
+void read_rocprofv3_csv_into(Trace& trace, const std::filesystem::path& file, const ReadOptions& options = {});
 
 /// rocprofv3 --output-format json (`<pid>_results.json`): {"rocprofiler-sdk-tool": [one object per
 /// process: metadata, agents, kernel_symbols, buffer_records {kernel_dispatch, memory_copy}, strings]}.

@@ -17,6 +17,7 @@ enum class TraceFormat {
   rocprof_v1,     // legacy rocprof's results.csv
   rocprof_compute,  // a rocprof-compute workload's pmc_perf.csv, with sysinfo.csv beside it
   kineto,         // a PyTorch profiler trace (Kineto's Chrome trace JSON)
+  nsys_sqlite,    // an Nsight Systems export (nsys export --type sqlite)
 };
 
 /// What the file is, from its first bytes; nothing for a file of no format read here.

@@ -35,6 +35,7 @@ struct TraceAnalysis {
   analysis::DagOptions dag_options;
   std::optional<analysis::DagResult> dag;   // with folder_analyses
   std::optional<analysis::Bottleneck> bottleneck;  // with folder_analyses, where there is a kernel
+  std::optional<analysis::StallAnalysis> other_kernel_stalls;  // a thread trace's of another kernel of the trace
   std::vector<std::string> warnings;        // beyond the summary's own: the DAG's ("dag: ..."), the source view's
 };
 

@@ -13,6 +13,7 @@
 
 #include <rpl/core/demangle.hpp>
 #include <rpl/core/error.hpp>
+#include <rpl/trace/cupti_kinds.hpp>
 #include <rpl/trace/rocpd_writer.hpp>
 
 namespace rpl::capture {
@@ -23,44 +24,6 @@ namespace {
 constexpr int64_t kHostAgentId = 0;
 
 int64_t gpu_agent_id(uint32_t device) { return int64_t{device} + 1; }
-
-// rocprofv3's names for copy directions; CUDA's array and peer kinds keep their own.
-std::string memcpy_name(uint8_t kind) {
-  switch (kind) {
-    case 1: return "MEMORY_COPY_HOST_TO_DEVICE";
-    case 2: return "MEMORY_COPY_DEVICE_TO_HOST";
-    case 8: return "MEMORY_COPY_DEVICE_TO_DEVICE";
-    case 9: return "MEMORY_COPY_HOST_TO_HOST";
-    case 10: return "MEMORY_COPY_PEER_TO_PEER";
-    case 3: return "MEMORY_COPY_HOST_TO_ARRAY";
-    case 4: return "MEMORY_COPY_ARRAY_TO_HOST";
-    case 5: return "MEMORY_COPY_ARRAY_TO_ARRAY";
-    case 6: return "MEMORY_COPY_ARRAY_TO_DEVICE";
-    case 7: return "MEMORY_COPY_DEVICE_TO_ARRAY";
-    default: return "MEMORY_COPY_UNKNOWN";
-  }
-}
-
-std::string sync_name(uint32_t type) {
-  switch (type) {
-    case 1: return "cudaEventSynchronize";
-    case 2: return "cudaStreamWaitEvent";
-    case 3: return "cudaStreamSynchronize";
-    case 4: return "cudaDeviceSynchronize";
-    default: return "synchronization";
-  }
-}
-
-// The dependency a CUPTI synchronization type stands for (CUpti_ActivitySynchronizationType).
-std::optional<trace::EventOperationKind> sync_operation(uint32_t type) {
-  switch (type) {
-    case 1: return trace::EventOperationKind::event_synchronize;
-    case 2: return trace::EventOperationKind::stream_wait_event;
-    case 3: return trace::EventOperationKind::stream_synchronize;
-    case 4: return trace::EventOperationKind::device_synchronize;
-    default: return std::nullopt;
-  }
-}
 
 std::string uuid_for(const CudaTraceData& d) {
   // Unique enough per process: start time, pid and host.
@@ -173,11 +136,9 @@ struct CudaTraceWriter::Impl {
     m.start_ns = static_cast<int64_t>(c.start);
     m.end_ns = static_cast<int64_t>(c.end);
     m.size = static_cast<int64_t>(c.bytes);
-    m.name = memcpy_name(c.copy_kind);
-    const bool from_host = c.copy_kind == 1 || c.copy_kind == 3 || c.copy_kind == 9;
-    const bool to_host = c.copy_kind == 2 || c.copy_kind == 4 || c.copy_kind == 9;
-    m.src_agent_id = from_host ? kHostAgentId : gpu_agent_id(c.device);
-    m.dst_agent_id = to_host ? kHostAgentId : gpu_agent_id(c.device);
+    m.name = trace::cupti_memcpy_name(c.copy_kind);
+    m.src_agent_id = trace::cupti_memcpy_from_host(c.copy_kind) ? kHostAgentId : gpu_agent_id(c.device);
+    m.dst_agent_id = trace::cupti_memcpy_to_host(c.copy_kind) ? kHostAgentId : gpu_agent_id(c.device);
     m.queue_id = m.stream_id = c.stream;
     m.correlation_id = c.correlation;
     writer->add_memory_copy(m, graph_extdata(c.graph_id, c.graph_node_id));
@@ -239,9 +200,9 @@ void CudaTraceWriter::add(const CudaTraceData& batch) {
   for (const auto& c : batch.memcpys) impl_->add_memcpy(c);
   for (const auto& s : batch.memsets) impl_->add_memset(s);
   for (const auto& s : batch.syncs) {
-    impl_->writer->add_region(sync_name(s.type), static_cast<int64_t>(s.start), static_cast<int64_t>(s.end),
+    impl_->writer->add_region(trace::cupti_sync_call(s.type), static_cast<int64_t>(s.start), static_cast<int64_t>(s.end),
                               {{"correlation_id", s.correlation}, {"stream_id", s.stream}});
-    if (auto kind = sync_operation(s.type)) {
+    if (auto kind = trace::cupti_sync_operation(s.type)) {
       trace::EventOperation op;
       op.kind = *kind;
       op.stream_id = s.stream;
@@ -264,10 +225,7 @@ void CudaTraceWriter::add(const CudaTraceData& batch) {
     trace::StreamInfo info;
     info.stream_id = st.stream;
     info.context = st.context;
-    info.sync = st.flag == 1 ? trace::StreamSync::blocking
-                : st.flag == 2 ? trace::StreamSync::non_blocking
-                : st.flag == 3 ? trace::StreamSync::legacy_default
-                               : trace::StreamSync::unknown;
+    info.sync = trace::cupti_stream_sync(st.flag);
     impl_->writer->add_stream_info(info);
   }
   for (const auto& g : batch.graph_dependencies) impl_->writer->add_graph_dependency({0, g.graph, g.from, g.to});

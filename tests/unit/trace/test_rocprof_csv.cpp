@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <rpl/core/error.hpp>
+#include <rpl/core/output_file.hpp>
 #include <rpl/trace/amd_profiler_files.hpp>
 #include <rpl/trace/trace_reader.hpp>
 
@@ -150,6 +151,47 @@ TEST(Rocprofv3Csv, RealAllQuotedTraceOfLlamaCpp) {
   EXPECT_EQ(t.dispatches[0].id, 164);
   EXPECT_EQ(t.geometry(t.dispatches[0]).grid, (std::array<uint64_t, 3>{24576, 1, 1}));
   EXPECT_EQ(t.symbols[static_cast<size_t>(t.dispatches[1].symbol)].name().rfind("void k_get_rows_float<float, float>(float const*, int const*", 0), 0u);
+}
+
+// rocprofv3 --pmc without --kernel-trace: the counter rows are the dispatches (a real ROCm 7 run of
+// llama.cpp on a Strix Halo iGPU); a counter_collection.csv beside its kernel trace stands for that run.
+TEST(Rocprofv3Csv, ARunOfCountersAloneGivesItsDispatches) {
+  const auto file = real("rocprofv3-strixhalo-gfx1151/decode_fetch_counter_collection.csv");
+  ASSERT_EQ(trace::trace_format(file), trace::TraceFormat::rocprofv3_csv);
+  const auto t = trace::read_traces({file});
+  ASSERT_EQ(t.dispatches.size(), 34u);
+  const auto& first = t.dispatches[0];
+  EXPECT_EQ(first.id, 1);
+  EXPECT_EQ(first.start_ns, 342345443821050);
+  EXPECT_EQ(first.duration_ns(), 3447);
+  EXPECT_EQ(t.geometry(first).grid, (std::array<uint64_t, 3>{1024, 1, 1}));
+  EXPECT_EQ(t.geometry(first).workgroup, (std::array<uint32_t, 3>{512, 1, 1}));
+  const auto& copy = t.symbols[static_cast<size_t>(first.symbol)];
+  EXPECT_EQ(copy.name(), "__amd_rocclr_copyBuffer");
+  EXPECT_EQ(copy.arch_vgpr_count, 16);
+  EXPECT_EQ(copy.sgpr_count, 128);
+  ASSERT_EQ(t.counter_names, std::vector<std::string>{"FETCH_SIZE"});
+  ASSERT_EQ(t.counter_values.size(), 34u);
+  EXPECT_DOUBLE_EQ(t.counter_values[0].value, 10.625);
+  EXPECT_TRUE(std::any_of(t.warnings.begin(), t.warnings.end(), [](const std::string& w) { return w.find("a run of counters alone") != std::string::npos; }));
+
+  // Beside its run's kernel trace, it is that run (the docs' ROCm 7 run: one dispatch, SQ_WAVES).
+  const auto docs = real("rocprofiler-sdk-docs");
+  const auto with_trace = trace::read_traces({docs / "counter_collection.csv"});
+  const auto kernel_trace = trace::read_traces({docs / "kernel_trace.csv"});
+  EXPECT_EQ(with_trace.dispatches.size(), kernel_trace.dispatches.size());
+  EXPECT_EQ(with_trace.counter_values.size(), kernel_trace.counter_values.size());
+  EXPECT_EQ(with_trace.sources[0].path, (docs / "kernel_trace.csv").string());
+
+  // Layouts before ROCm 7 time no dispatch: there is nothing to analyze.
+  const auto dir = fresh_dir("counters_alone");
+  write_output_file(dir / "1_counter_collection.csv",
+                    "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_Id\",\"Process_Id\",\"Thread_Id\",\"Grid_Size\",\"Kernel_Id\","
+                    "\"Kernel_Name\",\"Workgroup_Size\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"SGPR_Count\",\"Counter_Name\",\"Counter_Value\"\n"
+                    "1,1,1,1,19396,19396,1048576,16,\"void addition_kernel<float>(float*, float const*, float const*, int, int)\",64,0,0,8,16,\"SQ_WAVES\",16384\n");
+  std::string message;
+  EXPECT_EQ(error_code_of([&] { trace::read_traces({dir / "1_counter_collection.csv"}); }, &message), Errc::bad_input);
+  EXPECT_NE(message.find("a run of counters alone whose layout (before ROCm 7) records no times"), std::string::npos) << message;
 }
 
 TEST(RocprofV1, RealMi250xResultsWithRocminfo) {

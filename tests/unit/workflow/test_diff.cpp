@@ -7,8 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include <rpl/core/error.hpp>
+#include <rpl/trace/rocpd_reader.hpp>
 #include <rpl/workflow/diff.hpp>
 
+#include "amd_profiler_files.hpp"
+#include "nsys_export_file.hpp"
 #include "test_support.hpp"
 #include "trace_scenarios.hpp"
 
@@ -99,6 +102,37 @@ TEST(WorkflowDiff, DifferentGpusAndAProfileJsonAloneAreWarnings) {
   r = workflow::run_diff({before, before / "profile.json", std::nullopt}, control);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_NE(r.warnings[0].find("profile.json alone"), std::string::npos);
+}
+
+// Traces that other profilers recorded compare as profile folders do: a rocprofv3 CSV folder before,
+// the same program with its matmul 1.5 times slower after; an H100 trace and its Nsight Systems export.
+TEST(WorkflowDiff, TracesOfOtherProfilersAreCompared) {
+  const auto dir = fresh_dir("workflow_diff_traces");
+  tools::write_scenario("mi300x", 1, dir / "run.db");
+  auto trace = trace::read_rocpd({dir / "run.db"});
+  tools::write_rocprofv3_csv(trace, dir / "before", "4001_");
+  for (auto& d : trace.dispatches) {
+    if (trace.symbols[static_cast<size_t>(d.symbol)].name() == kMatmul) d.end_ns = d.start_ns + d.duration_ns() * 3 / 2;
+  }
+  tools::write_rocprofv3_csv(trace, dir / "after", "4001_");
+  workflow::Control control;
+  auto r = workflow::run_diff({dir / "before", dir / "after", std::nullopt}, control);
+  EXPECT_TRUE(r.before.from_traces);
+  EXPECT_EQ(r.before.gpu, r.after.gpu);
+  EXPECT_NE(r.before.gpu.find("(gfx942)"), std::string::npos) << r.before.gpu;
+  EXPECT_NEAR(change(r, kMatmul).change_pct, 50, 0.01);
+  EXPECT_TRUE(r.before.occupancy_of(kMatmul).has_value()) << "the dominant kernel's occupancy, from the trace";
+  for (const auto& c : r.changes) {
+    if (c.name != kMatmul) {
+      EXPECT_EQ(c.verdict, analysis::Verdict::unchanged) << c.name;
+    }
+  }
+  const auto h100 = source_dir() / "examples/traces/torch_two_streams_h100.db";
+  tools::write_nsys_export(trace::read_rocpd({h100}), dir / "report1.sqlite", 4242, tools::NsysRelease::v2025_5);
+  r = workflow::run_diff({h100, dir / "report1.sqlite", std::nullopt}, control);
+  ASSERT_FALSE(r.changes.empty());
+  for (const auto& c : r.changes) EXPECT_EQ(c.change_pct, 0) << c.name;
+  EXPECT_TRUE(r.warnings.empty());
 }
 
 TEST(WorkflowDiff, UnreadableProfilesAreBadInputNamingTheFile) {

@@ -11,6 +11,7 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "amd_profiler_files.hpp"
+#include "nsys_export_file.hpp"
 #include "test_support.hpp"
 #include "trace_scenarios.hpp"
 
@@ -74,6 +75,15 @@ TEST(WorkflowTraceInputs, AFolderOfAnotherProfilerStandsForTheTracesInIt) {
   files = workflow::trace_files({dir / "v1"});
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].filename(), "results.csv");
+  // A run of counters alone is its counter_collection.csv; beside a kernel trace, that trace stands for it.
+  const auto real = source_dir() / "tests/fixtures/real";
+  files = workflow::trace_files({real / "rocprofiler-sdk-docs"});
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename(), "kernel_trace.csv");
+  files = workflow::trace_files({real / "rocprofv3-strixhalo-gfx1151"});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].filename(), "decode_fetch_counter_collection.csv");
+  EXPECT_EQ(files[1].filename(), "decode_kernel_trace.csv");
 }
 
 // One program's trace as a rocpd database, as rocprofv3's CSV files and JSON, and as legacy
@@ -117,6 +127,30 @@ TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
   auto kernels_only = rocpd;  // results.csv lists dispatches alone
   kernels_only.memory_copies.clear();
   EXPECT_EQ(path(workflow::read_trace_inputs({dir / "v1"})), path(kernels_only));
+}
+
+// A real trace of a PyTorch program with two streams on an H100 (rocm-perf's CUPTI tracer) and the
+// same as an Nsight Systems export: the same analysis, the same critical path through its event waits.
+TEST(WorkflowTraceInputs, AnNsightSystemsExportGivesTheAnalysisOfTheSameTrace) {
+  const auto dir = fresh_dir("trace_inputs_nsys");
+  const auto db = source_dir() / "examples/traces/torch_two_streams_h100.db";
+  const auto rocpd = trace::read_rocpd({db});
+  fs::create_directories(dir / "nsys");
+  tools::write_nsys_export(rocpd, dir / "nsys" / "report1.sqlite", 4242, tools::NsysRelease::v2025_5);
+  workflow::Control control;
+  const auto a = workflow::run_analyze({{db}, std::nullopt, {}, {}}, control).profile;
+  const auto b = workflow::run_analyze({{dir / "nsys"}, std::nullopt, {}, {}}, control).profile;
+  for (const char* key : {"kernel", "gpu", "runtime_ms", "stability", "resources", "occupancy"}) EXPECT_EQ(b[key], a[key]) << key;
+  EXPECT_TRUE(a["roofline"].is_object());
+  EXPECT_TRUE(b["roofline"].is_null()) << "an export holds no counters of a kernel";
+  EXPECT_EQ(b["occupancy"]["limiter"], "registers");
+  const auto dag = [](const trace::Trace& t) { return analysis::analyze_dag(t); };
+  const auto from_rocpd = dag(rocpd), from_nsys = dag(workflow::read_trace_inputs({dir / "nsys"}));
+  EXPECT_EQ(from_nsys.critical_path_ns, from_rocpd.critical_path_ns);
+  EXPECT_EQ(from_nsys.edge_counts, from_rocpd.edge_counts);
+  EXPECT_EQ(from_nsys.cross_edges.size(), from_rocpd.cross_edges.size());
+  ASSERT_EQ(from_nsys.processes.size(), 1u);
+  EXPECT_TRUE(from_nsys.processes[0].dependencies_recorded) << "its waits are edges, not inferred from timestamps";
 }
 
 // Traces of two kinds of GPU given together would be averaged into a kernel that ran on neither.
