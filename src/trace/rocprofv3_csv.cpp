@@ -5,6 +5,7 @@
 //   Agent_Id is "Agent N" (7.x: N is the agent's Logical_Node_Id in agent_info.csv) or N (6.2:
 //   its Node_Id). Grid sizes are in work-items, timestamps in nanoseconds.
 //   hip_api_trace.csv: the HIP calls, without their arguments: hipDeviceSynchronize orders work.
+//   marker_api_trace.csv (ROCTx ranges) and hsa_api_trace.csv, of the same columns: host calls for export.
 //   counter_collection.csv: one row per dispatch and counter (Dispatch_Id, Counter_Name,
 //   Counter_Value), summed over a dispatch's rows as rocpd's counters_collection view does. A run
 //   of counters alone (`rocprofv3 --pmc` without --kernel-trace) has no kernel_trace.csv: its
@@ -78,8 +79,13 @@ class RunReader {
     }
     if (const auto copies = sibling("memory_copy_trace.csv"); fs::exists(copies, ec)) read_copies(copies);
     if (const auto counters = sibling(kCounters); fs::exists(counters, ec)) read_counters(counters, first_dispatch);
+    if (options_.host_calls) {
+      for (const char* api : {"marker_api_trace.csv", "hsa_api_trace.csv"}) {
+        if (const auto calls = sibling(api); fs::exists(calls, ec)) read_api_calls(calls);
+      }
+    }
     if (const auto calls = sibling("hip_api_trace.csv"); fs::exists(calls, ec)) {
-      read_hip_calls(calls);
+      read_api_calls(calls);
       trace_.warnings.push_back(fmt::format("{}: its HIP API trace records no call's arguments (which event, which stream): the "
                                             "dependency graph has stream order, device synchronizations and timestamps only",
                                             file_.string()));
@@ -362,7 +368,9 @@ class RunReader {
   // hip_api_trace.csv (Domain, Function, Process_Id, Thread_Id, Correlation_Id, Start_Timestamp,
   // End_Timestamp): hipDeviceSynchronize is a host wait the DAG orders work by (its correlation id
   // is in the kernel trace's space); with host_calls, every call, for export.
-  void read_hip_calls(const fs::path& file) {
+  // An API trace (HIP, HSA, markers): a host call per row with options.host_calls; hipDeviceSynchronize
+  // as a host wait.
+  void read_api_calls(const fs::path& file) {
     size_t function = 0, start = 0, end = 0;
     std::optional<size_t> thread, correlation;
     std::unordered_map<std::string, uint32_t> names;

@@ -132,6 +132,18 @@ TEST(Rocprofv3Csv, RealRocm7DocsRunWithCopiesAndCounters) {
   EXPECT_FALSE(t.counter_values.empty());
 }
 
+// ROCTx ranges and HSA calls beside a kernel trace are host calls for export, read only when asked.
+TEST(Rocprofv3Csv, MarkerAndHsaTracesAreHostCalls) {
+  trace::ReadOptions with_calls;
+  with_calls.host_calls = true;
+  const auto t = trace::read_traces({real("rocprofiler-sdk-docs/kernel_trace.csv")}, with_calls);
+  const auto has = [&](const std::string& n) { return std::find(t.host_call_names.begin(), t.host_call_names.end(), n) != t.host_call_names.end(); };
+  EXPECT_EQ(t.host_calls.size(), 15u) << "5 marker rows and 10 HSA calls";
+  EXPECT_TRUE(has("before hipLaunchKernel")) << "a ROCTx mark";
+  EXPECT_TRUE(has("hsa_system_get_major_extension_table"));
+  EXPECT_TRUE(trace::read_traces({real("rocprofiler-sdk-docs/kernel_trace.csv")}).host_calls.empty());
+}
+
 TEST(Rocprofv3Csv, RealRocm62LayoutHasNoRegisterCounts) {
   const auto t = trace::read_traces({real("rocprofiler-sdk-docs-2024-10/kernel_trace.csv")});
   ASSERT_FALSE(t.dispatches.empty());
