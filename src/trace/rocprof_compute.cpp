@@ -9,13 +9,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <set>
 #include <unordered_map>
 
 #include <rpl/core/error.hpp>
 
 #include "csv_rows.hpp"
 #include "geometry_table.hpp"
+#include "omniperf_files.hpp"
 
 namespace rpl::trace {
 namespace fs = std::filesystem;
@@ -37,8 +37,11 @@ bool repeated_or_per_channel(const std::string& name) {
   return false;
 }
 
-// sysinfo.csv's one row: the GPU (Omniperf 2.0: 37 columns; rocprof-compute 3.3: 40).
-Agent gpu_of(const fs::path& file, int16_t source, const std::string& guid) {
+}  // namespace
+
+namespace detail {
+
+Agent omniperf_gpu(const fs::path& file, int16_t source, const std::string& guid) {
   Agent a;
   a.source = source;
   a.guid = guid;
@@ -50,20 +53,21 @@ Agent gpu_of(const fs::path& file, int16_t source, const std::string& guid) {
       cols.emplace(row);
       return true;
     }
-    auto text = [&](std::string_view name) { auto i = cols->find(name); return i ? std::string(row[*i]) : std::string(); };
-    auto number = [&](std::string_view name) -> std::optional<int> {
-      auto i = cols->find(name);
+    auto text = [&](std::initializer_list<std::string_view> names) { auto i = cols->find_any(names); return i ? std::string(row[*i]) : std::string(); };
+    auto number = [&](std::initializer_list<std::string_view> names) -> std::optional<int> {
+      auto i = cols->find_any(names);
       auto v = i ? csv_number(row[*i]) : std::nullopt;
       return v && *v > 0 ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
     };
-    a.name = text("gpu_arch");
-    a.product_name = text("gpu_model");
-    a.compute_units = number("cu_per_gpu");
-    a.simds_per_cu = number("simd_per_cu");
-    a.wave_size = number("wave_size");
-    a.max_waves_per_cu = number("max_waves_per_cu");
-    if (auto clock = number("max_sclk")) a.max_clock_mhz = *clock;
-    if (auto i = cols->find("hbm_bw")) {  // GB/s (Omniperf 2.x; rocprof-compute 3.3 dropped it)
+    // Each pair: 2.x and 3.x's name, then 1.x's.
+    a.name = text({"gpu_arch", "gpu_soc"});
+    a.product_name = text({"gpu_model", "name"});
+    a.compute_units = number({"cu_per_gpu", "numCU"});
+    a.simds_per_cu = number({"simd_per_cu", "numSIMD"});
+    a.wave_size = number({"wave_size", "waveSize"});
+    a.max_waves_per_cu = number({"max_waves_per_cu", "maxWavesPerCU"});
+    if (auto clock = number({"max_sclk", "sclk"})) a.max_clock_mhz = *clock;
+    if (auto i = cols->find_any({"hbm_bw", "hbmBW"})) {  // GB/s (rocprof-compute 3.3 dropped it)
       if (auto gbs = csv_number(row[*i]); gbs && *gbs > 0) a.dram_bytes_per_s = *gbs * 1e9;
     }
     return false;
@@ -71,7 +75,27 @@ Agent gpu_of(const fs::path& file, int16_t source, const std::string& guid) {
   return a;
 }
 
-}  // namespace
+std::vector<std::pair<size_t, uint32_t>> counter_columns(const CsvColumns& cols, const std::vector<std::string>& metadata, Trace& trace) {
+  std::unordered_map<std::string, uint32_t> index;
+  for (uint32_t i = 0; i < trace.counter_names.size(); ++i) index.emplace(trace.counter_names[i], i);
+  std::vector<std::pair<size_t, uint32_t>> out;
+  for (size_t i = 0; i < cols.names().size(); ++i) {
+    const auto& name = cols.names()[i];
+    if (std::find(metadata.begin(), metadata.end(), name) != metadata.end() || repeated_or_per_channel(name)) continue;
+    auto [it, added] = index.try_emplace(name, static_cast<uint32_t>(trace.counter_names.size()));
+    if (added) trace.counter_names.push_back(name);
+    out.emplace_back(i, it->second);
+  }
+  return out;
+}
+
+void add_counter_values(const CsvRow& row, const std::vector<std::pair<size_t, uint32_t>>& counters, uint32_t dispatch, Trace& trace) {
+  for (const auto& [column, counter] : counters) {
+    if (auto v = csv_number(row[column])) trace.counter_values.push_back({dispatch, counter, *v});
+  }
+}
+
+}  // namespace detail
 
 void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
   const auto source = static_cast<int16_t>(trace.sources.size());
@@ -85,15 +109,13 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
   int16_t agent = -1;
   if (fs::exists(sysinfo, ec)) {
     agent = static_cast<int16_t>(trace.agents.size());
-    trace.agents.push_back(gpu_of(sysinfo, source, guid));
+    trace.agents.push_back(detail::omniperf_gpu(sysinfo, source, guid));
   } else {
     trace.warnings.push_back(fmt::format("{}: no sysinfo.csv beside it: the GPU is not known (no occupancy, no peaks)", pmc_perf.string()));
   }
   auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
   std::unordered_map<std::string, int32_t> symbols;
-  std::unordered_map<std::string, uint32_t> counter_index;
-  for (uint32_t i = 0; i < trace.counter_names.size(); ++i) counter_index.emplace(trace.counter_names[i], i);
   struct Columns {
     size_t id, name, grid, block, start, end;
     std::optional<size_t> lds, scratch, vgpr, agpr, sgpr;
@@ -119,16 +141,10 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
       c.vgpr = cols.find("Arch_VGPR");
       c.agpr = cols.find("Accum_VGPR");
       c.sgpr = cols.find("SGPR");
-      const std::set<std::string> metadata = {"Dispatch_ID", "GPU_ID", "Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup", "Scratch_Per_Workitem",
-                                              "Arch_VGPR", "Accum_VGPR", "SGPR", "Wave_Size", "Kernel_Name", "Correlation_ID", "Kernel_ID",
-                                              "Start_Timestamp", "End_Timestamp"};
-      for (size_t i = 0; i < cols.names().size(); ++i) {
-        const auto& name = cols.names()[i];
-        if (metadata.count(name) || repeated_or_per_channel(name)) continue;
-        auto [it, added] = counter_index.try_emplace(name, static_cast<uint32_t>(trace.counter_names.size()));
-        if (added) trace.counter_names.push_back(name);
-        c.counters.emplace_back(i, it->second);
-      }
+      c.counters = detail::counter_columns(cols, {"Dispatch_ID", "GPU_ID", "Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup",
+                                                   "Scratch_Per_Workitem", "Arch_VGPR", "Accum_VGPR", "SGPR", "Wave_Size", "Kernel_Name",
+                                                   "Correlation_ID", "Kernel_ID", "Start_Timestamp", "End_Timestamp"},
+                                           trace);
       return true;
     }
     const detail::CsvIntegers field(pmc_perf, row, r);
@@ -163,9 +179,7 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
     d.geometry = geometries.intern(g);
     const auto dispatch = static_cast<uint32_t>(trace.dispatches.size());
     trace.dispatches.push_back(d);
-    for (const auto& [column, counter] : c.counters) {
-      if (auto v = csv_number(row[column])) trace.counter_values.push_back({dispatch, counter, *v});
-    }
+    detail::add_counter_values(row, c.counters, dispatch, trace);
     return true;
   });
   trace.warnings.push_back(fmt::format("{}: rocprof-compute times each dispatch while it collects counters (the program replayed once per "

@@ -3,7 +3,9 @@
 // scr, arch_vgpr, accum_vgpr, sgpr, wave_size, sig, obj, DispatchNs, BeginNs, EndNs, CompleteNs,
 // DurationNs; earlier releases wrote vgpr for arch_vgpr). grd and wgr are totals of work-items,
 // so the geometry is one-dimensional. gpu-id is the HSA node: the GPU is known where rocprof kept
-// rocminfo's output beside it (results.sysinfo.txt).
+// rocminfo's output beside it (results.sysinfo.txt). `rocprof --pmc` adds a column per counter;
+// an Omniperf 1.x workload is such a file (pmc_perf.csv, 1,013 columns on an MI200) with the GPU in
+// the sysinfo.csv beside it.
 #include <rpl/trace/amd_profiler_files.hpp>
 
 #include <fstream>
@@ -14,6 +16,7 @@
 
 #include "csv_rows.hpp"
 #include "geometry_table.hpp"
+#include "omniperf_files.hpp"
 
 namespace rpl::trace {
 namespace fs = std::filesystem;
@@ -92,16 +95,19 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
   fs::path sysinfo = file;
   sysinfo.replace_extension(".sysinfo.txt");
   std::map<int64_t, Agent> known;
+  std::optional<Agent> workload_gpu;  // an Omniperf 1.x workload's one GPU, whatever its gpu-id
   std::error_code ec;
   if (fs::exists(sysinfo, ec)) known = rocminfo_agents(sysinfo);
-  if (known.empty()) {
+  if (const auto omniperf = file.parent_path() / "sysinfo.csv"; known.empty() && fs::exists(omniperf, ec)) {
+    workload_gpu = detail::omniperf_gpu(omniperf, source, guid);
+  } else if (known.empty()) {
     trace.warnings.push_back(fmt::format("{}: no rocminfo output beside it ({}): the GPU is not known (no occupancy, no peaks)", file.string(),
                                          sysinfo.filename().string()));
   }
   std::map<int64_t, int16_t> agents;  // node -> index
   auto agent_of = [&](int64_t node) {
     if (auto it = agents.find(node); it != agents.end()) return it->second;
-    Agent a = known.count(node) ? known[node] : Agent{};
+    Agent a = workload_gpu ? *workload_gpu : known.count(node) ? known[node] : Agent{};
     a.source = source;
     a.guid = guid;
     a.id = node;
@@ -118,6 +124,7 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
   struct Columns {
     size_t index, name, gpu, grid, block, begin, end;
     std::optional<size_t> queue, lds, scratch, vgpr, agpr, sgpr;
+    std::vector<std::pair<size_t, uint32_t>> counters;  // column, counter (rocprof --pmc)
   } c{};
   detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
     auto need = [&](const CsvColumns& cols, std::initializer_list<std::string_view> names) {
@@ -143,6 +150,10 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
       c.vgpr = cols.find_any({"arch_vgpr", "vgpr"});
       c.agpr = cols.find("accum_vgpr");
       c.sgpr = cols.find("sgpr");
+      c.counters = detail::counter_columns(cols, {"Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd", "wgr", "lds",
+                                                   "scr", "vgpr", "arch_vgpr", "accum_vgpr", "sgpr", "fbar", "wave_size", "sig", "obj",
+                                                   "DispatchNs", "BeginNs", "EndNs", "CompleteNs", "DurationNs"},
+                                           trace);
       return true;
     }
     const detail::CsvIntegers field(file, row, r);
@@ -176,9 +187,14 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
     g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
     g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
     d.geometry = geometries.intern(g);
+    detail::add_counter_values(row, c.counters, static_cast<uint32_t>(trace.dispatches.size()), trace);
     trace.dispatches.push_back(d);
     return true;
   });
+  if (!c.counters.empty()) {
+    trace.warnings.push_back(fmt::format("{}: rocprof timed each dispatch while it collected counters (the program replayed once per "
+                                         "pass): the times are not those of a plain run", file.string()));
+  }
   trace.warnings.push_back(fmt::format("{}: legacy rocprof records no API calls or streams: the dependency graph has each queue's order and timestamps only",
                                        file.string()));
 }

@@ -201,5 +201,28 @@ TEST(WorkflowTraceInputs, ARocprofComputeWorkloadIsAnalyzedWithItsCounters) {
   EXPECT_DOUBLE_EQ(profile["roofline"]["bytes"]["dram"].get<double>(), 50378880.0);
 }
 
+// An Omniperf 1.x workload (rocprof v1's columns and a column per counter, on an MI200; its first 12
+// dispatches): the GPU from its sysinfo.csv, the counters place the kernel on the roofline.
+TEST(WorkflowTraceInputs, AnOmniperf1WorkloadIsAnalyzedWithItsCounters) {
+  const auto workload = source_dir() / "tests/fixtures/real/omniperf-1.0.10-mi200";
+  const auto t = workflow::read_trace_inputs({workload});
+  ASSERT_EQ(t.dispatches.size(), 12u);
+  EXPECT_EQ(t.agents.at(0).name, "gfx90a");
+  EXPECT_EQ(t.agents.at(0).compute_units, 104);
+  EXPECT_DOUBLE_EQ(t.agents.at(0).dram_bytes_per_s.value_or(0), 1638.4e9);
+  const auto has = [&](const std::string& n) { return std::find(t.counter_names.begin(), t.counter_names.end(), n) != t.counter_names.end(); };
+  EXPECT_TRUE(has("SQ_WAVES"));
+  EXPECT_TRUE(has("TCC_EA_RDREQ_sum"));
+  EXPECT_FALSE(has("TCC_CYCLE[0]")) << "per-channel columns are summed in their _sum column";
+  EXPECT_FALSE(has("BeginNs")) << "rocprof's own columns are no counters";
+  workflow::Control control;
+  const auto profile = workflow::run_analyze({{workload}, std::nullopt, {}, {}}, control).profile;
+  EXPECT_EQ(profile["kernel"]["name"], "void benchmark_func<double, 256, 8u, 1u>(double, double*)");
+  EXPECT_EQ(profile["occupancy"]["theoretical"], 1.0);
+  ASSERT_TRUE(profile["roofline"].is_object()) << profile.dump();
+  EXPECT_EQ(profile["roofline"]["roofline_position"], "memory_bound");
+  EXPECT_DOUBLE_EQ(profile["roofline"]["flops"]["fp64"].get<double>(), 100663296.0) << "mixbench's fp64 kernel";
+}
+
 }  // namespace
 }  // namespace rpl::test
