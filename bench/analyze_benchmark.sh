@@ -13,9 +13,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 db="$work/bench_results.db"
 
-"$bin/rpl-make-trace" benchmark "$db" --dispatches 1000000 --kernels 2000 --queues 8
-table=$(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'rocpd_kernel_dispatch%'")
-query="SELECT count(*), sum(\"end\"-\"start\") FROM \"$table\""
+benchmark_trace "$db"
 echo "database: $(du -h "$db" | cut -f1), $(sqlite3 "$db" "SELECT count(*) FROM \"$table\"") dispatches"
 
 

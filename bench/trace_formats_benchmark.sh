@@ -16,9 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 db="$work/bench_results.db"
 
-"$bin/rpl-make-trace" benchmark "$db" --dispatches 1000000 --kernels 2000 --queues 8 --rocprofv3-csv "$work/csv"
-table=$(sqlite3 "$db" "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'rocpd_kernel_dispatch%'")
-query="SELECT count(*), sum(\"end\"-\"start\") FROM \"$table\""
+benchmark_trace "$db" --rocprofv3-csv "$work/csv"
 query_all="SELECT count(*), max(guid), sum(id), sum(kernel_id), sum(agent_id), sum(queue_id), sum(stream_id), sum(\"end\"-\"start\"),
   sum(workgroup_size_x + workgroup_size_y + workgroup_size_z), sum(grid_size_x + grid_size_y + grid_size_z),
   sum(group_segment_size), sum(private_segment_size) FROM \"$table\""

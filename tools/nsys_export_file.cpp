@@ -78,11 +78,34 @@ std::vector<std::string> activity_columns(NsysRelease r, std::initializer_list<c
   return c;
 }
 
-int sync_type(trace::EventOperationKind k) {
+// syncType: CUPTI's numbering from schema 3.24; before it nsys's own, as real exports show it
+// (context 1, event 2, stream 3). No export seen had a stream wait: written as 0 there, the reader
+// going by its call.
+int sync_type(trace::EventOperationKind k, NsysRelease r) {
+  if (r == NsysRelease::v2022_4) {
+    switch (k) {
+      case trace::EventOperationKind::device_synchronize: return 1;
+      case trace::EventOperationKind::event_synchronize: return 2;
+      case trace::EventOperationKind::stream_synchronize: return 3;
+      default: return 0;
+    }
+  }
   for (uint32_t t = 1; t <= 4; ++t) {
     if (trace::cupti_sync_operation(t) == k) return static_cast<int>(t);
   }
   return 0;
+}
+
+// The runtime call of an event operation, with nsys's version suffix.
+std::string call_of(trace::EventOperationKind k) {
+  switch (k) {
+    case trace::EventOperationKind::event_record: return "cudaEventRecord_v3020";
+    case trace::EventOperationKind::stream_wait_event: return "cudaStreamWaitEvent_v3020";
+    case trace::EventOperationKind::event_synchronize: return "cudaEventSynchronize_v3020";
+    case trace::EventOperationKind::stream_synchronize: return "cudaStreamSynchronize_v3020";
+    case trace::EventOperationKind::device_synchronize: return "cudaDeviceSynchronize_v3020";
+  }
+  return "";
 }
 
 int copy_kind(const std::string& name) {
@@ -112,8 +135,13 @@ void write_nsys_export(const trace::Trace& trace, const fs::path& file, int64_t 
     return it->second;
   };
 
-  Table gpus(db, "TARGET_INFO_GPU", {"id", "name", "busLocation", "totalMemory", "memoryBandwidth", "clockRate", "smCount", "computeMajor", "computeMinor", "uuid", "chipName"},
-             {"name", "busLocation", "uuid", "chipName"});
+  Table gpus(db, "TARGET_INFO_GPU",
+             {"vmId", "id", "name", "busLocation", "isDiscrete", "l2CacheSize", "totalMemory", "memoryBandwidth", "clockRate", "smCount", "pwGpuId",
+              "uuid", "luid", "chipName", "cuDevice", "ctxswDevPath", "ctrlDevPath", "revision", "nodeMask", "constantMemory", "maxIPC",
+              "maxRegistersPerBlock", "maxShmemPerBlock", "maxShmemPerBlockOptin", "maxShmemPerSm", "maxRegistersPerSm", "threadsPerWarp",
+              "asyncEngines", "maxWarpsPerSm", "maxBlocksPerSm", "maxThreadsPerBlock", "maxBlockDimX", "maxBlockDimY", "maxBlockDimZ",
+              "maxGridDimX", "maxGridDimY", "maxGridDimZ", "computeMajor", "computeMinor", "smMajor", "smMinor"},
+             {"name", "busLocation", "uuid", "chipName", "ctxswDevPath", "ctrlDevPath"});
   Table cuda_devices(db, "TARGET_INFO_CUDA_DEVICE", {"gpuId", "cudaId", "pid", "uuid", "numMultiprocessors"}, {"uuid"});
   for (const auto& a : trace.agents) {
     if (a.type != "GPU") continue;
@@ -124,6 +152,7 @@ void write_nsys_export(const trace::Trace& trace, const fs::path& file, int64_t 
       row["computeMinor"] = static_cast<int64_t>(a.name.back() - '0');
     }
     if (a.compute_units) row["smCount"] = static_cast<int64_t>(*a.compute_units);
+    row["threadsPerWarp"] = static_cast<int64_t>(a.wave_size.value_or(32));
     if (a.max_clock_mhz) row["clockRate"] = static_cast<int64_t>(*a.max_clock_mhz * 1e6);
     if (a.dram_bytes_per_s) row["memoryBandwidth"] = static_cast<int64_t>(*a.dram_bytes_per_s);
     gpus.add(row);
@@ -152,7 +181,10 @@ void write_nsys_export(const trace::Trace& trace, const fs::path& file, int64_t 
     kernels.add(row);
   }
 
-  Table copies(db, "CUPTI_ACTIVITY_KIND_MEMCPY", activity_columns(release, {"bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"}));
+  Table copies(db, "CUPTI_ACTIVITY_KIND_MEMCPY",
+               recent ? activity_columns(release, {"bytes", "copyKind", "srcKind", "dstKind", "graphNodeId"})
+                      : activity_columns(release, {"bytes", "copyKind", "deprecatedSrcId", "srcKind", "dstKind", "srcDeviceId", "srcContextId",
+                                                   "dstDeviceId", "dstContextId", "migrationCause", "graphNodeId", "virtualAddress"}));
   Table memsets(db, "CUPTI_ACTIVITY_KIND_MEMSET", activity_columns(release, {"value", "bytes", "graphNodeId", "memKind"}));
   for (const auto& c : trace.memory_copies) {
     const int64_t device = std::max<int64_t>(c.src_agent_id, c.dst_agent_id) - 1;
@@ -174,18 +206,27 @@ void write_nsys_export(const trace::Trace& trace, const fs::path& file, int64_t 
     return c;
   };
   Table events(db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT", event_columns({"eventId"}, false));
-  Table syncs(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", event_columns({"syncType", "eventId"}, true));
+  Table syncs(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+              recent ? event_columns({"deprecatedSyncType", "syncType", "eventId"}, true) : event_columns({"syncType", "eventId"}, true));
+  Table runtime(db, "CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "end", "eventClass", "globalTid", "correlationId", "nameId", "returnValue", "callchainId"});
+  const int64_t global_tid = global_pid | pid;  // the main thread
+  for (const auto& d : trace.dispatches) {
+    runtime.add({{"start", d.start_ns}, {"end", d.start_ns}, {"eventClass", int64_t{0}}, {"globalTid", global_tid}, {"correlationId", d.correlation_id},
+                 {"nameId", string_id("cudaLaunchKernel_v7000")}, {"returnValue", int64_t{0}}});
+  }
   for (const auto& op : trace.event_operations) {
     Row row = {
         {"deviceId", int64_t{0}}, {"contextId", int64_t{1}}, {"streamId", op.stream_id}, {"correlationId", op.correlation_id},
         {"globalPid", global_pid}, {"eventId", op.event}};
     if (recent) row["eventSyncId"] = op.event;
+    runtime.add({{"start", op.start_ns}, {"end", op.end_ns}, {"eventClass", int64_t{0}}, {"globalTid", global_tid}, {"correlationId", op.correlation_id},
+                 {"nameId", string_id(call_of(op.kind))}, {"returnValue", int64_t{0}}});
     if (op.kind == trace::EventOperationKind::event_record) {
       events.add(row);
     } else {
       row["start"] = op.start_ns;
       row["end"] = op.end_ns;
-      row["syncType"] = static_cast<int64_t>(sync_type(op.kind));
+      row["syncType"] = static_cast<int64_t>(sync_type(op.kind, release));
       syncs.add(row);
     }
   }

@@ -81,8 +81,11 @@ KernelSelection select_dominant_kernel(const trace::Trace& trace, const std::opt
   if (trace.dispatches.empty()) {
     std::string files;
     for (const auto& source : trace.sources) files += (files.empty() ? "" : ", ") + source.path;
-    fail(Errc::bad_input, "{}: no kernel dispatches recorded in {}", files.empty() ? "(no trace)" : files,
-         trace.sources.size() == 1 ? "this trace" : "any of these traces");
+    // What the readers said of the files (an export made without CUDA tracing, say) is why.
+    std::string why;
+    for (const auto& w : trace.warnings) why += "; " + w;
+    fail(Errc::bad_input, "{}: no kernel dispatches recorded in {}{}", files.empty() ? "(no trace)" : files,
+         trace.sources.size() == 1 ? "this trace" : "any of these traces", why);
   }
   auto groups = group_by_kernel(trace);
   KernelSelection sel;

@@ -4,6 +4,11 @@
 // release adds some (2022.4's kernel table has 27 columns, 2025.5's 38; formats.md). A row names its
 // process by globalPid, whose bits 24-47 are the pid (a thread's globalTid holds it in the same bits).
 // Timestamps are nanoseconds from the start of the capture session.
+// Facts seen in real exports (nsys 2022.2 to 2025.5, A100, RTX 3060 and 3090): before export schema
+// 3.24, syncType is nsys's own numbering (cudaDeviceSynchronize and cuCtxSynchronize 1,
+// cudaEventSynchronize 2, cudaStreamSynchronize 3), though ENUM_CUPTI_SYNC_TYPE lists CUPTI's; 3.24
+// (nsys 2025.5) writes CUPTI's values and keeps the old ones in deprecatedSyncType. copyKind 11 to
+// 13 are unified memory migrations (no stream, no correlation): not stream work.
 #include <rpl/trace/nsys_reader.hpp>
 
 #include <algorithm>
@@ -102,7 +107,7 @@ class NsysReader {
     return std::to_string(pid);
   }
 
-  const std::string& string(int64_t id) {
+  const std::string& text_of(int64_t id) {  // a StringIds value, empty where unknown
     static const std::string none;
     auto it = strings_.find(id);
     return it == strings_.end() ? none : it->second;
@@ -129,14 +134,7 @@ class NsysReader {
         g.minor = optional_int(3);
         g.sm_count = optional_int(4);
         g.warp_size = optional_int(5);
-        // clockRate's unit is documented nowhere we found: Hz, or kHz as CUPTI's coreClockRate, whichever
-        // gives a clock of a GPU (100 MHz to 10 GHz).
-        if (!st.getColumn(6).isNull()) {
-          const double rate = st.getColumn(6).getDouble();
-          for (double per_mhz : {1e6, 1e3}) {
-            if (rate / per_mhz >= 100 && rate / per_mhz <= 10000) g.clock_mhz = rate / per_mhz;
-          }
-        }
+        if (!st.getColumn(6).isNull() && st.getColumn(6).getDouble() > 0) g.clock_mhz = st.getColumn(6).getDouble() / 1e6;  // Hz
         if (!st.getColumn(7).isNull() && st.getColumn(7).getDouble() > 0) g.bandwidth = st.getColumn(7).getDouble();
         gpus_[st.getColumn(0).getInt64()] = std::move(g);
       }
@@ -186,8 +184,8 @@ class NsysReader {
       k.source = source_;
       k.guid = guid;
       k.id = static_cast<int64_t>(symbols_.size());
-      k.mangled_name = string(mangled);
-      k.display_name = string(demangled);
+      k.mangled_name = text_of(mangled);
+      k.display_name = text_of(demangled);
       if (k.mangled_name.empty()) k.mangled_name = k.display_name;
       if (k.mangled_name.empty()) k.mangled_name = fmt::format("<kernel of string id {}>", demangled);
       k.arch_vgpr_count = registers;
@@ -270,13 +268,22 @@ class NsysReader {
     if (!has(table)) return;
     const auto cols = columns(table, {"start", "end", "deviceId", "streamId", "bytes", "copyKind"});
     SQLite::Statement st(db_, copy_select(table, cols, ", copyKind"));
+    size_t migrations = 0;
     while (st.executeStep()) {
-      MemoryCopy c = copy_row(st);
       const auto kind = static_cast<uint32_t>(st.getColumn(7).getInt64());
+      if (kind >= 11 && kind <= 13) {  // unified memory: the driver moving pages, on no stream
+        ++migrations;
+        continue;
+      }
+      MemoryCopy c = copy_row(st);
       c.name = cupti_memcpy_name(kind);
       if (cupti_memcpy_from_host(kind)) c.src_agent_id = kHostAgentId;
       if (cupti_memcpy_to_host(kind)) c.dst_agent_id = kHostAgentId;
       trace_.memory_copies.push_back(std::move(c));
+    }
+    if (migrations > 0) {
+      trace_.warnings.push_back(fmt::format("{}: {} unified memory migrations are page moves on no stream: not in the dependency graph",
+                                            file_.string(), migrations));
     }
   }
 
@@ -289,6 +296,23 @@ class NsysReader {
       MemoryCopy c = copy_row(st);
       c.name = "MEMORY_SET";  // as the tracer names a memset
       trace_.memory_copies.push_back(std::move(c));
+    }
+  }
+
+  // The dependency of a SYNCHRONIZATION row: by CUPTI's numbering from schema 3.24 on; before it, by
+  // the runtime or driver call that made it, else nsys's old numbering (1 context, 2 event, 3 stream).
+  static std::optional<EventOperationKind> sync_kind(int64_t type, bool cupti_numbering, const std::string& call) {
+    if (cupti_numbering) return cupti_sync_operation(static_cast<uint32_t>(type));
+    const std::string name = call_name(call);
+    if (name == "cudaStreamWaitEvent" || name == "cuStreamWaitEvent") return EventOperationKind::stream_wait_event;
+    if (name == "cudaEventSynchronize" || name == "cuEventSynchronize") return EventOperationKind::event_synchronize;
+    if (name == "cudaStreamSynchronize" || name == "cuStreamSynchronize") return EventOperationKind::stream_synchronize;
+    if (name == "cudaDeviceSynchronize" || name == "cuCtxSynchronize") return EventOperationKind::device_synchronize;
+    switch (type) {
+      case 1: return EventOperationKind::device_synchronize;
+      case 2: return EventOperationKind::event_synchronize;
+      case 3: return EventOperationKind::stream_synchronize;
+      default: return std::nullopt;
     }
   }
 
@@ -312,14 +336,25 @@ class NsysReader {
         ops.push_back(std::move(p));
       }
     }
+    size_t unknown = 0;
     if (waits) {
       const std::string table = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
       const auto cols = columns(table, {"start", "end", "streamId", "syncType"});
+      const bool cupti_numbering = cols.count("deprecatedSyncType") != 0;
+      // Before 3.24, the call of the same process and correlation id says what kind of wait it is.
+      const bool calls = !cupti_numbering && has("CUPTI_ACTIVITY_KIND_RUNTIME") && cols.count("correlationId") && cols.count("globalPid");
+      const std::string call = calls ? "(SELECT nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = y.correlationId AND "
+                                       "r.globalTid >> 24 = y.globalPid >> 24 LIMIT 1)"
+                                     : "NULL";
       SQLite::Statement st(db_, "SELECT start, end, streamId, " + column_or(cols, "correlationId", "0") + ", " + column_or(cols, "globalPid", "0") +
-                                    ", syncType, " + column_or(cols, "eventId", "0") + ", " + column_or(cols, "eventSyncId", "NULL") + " FROM " + table);
+                                    ", syncType, " + column_or(cols, "eventId", "0") + ", " + column_or(cols, "eventSyncId", "NULL") + ", " + call +
+                                    " FROM " + table + " y");
       while (st.executeStep()) {
-        const auto kind = cupti_sync_operation(static_cast<uint32_t>(st.getColumn(5).getInt64()));
-        if (!kind) continue;
+        const auto kind = sync_kind(st.getColumn(5).getInt64(), cupti_numbering, st.getColumn(8).isNull() ? std::string() : text_of(st.getColumn(8).getInt64()));
+        if (!kind) {
+          ++unknown;
+          continue;
+        }
         PendingOperation p;
         p.op.kind = *kind;
         p.op.start_ns = st.getColumn(0).getInt64();
@@ -329,6 +364,9 @@ class NsysReader {
         pending(p, st.getColumn(4).getInt64(), st.getColumn(6).getInt64(), st.getColumn(7));
         ops.push_back(std::move(p));
       }
+    }
+    if (unknown > 0) {
+      trace_.warnings.push_back(fmt::format("{}: {} synchronizations of a kind this reader does not know; they add no dependency", file_.string(), unknown));
     }
     if (!records && !waits) {
       trace_.warnings.push_back(fmt::format("{}: no CUDA event or synchronization records: the dependency graph has stream order and "
@@ -394,7 +432,7 @@ class NsysReader {
     SQLite::Statement st(db_, "SELECT start, end, " + column_or(cols, "globalTid", "0") + ", nameId FROM " + table);
     while (st.executeStep()) {
       const int64_t tid = st.getColumn(2).getInt64();
-      auto [n, added] = names.try_emplace(call_name(string(st.getColumn(3).getInt64())), static_cast<uint32_t>(trace_.host_call_names.size()));
+      auto [n, added] = names.try_emplace(call_name(text_of(st.getColumn(3).getInt64())), static_cast<uint32_t>(trace_.host_call_names.size()));
       if (added) trace_.host_call_names.push_back(n->first);
       trace_.host_calls.push_back({source_, guid_of(tid), tid & 0xFFFFFF, st.getColumn(0).getInt64(), st.getColumn(1).getInt64(), n->second});
     }

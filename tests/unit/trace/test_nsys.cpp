@@ -89,33 +89,51 @@ TEST_P(NsysExport, ReadsBackAsTheTraceItWasWrittenFrom) {
 INSTANTIATE_TEST_SUITE_P(Releases, NsysExport, ::testing::Values(tools::NsysRelease::v2022_4, tools::NsysRelease::v2025_5),
                          [](const auto& info) { return info.param == tools::NsysRelease::v2022_4 ? std::string("v2022_4") : std::string("v2025_5"); });
 
-// An export before eventSyncId names the event a wait waits for, not the recording: a re-recorded
-// event is waited for at its latest recording before the wait, in the process's call order.
-TEST(Nsys, AWaitWithoutEventSyncIdWaitsForTheEventsLatestRecording) {
+// An export before schema 3.24 (nsys 2023.3's columns) names the event a wait waits for, not the
+// recording, and numbers syncType its own way: a re-recorded event is waited for at its latest
+// recording before the wait, in the process's call order; what kind of wait a row is, its call says
+// (else the old numbering: 1 a device synchronization). Unified memory migrations are no stream work.
+TEST(Nsys, AnExportBeforeSchema324IsReadByItsCallsAndOldNumbering) {
   const auto dir = fresh_dir("nsys_recordings");
   const auto file = dir / "old.sqlite";
   {
     SQLite::Database db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.exec("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
+    db.exec("INSERT INTO StringIds VALUES (1, 'cudaEventRecord_v3020'), (2, 'cudaStreamWaitEvent_v3020'), (3, 'cudaDeviceSynchronize_v3020'), (4, 'cudaMemcpy_v3020')");
     db.exec("CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT (deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, eventId INTEGER)");
     db.exec("CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER, end INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER, "
             "correlationId INTEGER, globalPid INTEGER, syncType INTEGER, eventId INTEGER)");
-    const int64_t pid = int64_t{77} << 24;
+    db.exec("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER, correlationId INTEGER, "
+            "nameId INTEGER, returnValue INTEGER, callchainId INTEGER)");
+    db.exec("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER, "
+            "correlationId INTEGER, globalPid INTEGER, bytes INTEGER, copyKind INTEGER, deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER, "
+            "srcDeviceId INTEGER, srcContextId INTEGER, dstDeviceId INTEGER, dstContextId INTEGER, migrationCause INTEGER, graphNodeId INTEGER, virtualAddress INTEGER)");
+    const int64_t pid = (int64_t{1} << 56) | (int64_t{77} << 24), tid = pid | 77;
     // Event 5 recorded on stream 1 at calls 10 and 30; stream 2 waits for it at calls 20 and 40 (rows out of call order).
     db.exec(fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_CUDA_EVENT VALUES (0, 1, 1, 30, {0}, 5), (0, 1, 1, 10, {0}, 5)", pid));
-    db.exec(fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (400, 401, 0, 1, 2, 40, {0}, 2, 5), (200, 201, 0, 1, 2, 20, {0}, 2, 5), "
-                        "(500, 600, 0, 1, 2, 50, {0}, 4, 4294967295)", pid));
+    db.exec(fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (400, 401, 0, 1, 2, 40, {0}, 0, 5), (200, 201, 0, 1, 2, 20, {0}, 0, 5), "
+                        "(500, 600, 0, 1, 4294967295, 50, {0}, 1, 4294967295), (700, 800, 0, 1, 4294967295, 60, {0}, 1, 4294967295)", pid));
+    db.exec(fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 101, 0, {0}, 10, 1, 0, NULL), (300, 301, 0, {0}, 30, 1, 0, NULL), "
+                        "(200, 201, 0, {0}, 20, 2, 0, NULL), (400, 401, 0, {0}, 40, 2, 0, NULL), (500, 600, 0, {0}, 50, 3, 0, NULL), "
+                        "(700, 800, 0, {0}, 60, 4, 0, NULL)", tid));
+    db.exec(fmt::format("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (900, 950, 0, 1, 0, 0, {0}, 4096, 11, NULL, 7, 7, 0, 0, 0, 0, 2, NULL, NULL)", pid));
   }
   const auto t = trace::read_traces({file});
-  std::map<int64_t, int64_t> event_at;  // correlation -> recording
-  for (const auto& op : t.event_operations) event_at[op.correlation_id] = op.event;
-  ASSERT_EQ(event_at.size(), 5u);
-  EXPECT_EQ(event_at[20], event_at[10]);
-  EXPECT_EQ(event_at[40], event_at[30]);
-  EXPECT_NE(event_at[10], event_at[30]);
-  EXPECT_EQ(t.event_operations.back().kind, trace::EventOperationKind::device_synchronize);
-  ASSERT_FALSE(t.warnings.empty());
-  EXPECT_NE(t.warnings[0].find("without CUDA kernels (was the program profiled with --trace=cuda?)"), std::string::npos) << t.warnings[0];
+  std::map<int64_t, const trace::EventOperation*> at;  // by call
+  for (const auto& op : t.event_operations) at[op.correlation_id] = &op;
+  ASSERT_EQ(at.size(), 6u);
+  EXPECT_EQ(at[20]->kind, trace::EventOperationKind::stream_wait_event) << "syncType 0: its call says what it is";
+  EXPECT_EQ(at[20]->event, at[10]->event);
+  EXPECT_EQ(at[40]->event, at[30]->event);
+  EXPECT_NE(at[10]->event, at[30]->event);
+  EXPECT_EQ(at[50]->kind, trace::EventOperationKind::device_synchronize);
+  EXPECT_EQ(at[60]->kind, trace::EventOperationKind::device_synchronize) << "cudaMemcpy's implicit synchronization: old syncType 1";
+  EXPECT_TRUE(t.memory_copies.empty());
+  const auto said = [&](const std::string& what) {
+    return std::any_of(t.warnings.begin(), t.warnings.end(), [&](const std::string& w) { return w.find(what) != std::string::npos; });
+  };
+  EXPECT_TRUE(said("1 unified memory migrations are page moves on no stream"));
+  EXPECT_TRUE(said("without CUDA kernels (was the program profiled with --trace=cuda?)"));
 }
 
 TEST(Nsys, AKernelTableWithoutAColumnItNeedsIsRefusedInOneLine) {
