@@ -101,10 +101,15 @@ class NsysReader {
     return cols;
   }
 
-  std::string guid_of(int64_t global_pid) {
+  // The process's guid, its pid; rows of one process come in runs, so the last one is kept.
+  const std::string& guid_of(int64_t global_pid) {
     const int64_t pid = pid_of(global_pid);
-    pids_.insert(pid);
-    return std::to_string(pid);
+    if (pid != last_pid_ || last_guid_.empty()) {
+      pids_.insert(pid);
+      last_pid_ = pid;
+      last_guid_ = std::to_string(pid);
+    }
+    return last_guid_;
   }
 
   const std::string& text_of(int64_t id) {  // a StringIds value, empty where unknown
@@ -175,14 +180,14 @@ class NsysReader {
     return agents_[{pid, device}] = static_cast<int16_t>(trace_.agents.size() - 1);
   }
 
-  int32_t symbol_of(const std::string& guid, int64_t mangled, int64_t demangled, int64_t registers, int64_t static_shared,
-                    int64_t local, bool registers_known) {
-    const auto key = std::make_tuple(guid, mangled, demangled, registers, static_shared, local);
+  int32_t symbol_of(int64_t global_pid, int64_t mangled, int64_t demangled, int64_t registers, int64_t static_shared, int64_t local,
+                    bool registers_known) {
+    const auto key = std::make_tuple(pid_of(global_pid), mangled, demangled, registers, static_shared, local);
     auto [it, added] = symbols_.try_emplace(key, static_cast<int32_t>(trace_.symbols.size()));
     if (added) {
       KernelSymbol k;
       k.source = source_;
-      k.guid = guid;
+      k.guid = guid_of(global_pid);
       k.id = static_cast<int64_t>(symbols_.size());
       k.mangled_name = text_of(mangled);
       k.display_name = text_of(demangled);
@@ -228,7 +233,7 @@ class NsysReader {
       d.queue_id = d.stream_id = i64(3);
       d.correlation_id = i64(4);
       d.source = source_;
-      d.symbol = symbol_of(guid_of(global_pid), i64(6), i64(7), i64(14), static_shared, i64(17), registers_known);
+      d.symbol = symbol_of(global_pid, i64(6), i64(7), i64(14), static_shared, i64(17), registers_known);
       DispatchGeometry g;
       for (int k = 0; k < 3; ++k) {
         g.workgroup[k] = static_cast<uint32_t>(i64(11 + k));
@@ -448,8 +453,10 @@ class NsysReader {
   std::map<int64_t, Gpu> gpus_;
   std::map<std::pair<int64_t, int64_t>, int64_t> cuda_devices_;  // (pid, CUDA device) -> TARGET_INFO_GPU id
   std::map<std::pair<int64_t, int64_t>, int16_t> agents_;        // (pid, CUDA device) -> agent
-  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t, int64_t>, int32_t> symbols_;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>, int32_t> symbols_;  // (pid, names, resources)
   std::set<int64_t> pids_;
+  int64_t last_pid_ = -1;
+  std::string last_guid_;
 };
 
 }  // namespace
