@@ -6,6 +6,8 @@
 //   its Node_Id). Grid sizes are in work-items, timestamps in nanoseconds.
 //   hip_api_trace.csv: the HIP calls, without their arguments: hipDeviceSynchronize orders work.
 //   marker_api_trace.csv (ROCTx ranges) and hsa_api_trace.csv, of the same columns: host calls for export.
+//   scratch_memory_trace.csv (Kind, Operation, Agent_Id, Queue_Id, Thread_Id, Alloc_Flags, times):
+//   the runtime growing a queue's scratch memory, which holds the queue back; said in a warning.
 //   counter_collection.csv: one row per dispatch and counter (Dispatch_Id, Counter_Name,
 //   Counter_Value), summed over a dispatch's rows as rocpd's counters_collection view does. A run
 //   of counters alone (`rocprofv3 --pmc` without --kernel-trace) has no kernel_trace.csv: its
@@ -13,6 +15,7 @@
 //   and from ROCm 7 the timestamps of the dispatch while its counters were collected).
 #include <rpl/trace/amd_profiler_files.hpp>
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -84,6 +87,7 @@ class RunReader {
         if (const auto calls = sibling(api); fs::exists(calls, ec)) read_api_calls(calls);
       }
     }
+    if (const auto scratch = sibling("scratch_memory_trace.csv"); fs::exists(scratch, ec)) read_scratch(scratch);
     if (const auto calls = sibling("hip_api_trace.csv"); fs::exists(calls, ec)) {
       read_api_calls(calls);
       trace_.warnings.push_back(fmt::format("{}: its HIP API trace records no call's arguments (which event, which stream): the "
@@ -368,6 +372,44 @@ class RunReader {
   // hip_api_trace.csv (Domain, Function, Process_Id, Thread_Id, Correlation_Id, Start_Timestamp,
   // End_Timestamp): hipDeviceSynchronize is a host wait the DAG orders work by (its correlation id
   // is in the kernel trace's space); with host_calls, every call, for export.
+  // Scratch allocations: their count and time in a warning (a kernel's spills or large private
+  // segment make the runtime grow scratch while the queue waits); host calls for export when asked.
+  void read_scratch(const fs::path& file) {
+    size_t operation = 0, start = 0, end = 0;
+    std::optional<size_t> thread;
+    size_t allocations = 0;
+    int64_t allocating_ns = 0;
+    std::unordered_map<std::string, uint32_t> names;
+    for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) names.emplace(trace_.host_call_names[i], i);
+    detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
+      if (r == 0) {
+        CsvColumns cols(row);
+        const std::string_view expected = "Kind, Operation, Agent_Id, Queue_Id, Thread_Id, Alloc_Flags, Start_Timestamp, End_Timestamp";
+        operation = need(cols, {"Operation"}, file, expected);
+        start = need(cols, {"Start_Timestamp"}, file, expected);
+        end = need(cols, {"End_Timestamp"}, file, expected);
+        thread = cols.find("Thread_Id");
+        return true;
+      }
+      const auto begin_ns = csv_int(row[start]).value_or(0), end_ns = csv_int(row[end]).value_or(0);
+      if (row[operation] == "SCRATCH_MEMORY_ALLOC") {
+        ++allocations;
+        allocating_ns += std::max<int64_t>(0, end_ns - begin_ns);
+      }
+      if (options_.host_calls) {
+        auto [n, added] = names.try_emplace(std::string(row[operation]), static_cast<uint32_t>(trace_.host_call_names.size()));
+        if (added) trace_.host_call_names.push_back(n->first);
+        trace_.host_calls.push_back({source_, guid_, thread ? csv_int(row[*thread]).value_or(0) : 0, begin_ns, end_ns, n->second});
+      }
+      return true;
+    });
+    if (allocations > 0) {
+      trace_.warnings.push_back(fmt::format("{}: the runtime grew scratch memory {} times, {:.3f} ms in all, holding its queue back "
+                                            "(kernels' spills or large private segments: see scratch_bytes)",
+                                            file_.string(), allocations, static_cast<double>(allocating_ns) / 1e6));
+    }
+  }
+
   // An API trace (HIP, HSA, markers): a host call per row with options.host_calls; hipDeviceSynchronize
   // as a host wait.
   void read_api_calls(const fs::path& file) {

@@ -132,16 +132,22 @@ TEST(Rocprofv3Csv, RealRocm7DocsRunWithCopiesAndCounters) {
   EXPECT_FALSE(t.counter_values.empty());
 }
 
-// ROCTx ranges and HSA calls beside a kernel trace are host calls for export, read only when asked.
+// ROCTx ranges, HSA calls and scratch allocations beside a kernel trace are host calls for export,
+// read only when asked; the scratch allocations' time is said.
 TEST(Rocprofv3Csv, MarkerAndHsaTracesAreHostCalls) {
   trace::ReadOptions with_calls;
   with_calls.host_calls = true;
   const auto t = trace::read_traces({real("rocprofiler-sdk-docs/kernel_trace.csv")}, with_calls);
   const auto has = [&](const std::string& n) { return std::find(t.host_call_names.begin(), t.host_call_names.end(), n) != t.host_call_names.end(); };
-  EXPECT_EQ(t.host_calls.size(), 15u) << "5 marker rows and 10 HSA calls";
+  EXPECT_EQ(t.host_calls.size(), 17u) << "5 marker rows, 10 HSA calls, 2 scratch allocations";
   EXPECT_TRUE(has("before hipLaunchKernel")) << "a ROCTx mark";
   EXPECT_TRUE(has("hsa_system_get_major_extension_table"));
   EXPECT_TRUE(trace::read_traces({real("rocprofiler-sdk-docs/kernel_trace.csv")}).host_calls.empty());
+  // Its scratch memory trace: two allocations of 31 and 578 ms that held the queue back.
+  EXPECT_TRUE(has("SCRATCH_MEMORY_ALLOC"));
+  EXPECT_TRUE(std::any_of(t.warnings.begin(), t.warnings.end(), [](const std::string& w) {
+    return w.find("the runtime grew scratch memory 2 times, 609.108 ms in all") != std::string::npos;
+  })) << t.warnings.size();
 }
 
 TEST(Rocprofv3Csv, RealRocm62LayoutHasNoRegisterCounts) {
