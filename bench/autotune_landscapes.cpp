@@ -1,11 +1,14 @@
 // rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none]
-//                         NAME=SPACE.json:MEASUREMENTS.csv ...
+//                         [--per-seed] NAME=SPACE.json:MEASUREMENTS.csv ...
 // The tuner's strategies on landscapes measured exhaustively (rocm-perf autotune --csv over every
 // configuration), each answered from its table with the noise it was measured with
 // (NoisyRecordedEvaluator) or, with --noise none, exactly. For each landscape, strategy and budget
 // (a percentage of the space), over seeds 1..N: how many seeds report a best whose recorded value
 // is within 3 % of the exhaustive best, and how many configurations each measured on average (and
-// the re-measurements of the two best beside them). One line per landscape, strategy and budget.
+// the re-measurements of the two best beside them). One line per landscape, strategy and budget;
+// with --per-seed, before it a line per seed: how far its reported best is from the true best, and
+// how far the closest configuration it measured was (a search that found the best but reported
+// another lost it to noise; one that never measured it, to the search).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -53,7 +56,7 @@ Landscape load(const std::string& argument) {
 int main(int argc, char** argv) {
   int seeds = 20;
   std::vector<std::string> budgets = {"5", "10", "15"}, strategies = {"bayes", "model", "random"};
-  bool noise = true;
+  bool noise = true, per_seed = false;
   std::vector<std::string> landscapes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -61,11 +64,12 @@ int main(int argc, char** argv) {
     else if (a == "--budgets" && i + 1 < argc) budgets = split(argv[++i], ',');
     else if (a == "--strategies" && i + 1 < argc) strategies = split(argv[++i], ',');
     else if (a == "--noise" && i + 1 < argc) noise = std::string(argv[++i]) != "none";
+    else if (a == "--per-seed") per_seed = true;
     else landscapes.push_back(a);
   }
   if (landscapes.empty() || seeds < 1) {
     std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none] "
-                         "NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
+                         "[--per-seed] NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
     return 2;
   }
   try {
@@ -95,6 +99,13 @@ int main(int argc, char** argv) {
             within += d <= 3 ? 1 : 0;
             distance += std::isfinite(d) ? d : 100;
             measured += static_cast<double>(r.measured.size());
+            if (per_seed) {
+              double closest = INFINITY;
+              for (const auto& m : r.measured) {
+                if (l.recorded.at(m.configuration).ok()) closest = std::min(closest, l.recorded.at(m.configuration).value);
+              }
+              std::printf("  seed %3d: reported %6.2f %% from the best, closest measured %6.2f %%\n", s, d, 100 * (closest / l.best - 1));
+            }
             for (const auto& rm : r.remeasured) remeasured += static_cast<double>(rm.rounds.size());
           }
           std::printf("%-10s %5zu  %-8s %5.0f %%  %14.1f  %12d / %-9d  %10.2f %%  %15.1f\n", l.name.c_str(), l.space.size(),
