@@ -5,8 +5,9 @@
 // [0, 1] over the space, a word-valued parameter as a coordinate per word). The observations are
 // log(cost), standardized; the kernel is Matérn 5/2 with a length scale per feature, chosen with
 // the noise by the marginal likelihood over a small grid (one shared scale first, then each
-// feature's, once there are three observations per feature). Its predictions carry their uncertainty, which expected improvement trades against
-// the predicted cost (Snoek et al. 2012; Kernel Tuner's Bayesian optimization strategy).
+// feature's, once there are as many observations as features). Its predictions carry their
+// uncertainty, which expected improvement trades against the predicted cost (Snoek et al. 2012;
+// Kernel Tuner's Bayesian optimization strategy).
 #include <cstddef>
 #include <memory>
 #include <string>
