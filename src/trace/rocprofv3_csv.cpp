@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <rpl/core/error.hpp>
 
@@ -251,7 +252,7 @@ class RunReader {
       std::optional<size_t> kernel_id, queue, correlation, lds, scratch, vgpr, agpr, sgpr, start, end;
     } c{};
     detail::GeometryTable geometries(trace_.geometries, &geometry_index_);
-    std::unordered_map<int64_t, bool> seen;
+    std::unordered_set<int64_t> seen;
     bool registers = false;
     detail::read_csv_rows(file_, [&](const CsvRow& row, size_t r) {
       if (r == 0) {
@@ -281,7 +282,7 @@ class RunReader {
       }
       const detail::CsvIntegers field(file_, row, r);
       const int64_t id = field.required(c.dispatch, "Dispatch_Id");
-      if (!seen.emplace(id, true).second) return true;
+      if (!seen.insert(id).second) return true;
       Dispatch d{};
       d.id = id;
       d.start_ns = field.required(*c.start, "Start_Timestamp");
@@ -372,6 +373,15 @@ class RunReader {
   // hip_api_trace.csv (Domain, Function, Process_Id, Thread_Id, Correlation_Id, Start_Timestamp,
   // End_Timestamp): hipDeviceSynchronize is a host wait the DAG orders work by (its correlation id
   // is in the kernel trace's space); with host_calls, every call, for export.
+  void add_host_call(std::string_view name, int64_t tid, int64_t start_ns, int64_t end_ns) {
+    if (host_names_.empty()) {
+      for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) host_names_.emplace(trace_.host_call_names[i], i);
+    }
+    auto [n, added] = host_names_.try_emplace(std::string(name), static_cast<uint32_t>(trace_.host_call_names.size()));
+    if (added) trace_.host_call_names.push_back(n->first);
+    trace_.host_calls.push_back({source_, guid_, tid, start_ns, end_ns, n->second});
+  }
+
   // Scratch allocations: their count and time in a warning (a kernel's spills or large private
   // segment make the runtime grow scratch while the queue waits); host calls for export when asked.
   void read_scratch(const fs::path& file) {
@@ -379,8 +389,6 @@ class RunReader {
     std::optional<size_t> thread;
     size_t allocations = 0;
     int64_t allocating_ns = 0;
-    std::unordered_map<std::string, uint32_t> names;
-    for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) names.emplace(trace_.host_call_names[i], i);
     detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
       if (r == 0) {
         CsvColumns cols(row);
@@ -397,9 +405,7 @@ class RunReader {
         allocating_ns += std::max<int64_t>(0, end_ns - begin_ns);
       }
       if (options_.host_calls) {
-        auto [n, added] = names.try_emplace(std::string(row[operation]), static_cast<uint32_t>(trace_.host_call_names.size()));
-        if (added) trace_.host_call_names.push_back(n->first);
-        trace_.host_calls.push_back({source_, guid_, thread ? csv_int(row[*thread]).value_or(0) : 0, begin_ns, end_ns, n->second});
+        add_host_call(row[operation], thread ? csv_int(row[*thread]).value_or(0) : 0, begin_ns, end_ns);
       }
       return true;
     });
@@ -415,8 +421,6 @@ class RunReader {
   void read_api_calls(const fs::path& file) {
     size_t function = 0, start = 0, end = 0;
     std::optional<size_t> thread, correlation;
-    std::unordered_map<std::string, uint32_t> names;
-    for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) names.emplace(trace_.host_call_names[i], i);
     detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
       if (r == 0) {
         CsvColumns cols(row);
@@ -440,9 +444,7 @@ class RunReader {
         trace_.event_operations.push_back(std::move(op));
       }
       if (options_.host_calls) {
-        auto [n, added] = names.try_emplace(std::string(row[function]), static_cast<uint32_t>(trace_.host_call_names.size()));
-        if (added) trace_.host_call_names.push_back(n->first);
-        trace_.host_calls.push_back({source_, guid_, thread ? csv_int(row[*thread]).value_or(0) : 0, begin_ns, end_ns, n->second});
+        add_host_call(row[function], thread ? csv_int(row[*thread]).value_or(0) : 0, begin_ns, end_ns);
       }
       return true;
     });
@@ -488,6 +490,7 @@ class RunReader {
   int16_t last_agent_ = -1;
   std::unordered_map<int64_t, int32_t> symbols_by_id_;
   std::unordered_map<std::string, int32_t> symbols_by_name_;
+  std::unordered_map<std::string, uint32_t> host_names_;  // host_call_names by name
   detail::GeometryIndex geometry_index_;
 };
 
