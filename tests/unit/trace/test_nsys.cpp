@@ -92,14 +92,15 @@ INSTANTIATE_TEST_SUITE_P(Releases, NsysExport, ::testing::Values(tools::NsysRele
 // An export before schema 3.24 (nsys 2023.3's columns) names the event a wait waits for, not the
 // recording, and numbers syncType its own way: a re-recorded event is waited for at its latest
 // recording before the wait, in the process's call order; what kind of wait a row is, its call says
-// (else the old numbering: 1 a device synchronization). Unified memory migrations are no stream work.
+// (else the old numbering: 1 a device synchronization, as a real export has cudaProfilerStop's).
+// Unified memory migrations are no stream work.
 TEST(Nsys, AnExportBeforeSchema324IsReadByItsCallsAndOldNumbering) {
   const auto dir = fresh_dir("nsys_recordings");
   const auto file = dir / "old.sqlite";
   {
     SQLite::Database db(file.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.exec("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL)");
-    db.exec("INSERT INTO StringIds VALUES (1, 'cudaEventRecord_v3020'), (2, 'cudaStreamWaitEvent_v3020'), (3, 'cudaDeviceSynchronize_v3020'), (4, 'cudaMemcpy_v3020')");
+    db.exec("INSERT INTO StringIds VALUES (1, 'cudaEventRecord_v3020'), (2, 'cudaStreamWaitEvent_v3020'), (3, 'cudaDeviceSynchronize_v3020'), (4, 'cudaProfilerStop_v4000')");
     db.exec("CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT (deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, eventId INTEGER)");
     db.exec("CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER, end INTEGER, deviceId INTEGER, contextId INTEGER, streamId INTEGER, "
             "correlationId INTEGER, globalPid INTEGER, syncType INTEGER, eventId INTEGER)");
@@ -127,7 +128,7 @@ TEST(Nsys, AnExportBeforeSchema324IsReadByItsCallsAndOldNumbering) {
   EXPECT_EQ(at[40]->event, at[30]->event);
   EXPECT_NE(at[10]->event, at[30]->event);
   EXPECT_EQ(at[50]->kind, trace::EventOperationKind::device_synchronize);
-  EXPECT_EQ(at[60]->kind, trace::EventOperationKind::device_synchronize) << "cudaMemcpy's implicit synchronization: old syncType 1";
+  EXPECT_EQ(at[60]->kind, trace::EventOperationKind::device_synchronize) << "cudaProfilerStop's synchronization: old syncType 1";
   EXPECT_TRUE(t.memory_copies.empty());
   const auto said = [&](const std::string& what) {
     return std::any_of(t.warnings.begin(), t.warnings.end(), [&](const std::string& w) { return w.find(what) != std::string::npos; });
