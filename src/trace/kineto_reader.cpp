@@ -15,6 +15,7 @@
 #include <rpl/core/files.hpp>
 
 #include "geometry_table.hpp"
+#include "symbols_by_name.hpp"
 
 namespace rpl::trace {
 namespace fs = std::filesystem;
@@ -106,7 +107,7 @@ void read_kineto_into(Trace& trace, const fs::path& file, const ReadOptions& opt
 
   auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
-  std::unordered_map<std::string, int32_t> symbols;
+  detail::SymbolsByName symbols(trace, source, guid);
   std::unordered_map<std::string, uint32_t> host_names;
   for (uint32_t i = 0; i < trace.host_call_names.size(); ++i) host_names.emplace(trace.host_call_names[i], i);
   bool registers = true, any_kernel = false, any_wait = false;
@@ -127,20 +128,11 @@ void read_kineto_into(Trace& trace, const fs::path& file, const ReadOptions& opt
       d.correlation_id = integer(args, "correlation");
       d.agent = agent_of(integer(args, "device"));
       d.source = source;
-      const std::string name = e.value("name", "");
-      auto [it, added] = symbols.try_emplace(name, static_cast<int32_t>(trace.symbols.size()));
-      if (added) {
-        KernelSymbol k;
-        k.source = source;
-        k.guid = guid;
-        k.id = static_cast<int64_t>(symbols.size());
-        k.mangled_name = name;  // Kineto writes the demangled name
+      d.symbol = symbols.intern(e.value("name", ""), [&](KernelSymbol& k) {  // Kineto writes the demangled name
         k.arch_vgpr_count = integer(args, "registers per thread");
         k.registers_known = args.contains("registers per thread");
         registers = registers && k.registers_known;
-        trace.symbols.push_back(std::move(k));
-      }
-      d.symbol = it->second;
+      });
       DispatchGeometry g;
       const auto grid = triple(args, "grid"), block = triple(args, "block");
       for (int i = 0; i < 3; ++i) {

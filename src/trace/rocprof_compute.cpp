@@ -15,7 +15,9 @@
 
 #include "csv_rows.hpp"
 #include "geometry_table.hpp"
+#include "dispatch_rows.hpp"
 #include "omniperf_files.hpp"
+#include "symbols_by_name.hpp"
 
 namespace rpl::trace {
 namespace fs = std::filesystem;
@@ -115,10 +117,11 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
   }
   auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
-  std::unordered_map<std::string, int32_t> symbols;
+  detail::SymbolsByName symbols(trace, source, guid);
   struct Columns {
-    size_t id, name, grid, block, start, end;
-    std::optional<size_t> lds, scratch, vgpr, agpr, sgpr;
+    size_t id, name, start, end;
+    detail::TotalsColumns totals;
+    detail::RegisterColumns registers;
     std::vector<std::pair<size_t, uint32_t>> counters;  // column, counter
   } c{};
   detail::read_csv_rows(pmc_perf, [&](const CsvRow& row, size_t r) {
@@ -132,15 +135,11 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
       };
       c.id = need("Dispatch_ID");
       c.name = need("Kernel_Name");
-      c.grid = need("Grid_Size");
-      c.block = need("Workgroup_Size");
+      c.totals = {need("Grid_Size"), need("Workgroup_Size"), cols.find("LDS_Per_Workgroup"), cols.find("Scratch_Per_Workitem"), "Grid_Size",
+                  "Workgroup_Size"};
       c.start = need("Start_Timestamp");
       c.end = need("End_Timestamp");
-      c.lds = cols.find("LDS_Per_Workgroup");
-      c.scratch = cols.find("Scratch_Per_Workitem");
-      c.vgpr = cols.find("Arch_VGPR");
-      c.agpr = cols.find("Accum_VGPR");
-      c.sgpr = cols.find("SGPR");
+      c.registers = {cols.find("Arch_VGPR"), cols.find("Accum_VGPR"), cols.find("SGPR")};
       c.counters = detail::counter_columns(cols, {"Dispatch_ID", "GPU_ID", "Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup",
                                                    "Scratch_Per_Workitem", "Arch_VGPR", "Accum_VGPR", "SGPR", "Wave_Size", "Kernel_Name",
                                                    "Correlation_ID", "Kernel_ID", "Start_Timestamp", "End_Timestamp"},
@@ -157,26 +156,8 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
     d.source = source;
     std::string name(row[c.name]);
     if (name.size() > 6 && name.compare(name.size() - 6, 6, " (.kd)") == 0) name.resize(name.size() - 6);
-    auto [it, added] = symbols.try_emplace(name, static_cast<int32_t>(trace.symbols.size()));
-    if (added) {
-      KernelSymbol k;
-      k.source = source;
-      k.guid = guid;
-      k.id = static_cast<int64_t>(symbols.size());
-      k.mangled_name = name;
-      k.arch_vgpr_count = field.optional(c.vgpr);
-      k.accum_vgpr_count = field.optional(c.agpr);
-      k.sgpr_count = field.optional(c.sgpr);
-      k.registers_known = c.vgpr.has_value();
-      trace.symbols.push_back(std::move(k));
-    }
-    d.symbol = it->second;
-    DispatchGeometry g;
-    g.grid = {static_cast<uint64_t>(field.required(c.grid, "Grid_Size")), 1, 1};
-    g.workgroup = {static_cast<uint32_t>(field.required(c.block, "Workgroup_Size")), 1, 1};
-    g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
-    g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
-    d.geometry = geometries.intern(g);
+    d.symbol = symbols.intern(name, [&](KernelSymbol& k) { c.registers.fill(k, field); });
+    d.geometry = geometries.intern(c.totals.geometry(field));
     const auto dispatch = static_cast<uint32_t>(trace.dispatches.size());
     trace.dispatches.push_back(d);
     detail::add_counter_values(row, c.counters, dispatch, trace);

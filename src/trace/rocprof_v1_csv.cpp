@@ -10,13 +10,14 @@
 
 #include <fstream>
 #include <map>
-#include <unordered_map>
 
 #include <rpl/core/error.hpp>
 
 #include "csv_rows.hpp"
 #include "geometry_table.hpp"
+#include "dispatch_rows.hpp"
 #include "omniperf_files.hpp"
+#include "symbols_by_name.hpp"
 
 namespace rpl::trace {
 namespace fs = std::filesystem;
@@ -120,10 +121,12 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
   auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
   trace.dispatches.reserve(trace.dispatches.size() + detail::estimated_rows(file));
-  std::unordered_map<std::string, int32_t> symbols;
+  detail::SymbolsByName symbols(trace, source, guid);
   struct Columns {
-    size_t index, name, gpu, grid, block, begin, end;
-    std::optional<size_t> queue, lds, scratch, vgpr, agpr, sgpr;
+    size_t index, name, gpu, begin, end;
+    std::optional<size_t> queue;
+    detail::TotalsColumns totals;
+    detail::RegisterColumns registers;
     std::vector<std::pair<size_t, uint32_t>> counters;  // column, counter (rocprof --pmc)
   } c{};
   detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
@@ -140,16 +143,11 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
       c.index = need(cols, {"Index"});
       c.name = need(cols, {"KernelName"});
       c.gpu = need(cols, {"gpu-id"});
-      c.grid = need(cols, {"grd"});
-      c.block = need(cols, {"wgr"});
+      c.totals = {need(cols, {"grd"}), need(cols, {"wgr"}), cols.find("lds"), cols.find("scr"), "grd", "wgr"};
       c.begin = need(cols, {"BeginNs"});
       c.end = need(cols, {"EndNs"});
       c.queue = cols.find("queue-id");
-      c.lds = cols.find("lds");
-      c.scratch = cols.find("scr");
-      c.vgpr = cols.find_any({"arch_vgpr", "vgpr"});
-      c.agpr = cols.find("accum_vgpr");
-      c.sgpr = cols.find("sgpr");
+      c.registers = {cols.find_any({"arch_vgpr", "vgpr"}), cols.find("accum_vgpr"), cols.find("sgpr")};
       c.counters = detail::counter_columns(cols, {"Index", "KernelName", "gpu-id", "queue-id", "queue-index", "pid", "tid", "grd", "wgr", "lds",
                                                    "scr", "vgpr", "arch_vgpr", "accum_vgpr", "sgpr", "fbar", "wave_size", "sig", "obj",
                                                    "DispatchNs", "BeginNs", "EndNs", "CompleteNs", "DurationNs"},
@@ -167,26 +165,8 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
     d.agent = agent_of(field.required(c.gpu, "gpu-id"));
     d.source = source;
     const std::string name = kernel_name(row[c.name]);
-    auto [it, added] = symbols.try_emplace(name, static_cast<int32_t>(trace.symbols.size()));
-    if (added) {
-      KernelSymbol k;
-      k.source = source;
-      k.guid = guid;
-      k.id = static_cast<int64_t>(symbols.size());
-      k.mangled_name = name;
-      k.arch_vgpr_count = field.optional(c.vgpr);
-      k.accum_vgpr_count = field.optional(c.agpr);
-      k.sgpr_count = field.optional(c.sgpr);
-      k.registers_known = c.vgpr.has_value();
-      trace.symbols.push_back(std::move(k));
-    }
-    d.symbol = it->second;
-    DispatchGeometry g;
-    g.grid = {static_cast<uint64_t>(field.required(c.grid, "grd")), 1, 1};
-    g.workgroup = {static_cast<uint32_t>(field.required(c.block, "wgr")), 1, 1};
-    g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
-    g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
-    d.geometry = geometries.intern(g);
+    d.symbol = symbols.intern(name, [&](KernelSymbol& k) { c.registers.fill(k, field); });
+    d.geometry = geometries.intern(c.totals.geometry(field));
     detail::add_counter_values(row, c.counters, static_cast<uint32_t>(trace.dispatches.size()), trace);
     trace.dispatches.push_back(d);
     return true;

@@ -23,6 +23,7 @@
 #include <rpl/core/error.hpp>
 
 #include "csv_rows.hpp"
+#include "dispatch_rows.hpp"
 #include "geometry_table.hpp"
 
 namespace rpl::trace {
@@ -76,11 +77,7 @@ class RunReader {
                                             agents.filename().string()));
     }
     const size_t first_dispatch = trace_.dispatches.size();
-    if (counters_only_) {
-      read_counter_dispatches();
-    } else {
-      read_dispatches();
-    }
+    read_dispatches();
     if (const auto copies = sibling("memory_copy_trace.csv"); fs::exists(copies, ec)) read_copies(copies);
     if (const auto counters = sibling(kCounters); fs::exists(counters, ec)) read_counters(counters, first_dispatch);
     if (options_.host_calls) {
@@ -177,44 +174,74 @@ class RunReader {
     return a >= 0 ? trace_.agents[static_cast<size_t>(a)].id : -1;
   }
 
+  // The dispatch columns of a kernel trace, or of the counter rows of a run of counters alone (a row
+  // per dispatch and counter; the grid and workgroup as totals, the times from ROCm 7's layout).
+  struct DispatchColumns {
+    size_t name = 0, start = 0, end = 0, agent = 0;
+    std::optional<size_t> kernel_id, dispatch_id, queue, stream, correlation, lds, scratch;
+    std::array<std::optional<size_t>, 3> grid, block;  // Y and Z absent from counter rows
+    detail::RegisterColumns registers;
+  };
+
+  DispatchColumns kernel_trace_columns(const CsvColumns& cols) const {
+    const std::string_view expected = "Kind, Agent_Id, Queue_Id, Kernel_Id, Kernel_Name, Start_Timestamp, End_Timestamp, Workgroup_Size_X..Z, Grid_Size_X..Z, ...";
+    DispatchColumns c;
+    c.name = need(cols, {"Kernel_Name"}, file_, expected);
+    c.start = need(cols, {"Start_Timestamp"}, file_, expected);
+    c.end = need(cols, {"End_Timestamp"}, file_, expected);
+    c.agent = need(cols, {"Agent_Id"}, file_, expected);
+    const char* axes[] = {"X", "Y", "Z"};
+    for (int i = 0; i < 3; ++i) {
+      c.grid[i] = need(cols, {std::string("Grid_Size_") + axes[i]}, file_, expected);
+      c.block[i] = need(cols, {std::string("Workgroup_Size_") + axes[i]}, file_, expected);
+    }
+    c.dispatch_id = cols.find("Dispatch_Id");
+    c.stream = cols.find("Stream_Id");
+    return c;
+  }
+
+  DispatchColumns counter_row_columns(const CsvColumns& cols) const {
+    const std::string_view expected = "Correlation_Id, Dispatch_Id, Agent_Id, ..., Grid_Size, Kernel_Name, Workgroup_Size, ..., Counter_Name, Counter_Value";
+    DispatchColumns c;
+    c.dispatch_id = need(cols, {"Dispatch_Id"}, file_, expected);
+    c.name = need(cols, {"Kernel_Name"}, file_, expected);
+    c.agent = need(cols, {"Agent_Id"}, file_, expected);
+    c.grid[0] = need(cols, {"Grid_Size"}, file_, expected);
+    c.block[0] = need(cols, {"Workgroup_Size"}, file_, expected);
+    const auto start = cols.find("Start_Timestamp"), end = cols.find("End_Timestamp");
+    if (!start || !end) {
+      fail(Errc::bad_input, "{}: a run of counters alone whose layout (before ROCm 7) records no times: no kernel time to analyze; "
+                            "profile with --kernel-trace too", file_.string());
+    }
+    c.start = *start;
+    c.end = *end;
+    c.stream = cols.find("Queue_Id");  // no streams recorded: a queue stands for one
+    return c;
+  }
+
+  // The dispatches of file_: a kernel trace's rows, or a run of counters alone's (the first row of each dispatch).
   void read_dispatches() {
-    struct Columns {
-      size_t name, start, end, agent;
-      std::optional<size_t> kernel_id, dispatch_id, queue, stream, correlation, lds, scratch, vgpr, agpr, sgpr;
-      std::array<size_t, 3> grid{}, block{};
-    } c{};
+    DispatchColumns c;
     detail::GeometryTable geometries(trace_.geometries, &geometry_index_);
-    trace_.dispatches.reserve(trace_.dispatches.size() + detail::estimated_rows(file_));
-    bool registers = false;
+    // A counter file holds a row per counter: its row count says nothing of its dispatches.
+    if (!counters_only_) trace_.dispatches.reserve(trace_.dispatches.size() + detail::estimated_rows(file_));
+    std::unordered_set<int64_t> seen;
     detail::read_csv_rows(file_, [&](const CsvRow& row, size_t r) {
       if (r == 0) {
         CsvColumns cols(row);
-        const std::string_view expected = "Kind, Agent_Id, Queue_Id, Kernel_Id, Kernel_Name, Start_Timestamp, End_Timestamp, Workgroup_Size_X..Z, Grid_Size_X..Z, ...";
-        c.name = need(cols, {"Kernel_Name"}, file_, expected);
-        c.start = need(cols, {"Start_Timestamp"}, file_, expected);
-        c.end = need(cols, {"End_Timestamp"}, file_, expected);
-        c.agent = need(cols, {"Agent_Id"}, file_, expected);
-        const char* axes[] = {"X", "Y", "Z"};
-        for (int i = 0; i < 3; ++i) {
-          c.grid[i] = need(cols, {std::string("Grid_Size_") + axes[i]}, file_, expected);
-          c.block[i] = need(cols, {std::string("Workgroup_Size_") + axes[i]}, file_, expected);
-        }
+        c = counters_only_ ? counter_row_columns(cols) : kernel_trace_columns(cols);
         c.kernel_id = cols.find("Kernel_Id");
-        c.dispatch_id = cols.find("Dispatch_Id");
         c.queue = cols.find("Queue_Id");
-        c.stream = cols.find("Stream_Id");
         c.correlation = cols.find("Correlation_Id");
         c.lds = cols.find_any({"LDS_Block_Size", "Group_Segment_Size"});
         c.scratch = cols.find_any({"Scratch_Size", "Private_Segment_Size"});
-        c.vgpr = cols.find("VGPR_Count");
-        c.agpr = cols.find("Accum_VGPR_Count");
-        c.sgpr = cols.find("SGPR_Count");
-        registers = c.vgpr.has_value();
+        c.registers = {cols.find("VGPR_Count"), cols.find("Accum_VGPR_Count"), cols.find("SGPR_Count")};
         return true;
       }
       const detail::CsvIntegers field(file_, row, r);
       Dispatch d{};
       d.id = c.dispatch_id ? field.required(*c.dispatch_id, "Dispatch_Id") : static_cast<int64_t>(r);
+      if (counters_only_ && !seen.insert(d.id).second) return true;  // a row of another counter of that dispatch
       d.start_ns = field.required(c.start, "Start_Timestamp");
       d.end_ns = field.required(c.end, "End_Timestamp");
       d.queue_id = field.optional(c.queue);
@@ -222,16 +249,11 @@ class RunReader {
       d.correlation_id = field.optional(c.correlation);
       d.agent = agent_of(row[c.agent]);
       d.source = source_;
-      d.symbol = symbol_of(row, c.name, c.kernel_id, [&](KernelSymbol& s) {
-        s.arch_vgpr_count = field.optional(c.vgpr);
-        s.accum_vgpr_count = field.optional(c.agpr);
-        s.sgpr_count = field.optional(c.sgpr);
-        s.registers_known = registers;
-      });
+      d.symbol = symbol_of(row, c.name, c.kernel_id, [&](KernelSymbol& s) { c.registers.fill(s, field); });
       DispatchGeometry g;
       for (int i = 0; i < 3; ++i) {
-        g.grid[i] = static_cast<uint64_t>(field.required(c.grid[i], "Grid_Size"));
-        g.workgroup[i] = static_cast<uint32_t>(field.required(c.block[i], "Workgroup_Size"));
+        g.grid[i] = c.grid[i] ? static_cast<uint64_t>(field.required(*c.grid[i], "Grid_Size")) : 1;
+        g.workgroup[i] = c.block[i] ? static_cast<uint32_t>(field.required(*c.block[i], "Workgroup_Size")) : 1;
       }
       g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
       g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
@@ -239,75 +261,13 @@ class RunReader {
       trace_.dispatches.push_back(d);
       return true;
     });
-    if (!registers) {
+    if (counters_only_) {
+      trace_.warnings.push_back(fmt::format("{}: a run of counters alone (no kernel trace): each dispatch's time is its time while its "
+                                            "counters were collected, its grid one-dimensional, and there are no streams", file_.string()));
+    } else if (!c.registers.vgpr) {
       trace_.warnings.push_back(fmt::format("{}: this layout (before ROCm 6.4) records no register counts: occupancy is not computed",
                                             file_.string()));
     }
-  }
-
-  // A run of counters alone: a dispatch from the first row of each Dispatch_Id.
-  void read_counter_dispatches() {
-    struct Columns {
-      size_t dispatch, name, agent, grid, block;
-      std::optional<size_t> kernel_id, queue, correlation, lds, scratch, vgpr, agpr, sgpr, start, end;
-    } c{};
-    detail::GeometryTable geometries(trace_.geometries, &geometry_index_);
-    std::unordered_set<int64_t> seen;
-    bool registers = false;
-    detail::read_csv_rows(file_, [&](const CsvRow& row, size_t r) {
-      if (r == 0) {
-        CsvColumns cols(row);
-        const std::string_view expected = "Correlation_Id, Dispatch_Id, Agent_Id, ..., Grid_Size, Kernel_Name, Workgroup_Size, ..., Counter_Name, Counter_Value";
-        c.dispatch = need(cols, {"Dispatch_Id"}, file_, expected);
-        c.name = need(cols, {"Kernel_Name"}, file_, expected);
-        c.agent = need(cols, {"Agent_Id"}, file_, expected);
-        c.grid = need(cols, {"Grid_Size"}, file_, expected);
-        c.block = need(cols, {"Workgroup_Size"}, file_, expected);
-        c.start = cols.find("Start_Timestamp");
-        c.end = cols.find("End_Timestamp");
-        if (!c.start || !c.end) {
-          fail(Errc::bad_input, "{}: a run of counters alone whose layout (before ROCm 7) records no times: no kernel time to analyze; "
-                                "profile with --kernel-trace too", file_.string());
-        }
-        c.kernel_id = cols.find("Kernel_Id");
-        c.queue = cols.find("Queue_Id");
-        c.correlation = cols.find("Correlation_Id");
-        c.lds = cols.find("LDS_Block_Size");
-        c.scratch = cols.find("Scratch_Size");
-        c.vgpr = cols.find("VGPR_Count");
-        c.agpr = cols.find("Accum_VGPR_Count");
-        c.sgpr = cols.find("SGPR_Count");
-        registers = c.vgpr.has_value();
-        return true;
-      }
-      const detail::CsvIntegers field(file_, row, r);
-      const int64_t id = field.required(c.dispatch, "Dispatch_Id");
-      if (!seen.insert(id).second) return true;
-      Dispatch d{};
-      d.id = id;
-      d.start_ns = field.required(*c.start, "Start_Timestamp");
-      d.end_ns = field.required(*c.end, "End_Timestamp");
-      d.queue_id = d.stream_id = field.optional(c.queue);
-      d.correlation_id = field.optional(c.correlation);
-      d.agent = agent_of(row[c.agent]);
-      d.source = source_;
-      d.symbol = symbol_of(row, c.name, c.kernel_id, [&](KernelSymbol& s) {
-        s.arch_vgpr_count = field.optional(c.vgpr);
-        s.accum_vgpr_count = field.optional(c.agpr);
-        s.sgpr_count = field.optional(c.sgpr);
-        s.registers_known = registers;
-      });
-      DispatchGeometry g;
-      g.grid = {static_cast<uint64_t>(field.required(c.grid, "Grid_Size")), 1, 1};
-      g.workgroup = {static_cast<uint32_t>(field.required(c.block, "Workgroup_Size")), 1, 1};
-      g.group_segment_size = static_cast<uint32_t>(field.optional(c.lds));
-      g.private_segment_size = static_cast<uint32_t>(field.optional(c.scratch));
-      d.geometry = geometries.intern(g);
-      trace_.dispatches.push_back(d);
-      return true;
-    });
-    trace_.warnings.push_back(fmt::format("{}: a run of counters alone (no kernel trace): each dispatch's time is its time while its "
-                                          "counters were collected, its grid one-dimensional, and there are no streams", file_.string()));
   }
 
   template <typename Fill>
