@@ -456,15 +456,16 @@ class RunReader {
 
 }  // namespace
 
-void read_rocprofv3_csv_into(Trace& trace, const fs::path& file, const ReadOptions& options) {
-  // A counter_collection.csv with its run's kernel_trace.csv beside it stands for that run.
+fs::path rocprofv3_run_file(const fs::path& file) {
   const std::string name = file.filename().string();
-  if (name.ends_with(kCounters)) {
-    const auto kernel_trace = file.parent_path() / (name.substr(0, name.size() - kCounters.size()) + std::string(kKernelTrace));
-    std::error_code ec;
-    if (fs::exists(kernel_trace, ec)) return RunReader(trace, kernel_trace, options).read();
-  }
-  RunReader(trace, file, options).read();
+  if (!name.ends_with(kCounters)) return file;
+  const auto kernel_trace = file.parent_path() / (name.substr(0, name.size() - kCounters.size()) + std::string(kKernelTrace));
+  std::error_code ec;
+  return fs::exists(kernel_trace, ec) ? kernel_trace : file;
+}
+
+void read_rocprofv3_csv_into(Trace& trace, const fs::path& file, const ReadOptions& options) {
+  RunReader(trace, rocprofv3_run_file(file), options).read();
 }
 
 }  // namespace rpl::trace

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <rpl/core/error.hpp>
+#include <rpl/trace/amd_profiler_files.hpp>
 #include <rpl/trace/trace_reader.hpp>
 #include <rpl/workflow/profile_folder.hpp>
 
@@ -16,11 +17,7 @@ constexpr int kSearchDepth = 3;
 
 // A rocprofv3 counter_collection.csv with no kernel_trace.csv of its run beside it: a run of counters alone.
 bool counters_alone(const fs::path& file) {
-  constexpr std::string_view counters = "counter_collection.csv";
-  const std::string name = file.filename().string();
-  if (!name.ends_with(counters)) return false;
-  std::error_code ec;
-  return !fs::exists(file.parent_path() / (name.substr(0, name.size() - counters.size()) + "kernel_trace.csv"), ec);
+  return file.filename().string().ends_with("counter_collection.csv") && trace::rocprofv3_run_file(file) == file;
 }
 
 // The trace files under folder, by their content: rocpd databases, rocprofv3 kernel traces (each

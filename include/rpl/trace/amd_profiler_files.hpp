@@ -16,6 +16,10 @@ namespace rpl::trace {
 /// naming the file for a layout it does not know or a malformed file.
 void read_rocprofv3_csv_into(Trace& trace, const std::filesystem::path& file, const ReadOptions& options = {});
 
+/// The file that stands for a rocprofv3 CSV run: a counter_collection.csv with its run's
+/// kernel_trace.csv beside it stands for that kernel trace; any other file for itself.
+std::filesystem::path rocprofv3_run_file(const std::filesystem::path& file);
+
 /// rocprofv3 --output-format json (`<pid>_results.json`): {"rocprofiler-sdk-tool": [one object per
 /// process: metadata, agents, kernel_symbols, buffer_records {kernel_dispatch, memory_copy}, strings]}.
 /// Adds one Source.
