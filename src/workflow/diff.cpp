@@ -45,10 +45,23 @@ void read_summary(const Json& summary, DiffProfile& p) {
   if (o.is_object() && o.value("theoretical", Json()).is_number()) p.dominant_occupancy = o["theoretical"].get<double>();
 }
 
-// A trace recorded by any profiler (trace_inputs.hpp): its kernels' times, and the GPU and the
-// dominant kernel's occupancy from its summary, as profile.json would have them.
-void read_trace(const fs::path& path, DiffProfile& p) {
-  const auto trace = read_trace_inputs({path});
+// The trace files a path stands for where it is no rocm-perf profile: a trace of any format, or a
+// folder of them without a profile.json; none otherwise.
+std::vector<fs::path> traces_of(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return trace::trace_format(path) ? std::vector<fs::path>{path} : std::vector<fs::path>{};
+  if (!fs::is_directory(path, ec) || fs::exists(path / "profile.json", ec)) return {};
+  try {
+    return trace_files({path});
+  } catch (const Error&) {
+    return {};  // a folder of neither: said below
+  }
+}
+
+// A trace's kernels' times, and the GPU and the dominant kernel's occupancy from its summary, as
+// profile.json would have them.
+void read_trace(const std::vector<fs::path>& files, DiffProfile& p) {
+  const auto trace = trace::read_traces(files);
   const auto summary = analysis::summarize_trace(trace, {});
   if (summary.gpu) p.gpu = summary.gpu->product + " (" + summary.gpu->architecture + ")";
   if (summary.kernel) p.dominant_kernel = summary.kernel->name;
@@ -57,23 +70,12 @@ void read_trace(const fs::path& path, DiffProfile& p) {
   p.from_traces = true;
 }
 
-// Whether path is a folder of traces that no rocm-perf profile wrote (rocprofv3's, nsys's, ...).
-bool holds_traces(const fs::path& folder) {
-  try {
-    return !trace_files({folder}).empty();
-  } catch (const Error&) {
-    return false;
-  }
-}
-
 DiffProfile load_profile(const fs::path& path) {
   DiffProfile p;
   p.path = path.string();
   std::error_code ec;
-  if (fs::is_directory(path, ec) && !fs::exists(path / "profile.json", ec) && holds_traces(path)) {
-    read_trace(path, p);
-  } else if (fs::is_regular_file(path, ec) && trace::trace_format(path)) {
-    read_trace(path, p);
+  if (const auto traces = traces_of(path); !traces.empty()) {
+    read_trace(traces, p);
   } else if (fs::is_directory(path, ec)) {
     const fs::path summary_file = path / "profile.json";
     if (!fs::is_regular_file(summary_file, ec)) {
