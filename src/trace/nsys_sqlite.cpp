@@ -321,6 +321,17 @@ class NsysReader {
     }
   }
 
+  // The name id of the runtime or driver call of each synchronization, by (globalTid >> 24, the
+  // process's bits, and correlation id): one pass over the calls, the synchronizations' ids looked
+  // up in a set (a lookup per synchronization in the unindexed call table would scan it each time).
+  std::map<std::pair<int64_t, int64_t>, int64_t> sync_calls() {
+    std::map<std::pair<int64_t, int64_t>, int64_t> out;
+    SQLite::Statement st(db_, "SELECT globalTid >> 24, correlationId, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId IN "
+                              "(SELECT correlationId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)");
+    while (st.executeStep()) out.emplace(std::pair{st.getColumn(0).getInt64(), st.getColumn(1).getInt64()}, st.getColumn(2).getInt64());
+    return out;
+  }
+
   // cudaEventRecord (CUDA_EVENT) and the waits and synchronizations (SYNCHRONIZATION). A wait names
   // the recording it waited for by eventSyncId; an export without it names the event only, and a
   // wait then waits for the event's latest recording before it in the process's call order.
@@ -347,15 +358,13 @@ class NsysReader {
       const auto cols = columns(table, {"start", "end", "streamId", "syncType"});
       const bool cupti_numbering = cols.count("deprecatedSyncType") != 0;
       // Before 3.24, the call of the same process and correlation id says what kind of wait it is.
-      const bool calls = !cupti_numbering && has("CUPTI_ACTIVITY_KIND_RUNTIME") && cols.count("correlationId") && cols.count("globalPid");
-      const std::string call = calls ? "(SELECT nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = y.correlationId AND "
-                                       "r.globalTid >> 24 = y.globalPid >> 24 LIMIT 1)"
-                                     : "NULL";
+      const bool by_call = !cupti_numbering && has("CUPTI_ACTIVITY_KIND_RUNTIME") && cols.count("correlationId") && cols.count("globalPid");
+      const auto calls = by_call ? sync_calls() : std::map<std::pair<int64_t, int64_t>, int64_t>{};
       SQLite::Statement st(db_, "SELECT start, end, streamId, " + column_or(cols, "correlationId", "0") + ", " + column_or(cols, "globalPid", "0") +
-                                    ", syncType, " + column_or(cols, "eventId", "0") + ", " + column_or(cols, "eventSyncId", "NULL") + ", " + call +
-                                    " FROM " + table + " y");
+                                    ", syncType, " + column_or(cols, "eventId", "0") + ", " + column_or(cols, "eventSyncId", "NULL") + " FROM " + table);
       while (st.executeStep()) {
-        const auto kind = sync_kind(st.getColumn(5).getInt64(), cupti_numbering, st.getColumn(8).isNull() ? std::string() : text_of(st.getColumn(8).getInt64()));
+        const auto call = calls.find({st.getColumn(4).getInt64() >> 24, st.getColumn(3).getInt64()});
+        const auto kind = sync_kind(st.getColumn(5).getInt64(), cupti_numbering, call != calls.end() ? text_of(call->second) : std::string());
         if (!kind) {
           ++unknown;
           continue;
