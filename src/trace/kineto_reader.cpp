@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <map>
-#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +14,7 @@
 #include <rpl/core/files.hpp>
 
 #include "geometry_table.hpp"
+#include "host_call_names.hpp"
 #include "symbols_by_name.hpp"
 
 namespace rpl::trace {
@@ -108,8 +108,7 @@ void read_kineto_into(Trace& trace, const fs::path& file, const ReadOptions& opt
   auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
   detail::SymbolsByName symbols(trace, source, guid);
-  std::unordered_map<std::string, uint32_t> host_names;
-  for (uint32_t i = 0; i < trace.host_call_names.size(); ++i) host_names.emplace(trace.host_call_names[i], i);
+  detail::HostCallNames host_names(trace);
   bool registers = true, any_kernel = false, any_wait = false;
   int64_t next_id = 1;
   for (const auto& e : doc["traceEvents"]) {
@@ -169,9 +168,7 @@ void read_kineto_into(Trace& trace, const fs::path& file, const ReadOptions& opt
       }
       any_wait = any_wait || name == "cudaStreamWaitEvent" || name == "cudaStreamSynchronize" || name == "cudaEventSynchronize";
       if (options.host_calls) {
-        auto [n, added] = host_names.try_emplace(name, static_cast<uint32_t>(trace.host_call_names.size()));
-        if (added) trace.host_call_names.push_back(name);
-        trace.host_calls.push_back({source, guid, integer(e, "tid"), start, end, n->second});
+        trace.host_calls.push_back({source, guid, integer(e, "tid"), start, end, host_names.intern(name)});
       }
     }
   }

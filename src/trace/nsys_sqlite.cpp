@@ -23,6 +23,7 @@
 #include <rpl/trace/cupti_kinds.hpp>
 
 #include "geometry_table.hpp"
+#include "host_call_names.hpp"
 #include "rocpd_tables.hpp"
 
 namespace rpl::trace {
@@ -441,14 +442,12 @@ class NsysReader {
     const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
     if (!has(table)) return;
     const auto cols = columns(table, {"start", "end", "nameId"});
-    std::unordered_map<std::string, uint32_t> names;
-    for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) names.emplace(trace_.host_call_names[i], i);
+    detail::HostCallNames names(trace_);
     SQLite::Statement st(db_, "SELECT start, end, " + column_or(cols, "globalTid", "0") + ", nameId FROM " + table);
     while (st.executeStep()) {
       const int64_t tid = st.getColumn(2).getInt64();
-      auto [n, added] = names.try_emplace(call_name(text_of(st.getColumn(3).getInt64())), static_cast<uint32_t>(trace_.host_call_names.size()));
-      if (added) trace_.host_call_names.push_back(n->first);
-      trace_.host_calls.push_back({source_, guid_of(tid), tid & 0xFFFFFF, st.getColumn(0).getInt64(), st.getColumn(1).getInt64(), n->second});
+      const uint32_t name = names.intern(call_name(text_of(st.getColumn(3).getInt64())));
+      trace_.host_calls.push_back({source_, guid_of(tid), tid & 0xFFFFFF, st.getColumn(0).getInt64(), st.getColumn(1).getInt64(), name});
     }
   }
 

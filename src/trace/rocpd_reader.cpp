@@ -20,6 +20,7 @@
 #include <rpl/core/error.hpp>
 
 #include "geometry_table.hpp"
+#include "host_call_names.hpp"
 #include "rocpd_hip_api.hpp"
 #include "rocpd_tables.hpp"
 
@@ -391,8 +392,7 @@ class FileReader {
     SQLite::Statement st(db_, "SELECT " + std::string(cols.count("guid") ? "r.guid" : "''") + ", " +
                                   std::string(cols.count("tid") ? "r.tid" : "0") + ", r.start, r.\"end\", " + name + " FROM " +
                                   table + " r ORDER BY r.rowid");
-    std::unordered_map<std::string, uint32_t> names;
-    for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) names.emplace(trace_.host_call_names[i], i);
+    detail::HostCallNames names(trace_);
     while (st.executeStep()) {
       HostCall call;
       call.source = source_;
@@ -400,9 +400,7 @@ class FileReader {
       call.tid = st.getColumn(1).getInt64();
       call.start_ns = st.getColumn(2).getInt64();
       call.end_ns = st.getColumn(3).getInt64();
-      auto [it, added] = names.try_emplace(text_or_empty(st.getColumn(4)), static_cast<uint32_t>(names.size()));
-      if (added) trace_.host_call_names.push_back(it->first);
-      call.name = it->second;
+      call.name = names.intern(text_or_empty(st.getColumn(4)));
       trace_.host_calls.push_back(std::move(call));
     }
   }

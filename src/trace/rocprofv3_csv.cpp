@@ -25,6 +25,7 @@
 #include "csv_rows.hpp"
 #include "dispatch_rows.hpp"
 #include "geometry_table.hpp"
+#include "host_call_names.hpp"
 
 namespace rpl::trace {
 namespace fs = std::filesystem;
@@ -334,12 +335,7 @@ class RunReader {
   // End_Timestamp): hipDeviceSynchronize is a host wait the DAG orders work by (its correlation id
   // is in the kernel trace's space); with host_calls, every call, for export.
   void add_host_call(std::string_view name, int64_t tid, int64_t start_ns, int64_t end_ns) {
-    if (host_names_.empty()) {
-      for (uint32_t i = 0; i < trace_.host_call_names.size(); ++i) host_names_.emplace(trace_.host_call_names[i], i);
-    }
-    auto [n, added] = host_names_.try_emplace(std::string(name), static_cast<uint32_t>(trace_.host_call_names.size()));
-    if (added) trace_.host_call_names.push_back(n->first);
-    trace_.host_calls.push_back({source_, guid_, tid, start_ns, end_ns, n->second});
+    trace_.host_calls.push_back({source_, guid_, tid, start_ns, end_ns, host_names_.intern(name)});
   }
 
   // Scratch allocations: their count and time in a warning (a kernel's spills or large private
@@ -450,7 +446,7 @@ class RunReader {
   int16_t last_agent_ = -1;
   std::unordered_map<int64_t, int32_t> symbols_by_id_;
   std::unordered_map<std::string, int32_t> symbols_by_name_;
-  std::unordered_map<std::string, uint32_t> host_names_;  // host_call_names by name
+  detail::HostCallNames host_names_{trace_};
   detail::GeometryIndex geometry_index_;
 };
 
