@@ -63,6 +63,16 @@ TEST(CliBadInput, RocpdWithNoDispatchesNamesTheFiles) {
                one.string() + ", " + two.string() + ": no kernel dispatches recorded in any of these traces");
 }
 
+// An Nsight Systems export made without CUDA tracing (no kernel table): the one line says why.
+TEST(CliBadInput, AnNsightSystemsExportWithoutKernelsSaysWhy) {
+  const auto path = fresh_dir("nsys_cpu") / "report1.sqlite";
+  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db.exec("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL); CREATE TABLE TARGET_INFO_GPU (id INTEGER, name TEXT)");
+  expect_error({"analyze", path.string()}, 2,
+               path.string() + ": no kernel dispatches recorded in this trace; " + path.string() +
+                   ": an Nsight Systems export without CUDA kernels (was the program profiled with --trace=cuda?)");
+}
+
 TEST(CliBadInput, ResourcesNoWaveOrBlockCanBeGiven) {
   expect_error({"occupancy", "--arch", "gfx942", "--block", "256", "--vgpr", "600"}, 2,
                "600 VGPRs per work-item: gfx942 can give a wave at most 256");
