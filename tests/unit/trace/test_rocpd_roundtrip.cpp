@@ -153,6 +153,24 @@ TEST(RocpdParallelRead, HolesInTheIdsAreClosedUp) {
   expect_benchmark_rows(read_rocpd({path}), 37, 100'000, 3);
 }
 
+// A worker's row that cannot be read stops the read with the same one-line error as a single scan.
+TEST(RocpdParallelRead, ACorruptRowReadByAWorkerIsNamed) {
+  const auto path = test::fresh_dir("corrupt_worker") / "corrupt.db";
+  tools::write_benchmark_trace(path, 250'000, 37, 3);
+  {
+    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
+    const std::string table = db.execAndGet("SELECT name FROM sqlite_master WHERE name LIKE 'rocpd_kernel_dispatch_%'");
+    db.exec("UPDATE \"" + table + "\" SET workgroup_size_y = 0 WHERE id = 200000");
+  }
+  try {
+    (void)read_rocpd({path});
+    FAIL() << "a dispatch with a workgroup of height 0 was read";
+  } catch (const rpl::Error& e) {
+    EXPECT_EQ(e.code(), Errc::bad_input);
+    EXPECT_NE(std::string(e.what()).find("dispatch 200000 has an invalid workgroup_size_y of 0"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RocpdRoundTrip, EventOperationsAndCorrelationIdsReadBack) {
   const auto dir = test::fresh_dir("multistream");
   Trace t = read_rocpd({test::scenario("multistream", 1, dir)});
