@@ -112,7 +112,7 @@ void write_rocprofv3_json(const trace::Trace& trace, const fs::path& file, int64
                                                "MEMORY_COPY_DEVICE_TO_HOST", "MEMORY_COPY_DEVICE_TO_DEVICE"};
   for (const auto& c : trace.memory_copies) {
     const auto op = std::find(directions.begin(), directions.end(), c.name) - directions.begin();
-    copies.push_back({{"size", 64}, {"kind", 13}, {"operation", op}, {"thread_id", pid}, {"correlation_id", {{"internal", c.correlation_id}, {"external", 0}}},
+    copies.push_back({{"size", 64}, {"kind", 10}, {"operation", op}, {"thread_id", pid}, {"correlation_id", {{"internal", c.correlation_id}, {"external", 0}}},
                       {"start_timestamp", c.start_ns}, {"end_timestamp", c.end_ns}, {"dst_agent_id", {{"handle", handle[c.dst_agent_id]}}},
                       {"src_agent_id", {{"handle", handle[c.src_agent_id]}}}, {"bytes", c.size}, {"stream_id", {{"handle", c.stream_id}}}});
   }

@@ -8,10 +8,14 @@
 // (ROCm 7; before, the queue stands for the stream) and dispatch_info
 // (agent_id.handle, queue_id.handle, kernel_id, dispatch_id, segment sizes, workgroup_size and
 // grid_size {x, y, z} in work-items); buffer_records.memory_copy the copies, their direction an
-// operation whose name strings.buffer_records lists.
+// operation whose name strings.buffer_records lists; buffer_records.hip_api, hsa_api and
+// marker_api the API calls (kind, operation, correlation_id, start/end_timestamp, thread_id: no
+// arguments), each named by its kind's operations in strings.buffer_records.
 #include <rpl/trace/amd_profiler_files.hpp>
 
+#include <array>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +24,7 @@
 #include <rpl/core/files.hpp>
 
 #include "geometry_table.hpp"
+#include "host_call_names.hpp"
 
 namespace rpl::trace {
 namespace fs = std::filesystem;
@@ -66,9 +71,70 @@ std::vector<std::string> operation_names(const json& process, const std::string&
   return {};
 }
 
+// The names of the API kinds of rocprofiler_buffer_tracing_kind_t, which key strings.buffer_records:
+// the values 1-9 are the same in every release from ROCm 6.2 on (later kinds moved between releases).
+const char* api_kind_name(int64_t kind) {
+  static constexpr std::array<const char*, 10> kNames = {
+      nullptr, "HSA_CORE_API", "HSA_AMD_EXT_API", "HSA_IMAGE_EXT_API", "HSA_FINALIZE_EXT_API",
+      "HIP_RUNTIME_API", "HIP_COMPILER_API", "MARKER_CORE_API", "MARKER_CONTROL_API", "MARKER_NAME_API"};
+  return kind > 0 && kind < static_cast<int64_t>(kNames.size()) ? kNames[static_cast<size_t>(kind)] : nullptr;
+}
+
+// A process's hip_api, hsa_api and marker_api records: hipDeviceSynchronize as a host wait (the
+// records hold no arguments: no event or stream is known), and with options.host_calls every call.
+// Returns how many HIP calls there were.
+size_t read_api_records(const json& process, int16_t source, const std::string& guid, const ReadOptions& options,
+                        detail::HostCallNames& host_names, Trace& trace) {
+  const auto& buffers = member(process, "buffer_records");
+  std::map<std::string, std::vector<std::string>> names;  // kind -> its operations' names
+  auto operations_of = [&](const std::string& kind) -> const std::vector<std::string>& {
+    auto it = names.find(kind);
+    if (it == names.end()) it = names.emplace(kind, operation_names(process, kind)).first;
+    return it->second;
+  };
+  size_t hip_calls = 0;
+  // Records of a kind numbered past the stable ones (ROCm 7's HIP_RUNTIME_API_EXT, which numbers
+  // its operations as the runtime API does) take the list's usual kind's names.
+  for (const auto& [list, usual_kinds] : std::initializer_list<std::pair<const char*, std::vector<std::string>>>{
+           {"hip_api", {"HIP_RUNTIME_API_EXT", "HIP_RUNTIME_API"}},
+           {"hsa_api", {"HSA_CORE_API"}},
+           {"marker_api", {"MARKER_CORE_API"}}}) {
+    const bool hip = std::string_view(list) == "hip_api";
+    for (const auto& r : member(buffers, list)) {
+      if (!r.is_object()) continue;
+      const std::vector<std::string>* operations = nullptr;
+      if (const char* kind = api_kind_name(number(r, "kind"))) {
+        operations = &operations_of(kind);
+      } else {
+        for (const auto& kind : usual_kinds) {
+          if (operations == nullptr || operations->empty()) operations = &operations_of(kind);
+        }
+      }
+      const auto op = static_cast<size_t>(number(r, "operation", -1));
+      const std::string name = op < operations->size() ? (*operations)[op] : fmt::format("{} operation {}", list, number(r, "operation", -1));
+      const int64_t start_ns = number(r, "start_timestamp"), end_ns = number(r, "end_timestamp");
+      if (hip) ++hip_calls;
+      if (hip && name == "hipDeviceSynchronize") {
+        EventOperation wait;
+        wait.source = source;
+        wait.guid = guid;
+        wait.kind = EventOperationKind::device_synchronize;
+        wait.correlation_id = number(r, "correlation_id");
+        wait.start_ns = start_ns;
+        wait.end_ns = end_ns;
+        trace.event_operations.push_back(std::move(wait));
+      }
+      if (options.host_calls) {
+        trace.host_calls.push_back({source, guid, number(r, "thread_id"), start_ns, end_ns, host_names.intern(name)});
+      }
+    }
+  }
+  return hip_calls;
+}
+
 }  // namespace
 
-void read_rocprofv3_json_into(Trace& trace, const fs::path& file) {
+void read_rocprofv3_json_into(Trace& trace, const fs::path& file, const ReadOptions& options) {
   const json doc = json::parse(read_file(file, std::uintmax_t{4} << 30), nullptr, false);
   if (doc.is_discarded()) fail(Errc::bad_input, "{}: a rocprofv3 JSON file that is not well-formed JSON (cut short?)", file.string());
   if (!doc.is_object() || !doc.contains("rocprofiler-sdk-tool") || !doc["rocprofiler-sdk-tool"].is_array()) {
@@ -80,7 +146,9 @@ void read_rocprofv3_json_into(Trace& trace, const fs::path& file) {
   trace.sources.back().path = file.string();
   auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);
+  detail::HostCallNames host_names(trace);
   bool registers = true;
+  size_t hip_calls = 0;
   for (const auto& process : doc["rocprofiler-sdk-tool"]) {
     if (!process.is_object()) continue;
     const std::string guid = std::to_string(number(member(process, "metadata"), "pid"));
@@ -176,14 +244,18 @@ void read_rocprofv3_json_into(Trace& trace, const fs::path& file) {
       c.dst_agent_id = id_of("dst_agent_id");
       trace.memory_copies.push_back(std::move(c));
     }
+    hip_calls += read_api_records(process, source, guid, options, host_names, trace);
   }
   if (!registers) {
     trace.warnings.push_back(fmt::format("{}: kernel symbols without register counts (rocprofv3 before ROCm 6.4): occupancy is not computed",
                                          file.string()));
   }
-  trace.warnings.push_back(fmt::format("{}: the HIP API records of rocprofv3's JSON are not read: the dependency graph has stream order "
-                                       "and timestamps only",
-                                       file.string()));
+  trace.warnings.push_back(hip_calls > 0 ? fmt::format("{}: its HIP API records hold no call's arguments (which event, which stream): "
+                                                       "the dependency graph has stream order, device synchronizations and timestamps only",
+                                                       file.string())
+                                         : fmt::format("{}: no HIP API records (rocprofv3 without --hip-trace): the dependency graph has "
+                                                       "stream order and timestamps only",
+                                                       file.string()));
 }
 
 }  // namespace rpl::trace

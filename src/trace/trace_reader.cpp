@@ -109,7 +109,7 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
       case TraceFormat::rocprof_v1: read_rocprof_v1_into(trace, file); break;
       case TraceFormat::kineto: read_kineto_into(trace, file, options); break;
       case TraceFormat::nsys_sqlite: read_nsys_into(trace, file, options); break;
-      case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file); break;
+      case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file, options); break;
       case TraceFormat::rocprof_compute: read_rocprof_compute_into(trace, file); break;
     }
   }

@@ -21,9 +21,10 @@ void read_rocprofv3_csv_into(Trace& trace, const std::filesystem::path& file, co
 std::filesystem::path rocprofv3_run_file(const std::filesystem::path& file);
 
 /// rocprofv3 --output-format json (`<pid>_results.json`): {"rocprofiler-sdk-tool": [one object per
-/// process: metadata, agents, kernel_symbols, buffer_records {kernel_dispatch, memory_copy}, strings]}.
-/// Adds one Source.
-void read_rocprofv3_json_into(Trace& trace, const std::filesystem::path& file);
+/// process: metadata, agents, kernel_symbols, buffer_records {kernel_dispatch, memory_copy, hip_api,
+/// hsa_api, marker_api}, strings]}: hipDeviceSynchronize as a host wait, and with options.host_calls
+/// every API call. Adds one Source.
+void read_rocprofv3_json_into(Trace& trace, const std::filesystem::path& file, const ReadOptions& options = {});
 
 /// rocprof-compute (Omniperf 2.x and later) workload folder: its pmc_perf.csv, a row per dispatch
 /// with its counters (for the roofline and the counter rules), and sysinfo.csv beside it, the GPU.

@@ -251,7 +251,7 @@ TEST(Rocprofv3Json, ReadsOneProcessAsTheSchemaLaysItOut) {
                            "dispatch_info": {"size": 72, "agent_id": {"handle": 94001}, "queue_id": {"handle": 3}, "kernel_id": 5, "dispatch_id": 1,
                                              "private_segment_size": 0, "group_segment_size": 2048,
                                              "workgroup_size": {"x": 256, "y": 1, "z": 1}, "grid_size": {"x": 1048576, "y": 2, "z": 1}}}],
-      "memory_copy": [{"size": 64, "kind": 13, "operation": 2, "thread_id": 3210, "correlation_id": {"internal": 6, "external": 0},
+      "memory_copy": [{"size": 64, "kind": 10, "operation": 2, "thread_id": 3210, "correlation_id": {"internal": 6, "external": 0},
                        "start_timestamp": 100, "end_timestamp": 900, "dst_agent_id": {"handle": 94001}, "src_agent_id": {"handle": 94000}, "bytes": 4096}]}}]})J");
   ASSERT_EQ(trace::trace_format(dir / "3210_results.json"), trace::TraceFormat::rocprofv3_json);
   const auto t = trace::read_traces({dir / "3210_results.json"});
@@ -273,6 +273,54 @@ TEST(Rocprofv3Json, ReadsOneProcessAsTheSchemaLaysItOut) {
   EXPECT_EQ(t.memory_copies[0].size, 4096);
   EXPECT_EQ(t.memory_copies[0].dst_agent_id, 2) << "agents are known by their node";
   EXPECT_EQ(t.sources.at(0).guids, std::vector<std::string>{"3210"});
+}
+
+// Its API records (serialized as rocprofiler-sdk's save_buffer_tracing_api_record writes them: no
+// arguments): each named by its kind's operations in strings.buffer_records; hipDeviceSynchronize
+// is a host wait in the dispatches' correlation ids; every call a host call when asked. A record of
+// a kind numbered past the stable ones (ROCm 7's HIP_RUNTIME_API_EXT) takes the runtime API's names.
+TEST(Rocprofv3Json, ApiRecordsAreHostCallsAndDeviceSynchronizationsWait) {
+  const auto dir = fresh_dir("rocprofv3_json_api");
+  const auto api = [](int kind, int op, int correlation, int start, int end) {
+    return "{\"size\": 40, \"kind\": " + std::to_string(kind) + ", \"correlation_id\": {\"internal\": " + std::to_string(correlation) +
+           ", \"external\": 0, \"ancestor\": 0}, \"operation\": " + std::to_string(op) + ", \"start_timestamp\": " + std::to_string(start) +
+           ", \"end_timestamp\": " + std::to_string(end) + ", \"thread_id\": 3211}";
+  };
+  write(dir / "3210_results.json", R"J({"rocprofiler-sdk-tool": [{
+    "metadata": {"pid": 3210},
+    "agents": [{"id": {"handle": 94001}, "type": 2, "name": "gfx942", "node_id": 2}],
+    "kernel_symbols": [{"kernel_id": 5, "kernel_name": "_Z5scalePfi.kd", "demangled_kernel_name": "scale(float*, int)"}],
+    "strings": {"buffer_records": [
+      {"kind": "HSA_CORE_API", "operations": ["hsa_init", "hsa_shut_down", "hsa_system_get_info"]},
+      {"kind": "HIP_RUNTIME_API", "operations": ["hipApiNone", "hipDeviceSynchronize", "hipLaunchKernel"]},
+      {"kind": "MARKER_CORE_API", "operations": ["roctxMarkA", "roctxRangePushA", "roctxRangePop"]}]},
+    "buffer_records": {
+      "kernel_dispatch": [{"kind": 11, "correlation_id": {"internal": 7, "external": 0}, "start_timestamp": 1000, "end_timestamp": 4000,
+                           "dispatch_info": {"agent_id": {"handle": 94001}, "queue_id": {"handle": 3}, "kernel_id": 5, "dispatch_id": 1,
+                                             "workgroup_size": {"x": 256, "y": 1, "z": 1}, "grid_size": {"x": 1024, "y": 1, "z": 1}}}],
+      "hip_api": [)J" + api(5, 2, 7, 900, 950) + ", " + api(21, 1, 8, 960, 4100) + R"J(],
+      "hsa_api": [)J" + api(1, 2, 2, 100, 120) + R"J(],
+      "marker_api": [)J" + api(7, 1, 3, 80, 5000) + R"J(]}}]})J");
+  const auto plain = trace::read_traces({dir / "3210_results.json"});
+  ASSERT_EQ(plain.event_operations.size(), 1u);
+  EXPECT_EQ(plain.event_operations[0].kind, trace::EventOperationKind::device_synchronize);
+  EXPECT_EQ(plain.event_operations[0].correlation_id, 8);
+  EXPECT_EQ(plain.event_operations[0].guid, "3210");
+  EXPECT_EQ(plain.event_operations[0].end_ns, 4100);
+  EXPECT_TRUE(plain.host_calls.empty()) << "only when asked";
+  EXPECT_TRUE(std::any_of(plain.warnings.begin(), plain.warnings.end(), [](const std::string& w) {
+    return w.find("HIP API records hold no call's arguments") != std::string::npos;
+  }));
+  trace::ReadOptions with_calls;
+  with_calls.host_calls = true;
+  const auto t = trace::read_traces({dir / "3210_results.json"}, with_calls);
+  std::vector<std::string> names;
+  for (const auto& c : t.host_calls) names.push_back(t.host_call_names[c.name]);
+  EXPECT_EQ(names, (std::vector<std::string>{"hipLaunchKernel", "hipDeviceSynchronize", "hsa_system_get_info", "roctxRangePushA"}));
+  ASSERT_EQ(t.host_calls.size(), 4u);
+  EXPECT_EQ(t.host_calls[0].tid, 3211);
+  EXPECT_EQ(t.host_calls[3].start_ns, 80);
+  EXPECT_EQ(t.host_calls[3].end_ns, 5000);
 }
 
 std::string read_error(const fs::path& file) {
