@@ -56,7 +56,8 @@ bool json_object_with(std::string_view head, std::initializer_list<std::string_v
 
 std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
   if (head.bytes.size() >= 16 && std::memcmp(head.bytes.data(), "SQLite format 3", 16) == 0) {
-    return is_nsys_export(file) ? TraceFormat::nsys_sqlite : TraceFormat::rocpd;
+    if (is_nsys_export(file)) return TraceFormat::nsys_sqlite;
+    return is_rocprof_v1_database(file) ? TraceFormat::rocprof_v1 : TraceFormat::rocpd;
   }
   if (json_object_with(head.bytes, {"\"rocprofiler-sdk-tool\""})) return TraceFormat::rocprofv3_json;
   if (json_object_with(head.bytes, {"\"schemaVersion\"", "\"traceEvents\""}) || json_object_with(head.bytes, {"\"deviceProperties\"", "\"traceEvents\""})) {
@@ -80,6 +81,12 @@ std::string what_it_looks_like(const Head& head) {
   }
   const auto header = detail::csv_header(head.bytes, head.whole_file);
   if (!header || header->size() < 2) return "not a trace: not a SQLite database (rocpd), nor a CSV trace of rocprofv3 or legacy rocprof";
+  // rocprof's results.stats.csv, hip_stats, copy_stats; rocprofv3's *_stats.csv.
+  if (has_all(*header, {"Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage"})) {
+    return "per-kernel or per-call totals (Name, Calls, TotalDurationNs, AverageNs, Percentage), which time no dispatch; give the "
+           "trace the profiler wrote beside it: legacy rocprof's results.csv (rocprof --stats --timestamp on) or rocprofv3's "
+           "kernel_trace.csv";
+  }
   std::string cols;
   for (size_t i = 0; i < header->size() && i < 8; ++i) cols += (i ? ", " : "") + (*header)[i];
   if (header->size() > 8) cols += ", ...";

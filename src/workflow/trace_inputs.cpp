@@ -21,7 +21,7 @@ bool counters_alone(const fs::path& file) {
 }
 
 // The trace files under folder, by their content: rocpd databases, rocprofv3 kernel traces (each
-// standing for the files of its run beside it, or a counter_collection.csv of a run of counters alone), legacy rocprof's results.csv, rocprof-compute's
+// standing for the files of its run beside it, or a counter_collection.csv of a run of counters alone), legacy rocprof's results.csv (or results.db), rocprof-compute's
 // pmc_perf.csv, PyTorch profiler traces, Nsight Systems exports (.sqlite).
 std::vector<fs::path> traces_in(const fs::path& folder) {
   std::vector<fs::path> found;
@@ -37,7 +37,12 @@ std::vector<fs::path> traces_in(const fs::path& folder) {
     if (candidate && trace::trace_format(it->path())) found.push_back(it->path());
   }
   std::sort(found.begin(), found.end());
-  return found;
+  // Legacy rocprof writes its rows twice, to results.csv and results.db: one run, read once.
+  std::vector<fs::path> runs;
+  for (const auto& f : found) {
+    if (f.filename() != "results.db" || !std::binary_search(found.begin(), found.end(), f.parent_path() / "results.csv")) runs.push_back(f);
+  }
+  return runs;
 }
 
 }  // namespace

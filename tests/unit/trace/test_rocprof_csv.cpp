@@ -2,6 +2,7 @@
 // tool writes it (../shared/reference/formats.md), real files (tests/fixtures/real), and bad input.
 #include <fstream>
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
 #include <rpl/core/error.hpp>
@@ -330,6 +331,29 @@ std::string read_error(const fs::path& file) {
   return message;
 }
 
+// rocprof writes the same rows to results.db's KERN table: read from either, the same trace.
+TEST(RocprofV1, RealMi250xResultsDbReadsAsItsCsv) {
+  ASSERT_EQ(trace::trace_format(real("rocprof-v1-mi250x/results.db")), trace::TraceFormat::rocprof_v1);
+  const auto csv = trace::read_traces({real("rocprof-v1-mi250x/results.csv")});
+  const auto db = trace::read_traces({real("rocprof-v1-mi250x/results.db")});
+  ASSERT_EQ(db.dispatches.size(), 1004u);
+  ASSERT_EQ(db.dispatches.size(), csv.dispatches.size());
+  for (size_t i = 0; i < db.dispatches.size(); ++i) {
+    const auto &a = db.dispatches[i], &b = csv.dispatches[i];
+    ASSERT_EQ(a.id, b.id);
+    ASSERT_EQ(a.start_ns, b.start_ns);
+    ASSERT_EQ(a.end_ns, b.end_ns);
+    ASSERT_EQ(a.queue_id, b.queue_id);
+    ASSERT_EQ(db.geometry(a), csv.geometry(b));
+    const auto &s = db.symbols[static_cast<size_t>(a.symbol)], &t = csv.symbols[static_cast<size_t>(b.symbol)];
+    ASSERT_EQ(s.name(), t.name()) << "dispatch " << a.id << ": the name's quotes are not part of it";
+    ASSERT_EQ(s.arch_vgpr_count, t.arch_vgpr_count);
+    ASSERT_EQ(s.sgpr_count, t.sgpr_count);
+  }
+  EXPECT_EQ(db.symbols[static_cast<size_t>(db.dispatches[1].symbol)].name(), "laplacian_kernel");
+  EXPECT_EQ(db.agents.at(static_cast<size_t>(db.dispatches[1].agent)).compute_units, 104) << "results.sysinfo.txt beside it";
+}
+
 TEST(TraceFormatsBadInput, EachGetsOneLineThatSaysWhat) {
   const auto dir = fresh_dir("trace_formats_bad");
   const auto layout = layouts()[3];
@@ -344,10 +368,21 @@ TEST(TraceFormatsBadInput, EachGetsOneLineThatSaysWhat) {
   m = read_error(dir / "quote/kernel_trace.csv");
   EXPECT_NE(m.find("unclosed quote"), std::string::npos) << m;
   // A header of no known layout names what was expected and what was found.
-  write(dir / "odd.csv", "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"k\",1,2,2,100\n");
+  write(dir / "odd.csv", "\"Kernel\",\"Calls\",\"Total\"\n\"k\",1,2\n");
   m = read_error(dir / "odd.csv");
-  EXPECT_NE(m.find("Name, Calls, TotalDurationNs"), std::string::npos) << m;
+  EXPECT_NE(m.find("Kernel, Calls, Total"), std::string::npos) << m;
   EXPECT_NE(m.find("expected a rocprofv3 kernel_trace.csv"), std::string::npos) << m;
+  // A profiler's totals (rocprof's results.stats.csv, real) time no dispatch: the trace beside it is named.
+  m = read_error(real("rocprof-v1-mi250x/results.stats.csv"));
+  EXPECT_NE(m.find("which time no dispatch"), std::string::npos) << m;
+  EXPECT_NE(m.find("results.csv (rocprof --stats --timestamp on)"), std::string::npos) << m;
+  // A results.db whose KERN table lacks a column the reader needs names the table.
+  {
+    SQLite::Database db((dir / "v1db_results.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE KERN (\"Index\" INTEGER, \"KernelName\" TEXT); INSERT INTO KERN VALUES (0, '\"k\"')");
+  }
+  m = read_error(dir / "v1db_results.db");
+  EXPECT_NE(m.find("no column gpu-id (expected rocprof's KERN table"), std::string::npos) << m;
   // A known layout missing a column it needs.
   write(dir / "nogrid/kernel_trace.csv", "\"Kind\",\"Agent_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\",\"Grid_Size_X\"\n");
   m = read_error(dir / "nogrid/kernel_trace.csv");

@@ -77,6 +77,15 @@ TEST(WorkflowTraceInputs, AFolderOfAnotherProfilerStandsForTheTracesInIt) {
   EXPECT_EQ(files[0].filename(), "results.csv");
   // A run of counters alone is its counter_collection.csv; beside a kernel trace, that trace stands for it.
   const auto real = source_dir() / "tests/fixtures/real";
+  // Legacy rocprof's run (real): results.csv and results.db hold the same rows, read once; alone, the database.
+  files = workflow::trace_files({real / "rocprof-v1-mi250x"});
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename(), "results.csv");
+  fs::create_directories(dir / "v1db");
+  fs::copy_file(real / "rocprof-v1-mi250x" / "results.db", dir / "v1db" / "results.db");
+  files = workflow::trace_files({dir / "v1db"});
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].filename(), "results.db");
   files = workflow::trace_files({real / "rocprofiler-sdk-docs"});
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].filename(), "kernel_trace.csv");

@@ -5,11 +5,17 @@
 // so the geometry is one-dimensional. gpu-id is the HSA node: the GPU is known where rocprof kept
 // rocminfo's output beside it (results.sysinfo.txt). `rocprof --pmc` adds a column per counter;
 // an Omniperf 1.x workload is such a file (pmc_perf.csv, 1,013 columns on an MI200) with the GPU in
-// the sysinfo.csv beside it.
+// the sysinfo.csv beside it. rocprof also writes the rows to results.db, a SQLite database whose
+// KERN table has the same columns (KernelName's value kept in its double quotes; HIP, OPS and COPY
+// tables with --hip-trace).
 #include <rpl/trace/amd_profiler_files.hpp>
 
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
+
+#include <SQLiteCpp/SQLiteCpp.h>
 
 #include <rpl/core/error.hpp>
 
@@ -82,7 +88,49 @@ std::string kernel_name(std::string_view name) {
   return std::string(name);
 }
 
+// The KERN table of a results.db as CSV rows would give it: its column names first, then each row's
+// values as text, a name's double quotes taken off.
+void read_kern_rows(const fs::path& file, const std::function<bool(const CsvRow&, size_t)>& on_row) {
+  try {
+    SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+    SQLite::Statement st(db, "SELECT * FROM KERN ORDER BY rowid");
+    std::vector<std::string> values(static_cast<size_t>(st.getColumnCount()));
+    CsvRow row(values.size());
+    for (size_t i = 0; i < values.size(); ++i) values[i] = st.getColumnName(static_cast<int>(i));
+    row.assign(values.begin(), values.end());
+    if (!on_row(row, 0)) return;
+    for (size_t r = 1; st.executeStep(); ++r) {
+      for (size_t i = 0; i < values.size(); ++i) {
+        const auto column = st.getColumn(static_cast<int>(i));
+        values[i] = column.isNull() ? std::string() : column.getString();
+        if (values[i].size() >= 2 && values[i].front() == '"' && values[i].back() == '"') values[i] = values[i].substr(1, values[i].size() - 2);
+        row[i] = values[i];
+      }
+      if (!on_row(row, r)) return;
+    }
+  } catch (const SQLite::Exception& e) {
+    fail(Errc::bad_input, "{}: cannot read this legacy rocprof database: {}", file.string(), e.what());
+  }
+}
+
+bool is_sqlite(const fs::path& file) {
+  char magic[16] = {};
+  std::ifstream(file, std::ios::binary).read(magic, sizeof magic);
+  return std::memcmp(magic, "SQLite format 3", sizeof magic) == 0;
+}
+
 }  // namespace
+
+bool is_rocprof_v1_database(const fs::path& file) {
+  try {
+    SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+    SQLite::Statement st(db, "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'KERN'), "
+                             "EXISTS(SELECT 1 FROM sqlite_master WHERE name LIKE 'rocpd_%')");
+    return st.executeStep() && st.getColumn(0).getInt() != 0 && st.getColumn(1).getInt() == 0;
+  } catch (const SQLite::Exception&) {
+    return false;  // the rocpd reader says what is wrong with it
+  }
+}
 
 void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
   const auto source = static_cast<int16_t>(trace.sources.size());
@@ -129,14 +177,16 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
     detail::RegisterColumns registers;
     std::vector<std::pair<size_t, uint32_t>> counters;  // column, counter (rocprof --pmc)
   } c{};
-  detail::read_csv_rows(file, [&](const CsvRow& row, size_t r) {
+  const bool database = is_sqlite(file);
+  const auto read_rows = database ? &read_kern_rows : &detail::read_csv_rows;
+  read_rows(file, [&](const CsvRow& row, size_t r) {
     auto need = [&](const CsvColumns& cols, std::initializer_list<std::string_view> names) {
       if (auto i = cols.find_any(names)) return *i;
       std::string found;
       for (const auto& n : cols.names()) found += (found.empty() ? "" : ", ") + n;
-      fail(Errc::bad_input, "{}: no column {} (expected rocprof's results.csv: Index, KernelName, gpu-id, queue-id, ..., grd, wgr, lds, scr, "
+      fail(Errc::bad_input, "{}: no column {} (expected rocprof's {}: Index, KernelName, gpu-id, queue-id, ..., grd, wgr, lds, scr, "
                             "arch_vgpr, accum_vgpr, sgpr, ..., BeginNs, EndNs; rocprof --timestamp on writes the times; found {})",
-           file.string(), *names.begin(), found);
+           file.string(), *names.begin(), database ? "KERN table" : "results.csv", found);
     };
     if (r == 0) {
       CsvColumns cols(row);
