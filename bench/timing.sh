@@ -1,6 +1,13 @@
 # Sourced by the benchmark scripts: how they time a command and summarize repeats.
 # measure CMD...: prints "SECONDS PEAK_KIB" of one run of CMD (its output discarded); needs $work.
-measure() { /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2>&1; cat "$work/time"; }
+# The seconds from bash's clock (microseconds; GNU time's %e has two decimals, a tenth of a
+# 0.1-second scan), the peak memory from GNU time.
+measure() {
+  local start=$EPOCHREALTIME
+  /usr/bin/time -f "%M" -o "$work/time" "$@" > /dev/null 2>&1
+  local end=$EPOCHREALTIME
+  awk -v a="$start" -v b="$end" -v kib="$(cat "$work/time")" 'BEGIN { printf "%.3f %d\n", b - a, kib }'
+}
 # median X...: the median of the numbers.
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 # benchmark_trace DB [OPTIONS...]: writes the benchmark trace (1,000,000 dispatches, 2,000 kernels,
