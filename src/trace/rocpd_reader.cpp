@@ -1,17 +1,14 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <memory>
 #include <optional>
 #include <set>
-#include <thread>
 #include <unordered_map>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -22,6 +19,7 @@
 
 #include "geometry_table.hpp"
 #include "host_call_names.hpp"
+#include "rocpd_dispatches.hpp"
 #include "rocpd_hip_api.hpp"
 #include "rocpd_tables.hpp"
 
@@ -48,6 +46,7 @@ using detail::column_or;
 using detail::columns_of;
 using detail::GeometryIndex;
 using detail::GeometryTable;
+using detail::IdMap;
 using detail::TableSet;
 using detail::text_or_empty;
 
@@ -131,25 +130,6 @@ std::optional<double> json_double(const nlohmann::json& j, const char* key) {
   if (it == j.end() || !it->is_number()) return std::nullopt;
   return it->get<double>();
 }
-
-// Maps (guid, rocpd id) to an index in the model.
-class IdMap {
- public:
-  void add(const std::string& guid, int64_t id, int32_t index) { by_guid_[guid][id] = index; }
-  int32_t find(const std::string& guid, int64_t id) const {
-    auto g = by_guid_.find(guid);
-    if (g == by_guid_.end()) return -1;
-    auto it = g->second.find(id);
-    return it == g->second.end() ? -1 : it->second;
-  }
-  const std::unordered_map<int64_t, int32_t>* for_guid(const std::string& guid) const {
-    auto g = by_guid_.find(guid);
-    return g == by_guid_.end() ? nullptr : &g->second;
-  }
-
- private:
-  std::map<std::string, std::unordered_map<int64_t, int32_t>> by_guid_;
-};
 
 class FileReader {
  public:
@@ -508,230 +488,14 @@ class FileReader {
     const std::string table = set.name("kernel_dispatch");
     auto cols = columns_of(db_, table);
     require_columns(cols, {"kernel_id", "start", "end"}, file_, table);
-    std::string arguments;
-    for (const auto& [column, fallback] : kDispatchColumns) {
-      arguments += (arguments.empty() ? "" : ", ") + (fallback ? column_or(cols, column, fallback) : quoted(column));
-    }
-    arguments += ", " + (ordered ? correlation_expr(set, cols, table) : std::string("0"));
-    const std::string select = "SELECT " + std::string(kDispatchRowFunction) + "(" + arguments + ") FROM " + table;
-
-    // A large table is read in rowid ranges, a connection and thread each, every range written in
-    // place into its own slice of the list: the same rows in the same order as one scan, sooner.
-    // (Decoding rows and first touching their memory are the cost; both split across cores.)
-    const size_t base = trace_.dispatches.size();
-    std::vector<Range> ranges = plan_ranges(set, table);
-    if (ranges.empty()) {
-      DispatchChunk chunk = read_rows(db_, select, std::nullopt);
-      trace_.dispatches.insert(trace_.dispatches.end(), chunk.rows.begin(), chunk.rows.end());
-      chunk.rows.clear();
-      chunk.offset = base;
-      adopt(chunk);
-      return;
-    }
-    const int64_t span = ranges.back().hi - ranges.front().lo + 1;
-    trace_.dispatches.resize(base + static_cast<size_t>(span));  // uninitialized: nothing touched yet
-    std::vector<DispatchChunk> chunks(ranges.size());
-    std::vector<std::exception_ptr> errors(ranges.size());
-    std::vector<std::thread> workers;
-    for (size_t i = 0; i < ranges.size(); ++i) {
-      workers.emplace_back([&, i] {
-        try {
-          const size_t offset = base + static_cast<size_t>(ranges[i].lo - ranges.front().lo);
-          SQLite::Database db(file_.string(), SQLite::OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
-          chunks[i] = read_rows(db, select, ranges[i], offset);
-          chunks[i].offset = offset;
-        } catch (...) {
-          errors[i] = std::current_exception();
-        }
-      });
-    }
-    for (auto& w : workers) w.join();
-    for (auto& e : errors) {
-      if (e) {
-        trace_.dispatches.resize(base);
-        std::rethrow_exception(e);
-      }
-    }
-    // Ids with holes leave gaps at the end of a slice: close them up, in order.
-    size_t end = base;
-    for (auto& chunk : chunks) {
-      if (chunk.offset != end) {
-        std::memmove(&trace_.dispatches[end], &trace_.dispatches[chunk.offset], chunk.count * sizeof(Dispatch));
-        chunk.offset = end;
-      }
-      end += chunk.count;
-    }
-    trace_.dispatches.resize(end);
-    for (auto& chunk : chunks) adopt(chunk);
+    const detail::DispatchTable dispatches{file_, table, cols, ordered ? correlation_expr(set, cols, table) : "0",
+                                           set.names.count("rocpd_kernel_dispatch" + set.suffix) != 0, source_, symbols_, agents_};
+    for (auto& chunk : detail::read_dispatch_table(db_, dispatches, trace_.dispatches)) adopt(chunk);
   }
 
  private:
-  struct Range {
-    int64_t lo, hi;
-  };
-
-  // Rows read by one thread, with what only the owning FileReader may add to the trace.
-  struct DispatchChunk {
-    size_t offset = 0;                                      // first row's index in Trace::dispatches
-    size_t count = 0;
-    std::vector<Dispatch> rows;                             // when not written in place
-    std::vector<DispatchGeometry> geometries;               // chunk-local; Dispatch::geometry indexes it
-    std::vector<std::pair<std::string, size_t>> guid_runs;  // (guid, first row) wherever the GUID changes
-    std::vector<std::pair<size_t, int64_t>> unknown_kernels;  // (row, kernel id) the symbol table lacks
-    int64_t bad_times = 0;
-  };
-
-  // Splits a table's rowids among the cores, for tables worth it and ids dense enough to size a
-  // list by their span; none otherwise (one plain scan).
-  std::vector<Range> plan_ranges(const TableSet& set, const std::string& table) {
-    if (!set.names.count("rocpd_kernel_dispatch" + set.suffix)) return {};  // a view
-    int64_t lo = 0, hi = 0, rows_bound = 0;
-    try {
-      // Separate statements: SQLite finds a lone min() or max() of the rowid in the b-tree,
-      // but scans the whole table for both at once.
-      SQLite::Statement first(db_, "SELECT min(rowid) FROM " + table);
-      SQLite::Statement last(db_, "SELECT max(rowid) FROM " + table);
-      if (!first.executeStep() || !last.executeStep() || first.getColumn(0).isNull()) return {};
-      lo = first.getColumn(0).getInt64();
-      hi = last.getColumn(0).getInt64();
-    } catch (const SQLite::Exception&) {
-      return {};  // WITHOUT ROWID
-    }
-    std::error_code ec;
-    rows_bound = static_cast<int64_t>(fs::file_size(file_, ec)) / 16;  // no row takes fewer bytes
-    constexpr int64_t kRowsPerThread = 100'000;
-    if (ec || hi - lo + 1 > rows_bound || hi - lo + 1 < 2 * kRowsPerThread) return {};
-    const int64_t cores = std::max<int64_t>(std::thread::hardware_concurrency(), 1);
-    const int64_t threads = std::clamp<int64_t>((hi - lo + 1) / kRowsPerThread, 1, std::min<int64_t>(cores, 8));
-    if (threads < 2) return {};
-    std::vector<Range> ranges;
-    const int64_t step = (hi - lo) / threads + 1;
-    for (int64_t start = lo; start <= hi; start += step) ranges.push_back({start, std::min(hi, start + step - 1)});
-    return ranges;
-  }
-
-  // The columns of a dispatch row, in the order the row function takes them, and what stands in
-  // for those a table lacks (none: required).
-  static constexpr std::array<std::pair<const char*, const char*>, 16> kDispatchColumns = {{
-      {"guid", "''"}, {"id", "rowid"}, {"kernel_id", nullptr}, {"agent_id", "-1"}, {"queue_id", "0"},
-      {"stream_id", "0"}, {"start", nullptr}, {"end", nullptr}, {"workgroup_size_x", "1"},
-      {"workgroup_size_y", "1"}, {"workgroup_size_z", "1"}, {"grid_size_x", "1"}, {"grid_size_y", "1"},
-      {"grid_size_z", "1"}, {"group_segment_size", "0"}, {"private_segment_size", "0"},
-  }};  // then the correlation id
-  static constexpr const char* kDispatchRowFunction = "rpl_dispatch_row";
-
-  static std::string quoted(const char* column) { return "\"" + std::string(column) + "\""; }
-
-  // One thread's rows as SQLite hands them over.
-  struct RowSink {
-    RowSink(const FileReader& r, std::optional<size_t> o) : reader(r), out(o) {}
-    const FileReader& reader;
-    DispatchChunk chunk;
-    std::optional<size_t> out;
-    GeometryTable geometries{chunk.geometries};
-    const std::unordered_map<int64_t, int32_t>* symbols = nullptr;
-    const std::unordered_map<int64_t, int32_t>* agents = nullptr;
-    std::exception_ptr error;
-  };
-
-  // The hot loop of the reader. SQLite passes each row's columns to this SQL function as its
-  // arguments: that skips the result row and a C API call per cell, a third of the time of
-  // reading them with sqlite3_column_*(). Exceptions stop at SQLite's frames: kept, then rethrown.
-  static void dispatch_row(sqlite3_context* context, int, sqlite3_value** v) {
-    auto& sink = *static_cast<RowSink*>(sqlite3_user_data(context));
-    try {
-      sink.reader.add_row(sink, v);
-    } catch (...) {
-      sink.error = std::current_exception();
-      sqlite3_result_error(context, "stopped by the reader", -1);
-    }
-  }
-
-  void add_row(RowSink& sink, sqlite3_value** v) const {
-    DispatchChunk& chunk = sink.chunk;
-    const auto* guid = reinterpret_cast<const char*>(sqlite3_value_text(v[0]));
-    if (!guid) guid = "";
-    if (chunk.guid_runs.empty() || chunk.guid_runs.back().first != guid) {
-      chunk.guid_runs.emplace_back(guid, chunk.count);
-      sink.symbols = symbols_.for_guid(guid);
-      sink.agents = agents_.for_guid(guid);
-    }
-    Dispatch d{};
-    d.source = source_;
-    d.id = sqlite3_value_int64(v[1]);
-    const int64_t kernel_id = sqlite3_value_int64(v[2]);
-    const int64_t agent_id = sqlite3_value_int64(v[3]);
-    d.queue_id = sqlite3_value_int64(v[4]);
-    d.stream_id = sqlite3_value_int64(v[5]);
-    d.start_ns = sqlite3_value_int64(v[6]);
-    d.end_ns = sqlite3_value_int64(v[7]);
-    DispatchGeometry g;
-    g.workgroup = {static_cast<uint32_t>(checked_size(v, 8, 1, kMaxWorkgroupDim, d.id)),
-                   static_cast<uint32_t>(checked_size(v, 9, 1, kMaxWorkgroupDim, d.id)),
-                   static_cast<uint32_t>(checked_size(v, 10, 1, kMaxWorkgroupDim, d.id))};
-    g.grid = {checked_size(v, 11, 1, INT64_MAX, d.id), checked_size(v, 12, 1, INT64_MAX, d.id),
-              checked_size(v, 13, 1, INT64_MAX, d.id)};
-    g.group_segment_size = static_cast<uint32_t>(checked_size(v, 14, 0, UINT32_MAX, d.id));
-    g.private_segment_size = static_cast<uint32_t>(checked_size(v, 15, 0, UINT32_MAX, d.id));
-    d.correlation_id = sqlite3_value_int64(v[16]);
-    d.geometry = sink.geometries.intern(g);
-    if (d.end_ns < d.start_ns) {
-      ++chunk.bad_times;
-      d.end_ns = d.start_ns;
-    }
-    d.symbol = -1;
-    if (sink.symbols) {
-      auto it = sink.symbols->find(kernel_id);
-      if (it != sink.symbols->end()) d.symbol = it->second;
-    }
-    if (d.symbol < 0) chunk.unknown_kernels.emplace_back(chunk.count, kernel_id);
-    d.agent = -1;
-    if (sink.agents) {
-      auto it = sink.agents->find(agent_id);
-      if (it != sink.agents->end()) d.agent = static_cast<int16_t>(it->second);
-    }
-    if (sink.out) {
-      trace_.dispatches[*sink.out + chunk.count] = d;
-    } else {
-      chunk.rows.push_back(d);
-    }
-    ++chunk.count;
-  }
-
-  // Reads the rows of `select` (of the row function), in a rowid range when given. Writes them at
-  // trace_.dispatches[out...] when out is given. Runs on worker threads: it reads only what no
-  // thread writes.
-  DispatchChunk read_rows(SQLite::Database& db, const std::string& select, std::optional<Range> range,
-                          std::optional<size_t> out = std::nullopt) const {
-    RowSink sink(*this, out);
-    sqlite3* handle = db.getHandle();
-    // Direct only: no view or trigger of the file can call it.
-    if (int rc = sqlite3_create_function(handle, kDispatchRowFunction, kDispatchColumns.size() + 1,
-                                         SQLITE_UTF8 | SQLITE_DIRECTONLY, &sink, &dispatch_row, nullptr, nullptr);
-        rc != SQLITE_OK) {
-      throw SQLite::Exception(handle, rc);
-    }
-    // Unregistered on the way out: the sink dies with this call.
-    std::unique_ptr<sqlite3, void (*)(sqlite3*)> registered(handle, [](sqlite3* h) {
-      sqlite3_create_function(h, kDispatchRowFunction, kDispatchColumns.size() + 1, SQLITE_UTF8, nullptr, nullptr,
-                              nullptr, nullptr);
-    });
-    const std::string sql = range ? select + fmt::format(" WHERE rowid BETWEEN {} AND {}", range->lo, range->hi) : select;
-    sqlite3_stmt* raw = nullptr;
-    if (int rc = sqlite3_prepare_v2(handle, sql.c_str(), -1, &raw, nullptr); rc != SQLITE_OK) {
-      throw SQLite::Exception(handle, rc);
-    }
-    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> statement(raw, &sqlite3_finalize);
-    int rc;
-    while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
-    }
-    if (sink.error) std::rethrow_exception(sink.error);
-    if (rc != SQLITE_DONE) throw SQLite::Exception(handle, rc);
-    return std::move(sink.chunk);
-  }
-
   // Adds what a chunk found to the trace: its GUIDs, geometries, unknown kernels and warnings.
-  void adopt(DispatchChunk& chunk) {
+  void adopt(detail::DispatchChunk& chunk) {
     for (const auto& [guid, first] : chunk.guid_runs) note_guid(guid);
     std::vector<uint32_t> global(chunk.geometries.size());
     GeometryTable table(trace_.geometries, &geometry_index_);
@@ -747,19 +511,6 @@ class FileReader {
       trace_.warnings.push_back(fmt::format("{}: {} dispatches end before they start; their duration is taken as 0",
                                             file_.string(), chunk.bad_times));
     }
-  }
-
-  // AQL packets hold workgroup sizes in 16 bits and segment sizes in 32 bits; CUDA grids of
-  // work-items can pass 32 bits.
-  static constexpr int64_t kMaxWorkgroupDim = 65535;
-
-  uint64_t checked_size(sqlite3_value** v, int column, int64_t lo, int64_t hi, int64_t dispatch_id) const {
-    const int64_t value = sqlite3_value_int64(v[column]);
-    if (value < lo || value > hi) {
-      fail(Errc::bad_input, "{}: dispatch {} has an invalid {} of {}; the database is corrupt", file_.string(), dispatch_id,
-           kDispatchColumns[static_cast<size_t>(column)].first, value);
-    }
-    return static_cast<uint64_t>(value);
   }
 
   void read_memory_copies(const TableSet& set, bool ordered) {
