@@ -1,6 +1,7 @@
 #pragma once
-// Interns host call names into Trace::host_call_names: a reader adding a source's calls names each
-// distinct call once across the whole trace.
+// What the readers of API call traces share: host call names interned into Trace::host_call_names
+// (each distinct call named once across the whole trace), and a device synchronization call as the
+// host wait it is.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,5 +27,19 @@ class HostCallNames {
   Trace& trace_;
   std::unordered_map<std::string, uint32_t> index_;
 };
+
+/// A device synchronization call (hipDeviceSynchronize, cudaDeviceSynchronize): the host waits for
+/// all earlier work of its process, known by the call's correlation id.
+inline EventOperation device_synchronization(int32_t source, const std::string& guid, int64_t correlation_id, int64_t start_ns,
+                                             int64_t end_ns) {
+  EventOperation op;
+  op.source = source;
+  op.guid = guid;
+  op.kind = EventOperationKind::device_synchronize;
+  op.correlation_id = correlation_id;
+  op.start_ns = start_ns;
+  op.end_ns = end_ns;
+  return op;
+}
 
 }  // namespace rpl::trace::detail

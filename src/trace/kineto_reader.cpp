@@ -157,14 +157,7 @@ void read_kineto_into(Trace& trace, const fs::path& file, const ReadOptions& opt
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       const std::string name = e.value("name", "");
       if (name == "cudaDeviceSynchronize") {
-        EventOperation op;
-        op.source = source;
-        op.guid = guid;
-        op.kind = EventOperationKind::device_synchronize;
-        op.correlation_id = integer(args, "correlation");
-        op.start_ns = start;
-        op.end_ns = end;
-        trace.event_operations.push_back(std::move(op));
+        trace.event_operations.push_back(detail::device_synchronization(source, guid, integer(args, "correlation"), start, end));
       }
       any_wait = any_wait || name == "cudaStreamWaitEvent" || name == "cudaStreamSynchronize" || name == "cudaEventSynchronize";
       if (options.host_calls) {

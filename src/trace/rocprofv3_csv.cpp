@@ -390,14 +390,8 @@ class RunReader {
       }
       const auto begin_ns = csv_int(row[start]).value_or(0), end_ns = csv_int(row[end]).value_or(0);
       if (row[function] == "hipDeviceSynchronize") {
-        EventOperation op;
-        op.source = source_;
-        op.guid = guid_;
-        op.kind = EventOperationKind::device_synchronize;
-        op.correlation_id = correlation ? csv_int(row[*correlation]).value_or(0) : 0;
-        op.start_ns = begin_ns;
-        op.end_ns = end_ns;
-        trace_.event_operations.push_back(std::move(op));
+        const int64_t correlation_id = correlation ? csv_int(row[*correlation]).value_or(0) : 0;
+        trace_.event_operations.push_back(detail::device_synchronization(source_, guid_, correlation_id, begin_ns, end_ns));
       }
       if (options_.host_calls) {
         add_host_call(row[function], thread ? csv_int(row[*thread]).value_or(0) : 0, begin_ns, end_ns);

@@ -115,14 +115,7 @@ size_t read_api_records(const json& process, int16_t source, const std::string& 
       const int64_t start_ns = number(r, "start_timestamp"), end_ns = number(r, "end_timestamp");
       if (hip) ++hip_calls;
       if (hip && name == "hipDeviceSynchronize") {
-        EventOperation wait;
-        wait.source = source;
-        wait.guid = guid;
-        wait.kind = EventOperationKind::device_synchronize;
-        wait.correlation_id = number(r, "correlation_id");
-        wait.start_ns = start_ns;
-        wait.end_ns = end_ns;
-        trace.event_operations.push_back(std::move(wait));
+        trace.event_operations.push_back(detail::device_synchronization(source, guid, number(r, "correlation_id"), start_ns, end_ns));
       }
       if (options.host_calls) {
         trace.host_calls.push_back({source, guid, number(r, "thread_id"), start_ns, end_ns, host_names.intern(name)});
