@@ -2,6 +2,7 @@
 // Streams a CSV file's rows (RFC 4180: quoted fields may hold commas, quotes and newlines) through
 // libcsv, a block at a time: a file of a million dispatches is never held whole.
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -17,7 +18,12 @@ using CsvRow = std::vector<std::string_view>;
 /// Calls on_row for every row, the header first (row 0). A row whose field count differs from the
 /// header's, or a file that ends inside a quoted field, is Error(bad_input) naming the file and row
 /// ("truncated" when it is the last row). on_row returns false to stop early.
+/// A file of 16 MiB or more is parsed in two parts at once (the rows still come in order).
 void read_csv_rows(const std::filesystem::path& file, const std::function<bool(const CsvRow&, size_t row)>& on_row);
+
+/// read_csv_rows, splitting files of `split_above` bytes or more (for tests: every file at 0).
+void read_csv_rows_split_above(const std::filesystem::path& file, const std::function<bool(const CsvRow&, size_t row)>& on_row,
+                               uint64_t split_above);
 
 /// About how many rows the file holds, from the lines of its first 64 KiB: enough to size a list
 /// once rather than grow it by copies.
