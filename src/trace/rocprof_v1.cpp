@@ -14,6 +14,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -111,6 +113,47 @@ void read_kern_rows(const fs::path& file, const std::function<bool(const CsvRow&
   } catch (const SQLite::Exception& e) {
     fail(Errc::bad_input, "{}: cannot read this legacy rocprof database: {}", file.string(), e.what());
   }
+}
+
+// rocprof --hip-trace's totals beside results.csv (Name, Calls, TotalDurationNs, AverageNs,
+// Percentage): its copies and HIP calls, which no per-dispatch file holds; said in a warning.
+struct Totals {
+  const char* file;  // results.<file>.csv
+  const char* what;
+  const char* one;   // what one of them is called
+  const char* many;
+};
+
+std::optional<std::string> totals_warning(const fs::path& results, const Totals& kind) {
+  const fs::path totals = results.parent_path() / ("results." + std::string(kind.file) + ".csv");
+  std::error_code ec;
+  if (!fs::exists(totals, ec)) return std::nullopt;
+  int64_t calls = 0, total_ns = 0, longest_ns = -1;
+  std::string longest;
+  size_t name = 0, count = 0, duration = 0;
+  try {
+    detail::read_csv_rows(totals, [&](const CsvRow& row, size_t r) {
+      if (r == 0) {
+        CsvColumns cols(row);
+        const auto n = cols.find("Name"), c = cols.find("Calls"), d = cols.find("TotalDurationNs");
+        if (!n || !c || !d) return false;
+        name = *n, count = *c, duration = *d;
+        return true;
+      }
+      const int64_t ns = csv_int(row[duration]).value_or(0);
+      calls += csv_int(row[count]).value_or(0);
+      total_ns += ns;
+      if (ns > longest_ns) longest_ns = ns, longest = std::string(row[name]);
+      return true;
+    });
+  } catch (const Error& e) {  // a side file: the trace is read without it
+    return fmt::format("{}: rocprof's totals of its {} beside it are unreadable: {}", results.string(), kind.what, e.what());
+  }
+  if (longest_ns < 0) return std::nullopt;
+  return fmt::format("{}: rocprof kept its {} as totals only ({}: {} {}, {:.3f} ms in all, the most in {}, {:.3f} ms): they are "
+                     "not in the dependency graph",
+                     results.string(), kind.what, totals.filename().string(), calls, calls == 1 ? kind.one : kind.many,
+                     static_cast<double>(total_ns) / 1e6, longest, static_cast<double>(longest_ns) / 1e6);
 }
 
 bool is_sqlite(const fs::path& file) {
@@ -227,6 +270,9 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
   }
   trace.warnings.push_back(fmt::format("{}: legacy rocprof records no API calls or streams: the dependency graph has each queue's order and timestamps only",
                                        file.string()));
+  for (const Totals& kind : {Totals{"copy_stats", "memory copies", "copy", "copies"}, Totals{"hip_stats", "HIP calls", "call", "calls"}}) {
+    if (auto warning = totals_warning(file, kind)) trace.warnings.push_back(std::move(*warning));
+  }
 }
 
 }  // namespace rpl::trace

@@ -354,6 +354,25 @@ TEST(RocprofV1, RealMi250xResultsDbReadsAsItsCsv) {
   EXPECT_EQ(db.agents.at(static_cast<size_t>(db.dispatches[1].agent)).compute_units, 104) << "results.sysinfo.txt beside it";
 }
 
+// rocprof --hip-trace keeps copies and HIP calls as totals beside results.csv (formats.md: the
+// five columns of results.stats.csv): said in a warning; an unreadable one does not stop the read.
+TEST(RocprofV1, CopyAndHipTotalsBesideResultsAreSaid) {
+  const auto dir = fresh_dir("rocprof_v1_totals");
+  fs::copy_file(real("rocprof-v1-mi250x/results.csv"), dir / "results.csv");
+  write(dir / "results.copy_stats.csv", "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+                                       "\"CopyHostToDevice\",2,3000000,1500000,75.0\n\"CopyDeviceToHost\",1,1000000,1000000,25.0\n");
+  write(dir / "results.hip_stats.csv", "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"hipMemcpy\",3,4100000,\n");
+  const auto t = trace::read_traces({dir / "results.csv"});
+  const auto said = [&](const std::string& text) {
+    return std::any_of(t.warnings.begin(), t.warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(said("rocprof kept its memory copies as totals only (results.copy_stats.csv: 3 copies, 4.000 ms in all, the most in "
+                   "CopyHostToDevice, 3.000 ms)"));
+  EXPECT_FALSE(said("HIP calls as totals only")) << "a row of fewer fields: that file is not read";
+  EXPECT_TRUE(said("rocprof's totals of its HIP calls beside it are unreadable"));
+  EXPECT_EQ(t.dispatches.size(), 1004u);
+}
+
 TEST(TraceFormatsBadInput, EachGetsOneLineThatSaysWhat) {
   const auto dir = fresh_dir("trace_formats_bad");
   const auto layout = layouts()[3];
