@@ -18,13 +18,14 @@ std::string count(size_t n, std::string_view noun, std::string_view plural = "")
 }  // namespace
 
 std::string resources_text(const analysis::ResourceSummary& r, Vendor vendor) {
+  const std::string split = r.lds_split_known ? fmt::format("static {} + dynamic {}", r.static_lds_bytes, r.dynamic_lds_bytes)
+                                              : "static and dynamic not told apart by the trace";
   if (vendor == Vendor::nvidia) {
-    return fmt::format("Registers {} per thread, shared memory {} B (static {} + dynamic {}), local {} B", r.vgpr_per_thread,
-                       r.lds_bytes, r.static_lds_bytes, r.dynamic_lds_bytes, r.scratch_bytes);
+    return fmt::format("Registers {} per thread, shared memory {} B ({}), local {} B", r.vgpr_per_thread, r.lds_bytes, split,
+                       r.scratch_bytes);
   }
-  return fmt::format("VGPR {}, AGPR {}, SGPR {}, LDS {} B (static {} + dynamic {}), scratch {} B", r.vgpr_per_thread,
-                     r.agpr_per_thread, r.sgpr_per_wave, r.lds_bytes, r.static_lds_bytes, r.dynamic_lds_bytes,
-                     r.scratch_bytes);
+  return fmt::format("VGPR {}, AGPR {}, SGPR {}, LDS {} B ({}), scratch {} B", r.vgpr_per_thread, r.agpr_per_thread,
+                     r.sgpr_per_wave, r.lds_bytes, split, r.scratch_bytes);
 }
 
 std::string occupancy_text(const hal::OccupancyResult& o) {

@@ -130,6 +130,7 @@ void read_kineto_into(Trace& trace, const fs::path& file, const ReadOptions& opt
       d.symbol = symbols.intern(e.value("name", ""), [&](KernelSymbol& k) {  // Kineto writes the demangled name
         k.arch_vgpr_count = integer(args, "registers per thread");
         k.registers_known = args.contains("registers per thread");
+        k.lds_split_known = false;  // "shared memory" is the launch's total
         registers = registers && k.registers_known;
       });
       DispatchGeometry g;

@@ -258,7 +258,10 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
     d.agent = agent_of(field.required(c.gpu, "gpu-id"));
     d.source = source;
     const std::string name = kernel_name(row[c.name]);
-    d.symbol = symbols.intern(name, [&](KernelSymbol& k) { c.registers.fill(k, field); });
+    d.symbol = symbols.intern(name, [&](KernelSymbol& k) {
+      c.registers.fill(k, field);
+      k.lds_split_known = false;  // the row's LDS is the dispatch's total
+    });
     d.geometry = geometries.intern(c.totals.geometry(field));
     detail::add_counter_values(row, c.counters, static_cast<uint32_t>(trace.dispatches.size()), trace);
     trace.dispatches.push_back(d);

@@ -149,11 +149,14 @@ TEST(CliAnalyze, FoldersOfOtherProfilersAnalyze) {
   EXPECT_NE(csv.out.find("Kernel      addition_kernel<float>"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("GPU         not known (the trace does not say; see the warnings)"), std::string::npos) << csv.out;
   EXPECT_NE(csv.err.find("no agent_info.csv beside it"), std::string::npos) << csv.err;
+  EXPECT_NE(csv.out.find("LDS 0 B (static and dynamic not told apart by the trace)"), std::string::npos)
+      << "its LDS_Block_Size is the dispatch's total\n" << csv.out;
   auto rocprof = run_cli({"analyze", "--json", (real / "rocprof-v1-mi250x").string()});
   ASSERT_EQ(rocprof.exit_code, 0) << rocprof.err;
   const auto j = nlohmann::json::parse(rocprof.out);
   EXPECT_EQ(j["gpu"]["architecture"], "gfx90a");
   EXPECT_EQ(j["occupancy"]["active_waves_per_cu"], 32) << "24 VGPRs: 8 waves per SIMD";
+  EXPECT_TRUE(j["resources"]["static_lds_bytes"].is_null()) << "results.csv's lds is the dispatch's total";
   EXPECT_EQ(run_cli({"analyze", "--json", (real / "rocprof-v1-mi250x").string()}).out, rocprof.out);
   auto kineto = run_cli({"analyze", "--json", (source_dir() / "tests/fixtures/kineto/torch_step_h200.json").string()});
   ASSERT_EQ(kineto.exit_code, 0) << kineto.err;

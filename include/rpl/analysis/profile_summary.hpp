@@ -42,6 +42,7 @@ struct ResourceSummary {
   int64_t lds_bytes = 0;          // static + dynamic, per workgroup
   int64_t static_lds_bytes = 0;
   int64_t dynamic_lds_bytes = 0;
+  bool lds_split_known = true;    // false: the trace told only lds_bytes (the two above are 0 and lds_bytes)
   int64_t scratch_bytes = 0;      // per work-item
 };
 

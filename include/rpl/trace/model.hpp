@@ -56,6 +56,9 @@ struct KernelSymbol {
   /// False where the trace's format records no register counts (rocprofv3 CSV before ROCm 6.4):
   /// the counts above are then 0, not measured, and occupancy cannot be computed.
   bool registers_known = true;
+  /// False where the format records each dispatch's LDS as one total (rocprofv3 and legacy rocprof
+  /// CSV, rocprof-compute, Kineto): group_segment_size is then 0, not the static part.
+  bool lds_split_known = true;
   /// The name shown to people: display_name, else mangled_name.
   const std::string& name() const { return display_name.empty() ? mangled_name : display_name; }
 };

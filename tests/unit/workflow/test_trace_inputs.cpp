@@ -123,7 +123,12 @@ TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
       EXPECT_EQ((*other)["resources"][key], a["resources"][key]) << form << " " << key;
     }
     EXPECT_FALSE((*other)["occupancy"].is_null()) << form;
+    // A format that records the LDS as one total does not claim a split of it.
+    const bool split = other == &j;
+    EXPECT_EQ((*other)["resources"]["static_lds_bytes"].is_null(), !split) << form;
+    EXPECT_EQ((*other)["resources"]["dynamic_lds_bytes"].is_null(), !split) << form;
   }
+  ASSERT_GT(a["resources"]["static_lds_bytes"].get<int64_t>(), 0) << "the scenario has static LDS: a total alone would hide it";
   EXPECT_EQ(b["kernel"]["grid"], a["kernel"]["grid"]);
   EXPECT_EQ(j["kernel"]["grid"], a["kernel"]["grid"]);
   EXPECT_EQ(j["kernel"]["mangled_name"], a["kernel"]["mangled_name"]) << "rocprofv3's JSON keeps the mangled name";
