@@ -469,18 +469,6 @@ class NsysReader {
 
 }  // namespace
 
-bool is_nsys_export(const fs::path& file) {
-  try {
-    SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
-    SQLite::Statement st(db, "SELECT "
-                             "EXISTS(SELECT 1 FROM sqlite_master WHERE name = 'StringIds' OR name LIKE 'CUPTI_ACTIVITY_KIND_%' OR name LIKE 'TARGET_INFO_%'), "
-                             "EXISTS(SELECT 1 FROM sqlite_master WHERE name LIKE 'rocpd_%')");
-    return st.executeStep() && st.getColumn(0).getInt() != 0 && st.getColumn(1).getInt() == 0;
-  } catch (const SQLite::Exception&) {
-    return false;  // the rocpd reader says what is wrong with it
-  }
-}
-
 void read_nsys_into(Trace& trace, const fs::path& file, const ReadOptions& options) {
   try {
     NsysReader(trace, file, options).read();

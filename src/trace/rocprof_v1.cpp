@@ -10,7 +10,6 @@
 // tables with --hip-trace).
 #include <rpl/trace/amd_profiler_files.hpp>
 
-#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -156,26 +155,10 @@ std::optional<std::string> totals_warning(const fs::path& results, const Totals&
                      static_cast<double>(total_ns) / 1e6, longest, static_cast<double>(longest_ns) / 1e6);
 }
 
-bool is_sqlite(const fs::path& file) {
-  char magic[16] = {};
-  std::ifstream(file, std::ios::binary).read(magic, sizeof magic);
-  return std::memcmp(magic, "SQLite format 3", sizeof magic) == 0;
-}
+using RowReader = void (*)(const fs::path&, const std::function<bool(const CsvRow&, size_t)>&);
 
-}  // namespace
-
-bool is_rocprof_v1_database(const fs::path& file) {
-  try {
-    SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
-    SQLite::Statement st(db, "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'KERN'), "
-                             "EXISTS(SELECT 1 FROM sqlite_master WHERE name LIKE 'rocpd_%')");
-    return st.executeStep() && st.getColumn(0).getInt() != 0 && st.getColumn(1).getInt() == 0;
-  } catch (const SQLite::Exception&) {
-    return false;  // the rocpd reader says what is wrong with it
-  }
-}
-
-void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
+// Reads the rows of results.csv or of results.db's KERN table (read_rows), one dispatch each.
+void read_results(Trace& trace, const fs::path& file, RowReader read_rows, const char* rows_name) {
   const auto source = static_cast<int16_t>(trace.sources.size());
   if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", file.string());
   const std::string guid = file.parent_path().filename().string();
@@ -220,8 +203,6 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
     detail::RegisterColumns registers;
     std::vector<std::pair<size_t, uint32_t>> counters;  // column, counter (rocprof --pmc)
   } c{};
-  const bool database = is_sqlite(file);
-  const auto read_rows = database ? &read_kern_rows : &detail::read_csv_rows;
   read_rows(file, [&](const CsvRow& row, size_t r) {
     auto need = [&](const CsvColumns& cols, std::initializer_list<std::string_view> names) {
       if (auto i = cols.find_any(names)) return *i;
@@ -229,7 +210,7 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
       for (const auto& n : cols.names()) found += (found.empty() ? "" : ", ") + n;
       fail(Errc::bad_input, "{}: no column {} (expected rocprof's {}: Index, KernelName, gpu-id, queue-id, ..., grd, wgr, lds, scr, "
                             "arch_vgpr, accum_vgpr, sgpr, ..., BeginNs, EndNs; rocprof --timestamp on writes the times; found {})",
-           file.string(), *names.begin(), database ? "KERN table" : "results.csv", found);
+           file.string(), *names.begin(), rows_name, found);
     };
     if (r == 0) {
       CsvColumns cols(row);
@@ -277,5 +258,11 @@ void read_rocprof_v1_into(Trace& trace, const fs::path& file) {
     if (auto warning = totals_warning(file, kind)) trace.warnings.push_back(std::move(*warning));
   }
 }
+
+}  // namespace
+
+void read_rocprof_v1_into(Trace& trace, const fs::path& results_csv) { read_results(trace, results_csv, &detail::read_csv_rows, "results.csv"); }
+
+void read_rocprof_v1_database_into(Trace& trace, const fs::path& results_db) { read_results(trace, results_db, &read_kern_rows, "KERN table"); }
 
 }  // namespace rpl::trace

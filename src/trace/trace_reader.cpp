@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <rpl/core/error.hpp>
 #include <rpl/trace/amd_profiler_files.hpp>
 #include <rpl/trace/kineto_reader.hpp>
@@ -54,11 +56,26 @@ bool json_object_with(std::string_view head, std::initializer_list<std::string_v
   return true;
 }
 
-std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
-  if (head.bytes.size() >= 16 && std::memcmp(head.bytes.data(), "SQLite format 3", 16) == 0) {
-    if (is_nsys_export(file)) return TraceFormat::nsys_sqlite;
-    return is_rocprof_v1_database(file) ? TraceFormat::rocprof_v1 : TraceFormat::rocpd;
+// A SQLite file by its tables, in one look at them: rocpd's; else Nsight Systems' (StringIds,
+// CUPTI_ACTIVITY_KIND_*, TARGET_INFO_*); else legacy rocprof's KERN; else rocpd, whose reader says
+// what the file lacks.
+TraceFormat sqlite_format(const fs::path& file) {
+  try {
+    SQLite::Database db(file.string(), SQLite::OPEN_READONLY);
+    SQLite::Statement st(db, "SELECT "
+                             "EXISTS(SELECT 1 FROM sqlite_master WHERE name LIKE 'rocpd_%'), "
+                             "EXISTS(SELECT 1 FROM sqlite_master WHERE name = 'StringIds' OR name LIKE 'CUPTI_ACTIVITY_KIND_%' OR name LIKE 'TARGET_INFO_%'), "
+                             "EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'KERN')");
+    if (!st.executeStep() || st.getColumn(0).getInt() != 0) return TraceFormat::rocpd;
+    if (st.getColumn(1).getInt() != 0) return TraceFormat::nsys_sqlite;
+    if (st.getColumn(2).getInt() != 0) return TraceFormat::rocprof_v1_database;
+  } catch (const SQLite::Exception&) {
   }
+  return TraceFormat::rocpd;
+}
+
+std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
+  if (head.bytes.size() >= 16 && std::memcmp(head.bytes.data(), "SQLite format 3", 16) == 0) return sqlite_format(file);
   if (json_object_with(head.bytes, {"\"rocprofiler-sdk-tool\""})) return TraceFormat::rocprofv3_json;
   if (json_object_with(head.bytes, {"\"schemaVersion\"", "\"traceEvents\""}) || json_object_with(head.bytes, {"\"deviceProperties\"", "\"traceEvents\""})) {
     return TraceFormat::kineto;
@@ -114,6 +131,7 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
       case TraceFormat::rocpd: read_rocpd_into(trace, file, options); break;
       case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file, options); break;
       case TraceFormat::rocprof_v1: read_rocprof_v1_into(trace, file); break;
+      case TraceFormat::rocprof_v1_database: read_rocprof_v1_database_into(trace, file); break;
       case TraceFormat::kineto: read_kineto_into(trace, file, options); break;
       case TraceFormat::nsys_sqlite: read_nsys_into(trace, file, options); break;
       case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file, options); break;

@@ -32,10 +32,10 @@ void read_rocprofv3_json_into(Trace& trace, const std::filesystem::path& file, c
 void read_rocprof_compute_into(Trace& trace, const std::filesystem::path& pmc_perf);
 
 /// Legacy rocprof (ROCm 5.x to 6.x, `rocprof --stats [--hip-trace] [--timestamp on]`): results.csv,
-/// one row per dispatch, or results.db, whose KERN table holds the same rows. Adds one Source.
-void read_rocprof_v1_into(Trace& trace, const std::filesystem::path& results);
+/// one row per dispatch. Adds one Source.
+void read_rocprof_v1_into(Trace& trace, const std::filesystem::path& results_csv);
 
-/// Whether a SQLite file is legacy rocprof's results.db (a KERN table, no rocpd tables).
-bool is_rocprof_v1_database(const std::filesystem::path& file);
+/// Legacy rocprof's results.db, whose KERN table holds results.csv's rows. Adds one Source.
+void read_rocprof_v1_database_into(Trace& trace, const std::filesystem::path& results_db);
 
 }  // namespace rpl::trace

@@ -7,10 +7,6 @@
 
 namespace rpl::trace {
 
-/// Whether a SQLite file holds Nsight Systems' tables (StringIds, CUPTI_ACTIVITY_KIND_*,
-/// TARGET_INFO_*) and none of rocpd's.
-bool is_nsys_export(const std::filesystem::path& file);
-
 /// Adds the export as one Source: the GPUs of TARGET_INFO_GPU, the CUDA kernels (grid, block,
 /// registers, shared and local memory), copies and memsets, cudaEventRecord, stream waits and host
 /// synchronizations (the dependency graph's edges), the streams' kinds; with options.host_calls, the

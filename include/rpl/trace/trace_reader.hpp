@@ -14,7 +14,8 @@ enum class TraceFormat {
   rocpd,          // a SQLite database of rocpd tables (rocprofv3 ROCm 7, the CUPTI tracer)
   rocprofv3_csv,  // rocprofv3's kernel_trace.csv, with the files of its run beside it
   rocprofv3_json, // rocprofv3's --output-format json
-  rocprof_v1,     // legacy rocprof's results.csv or results.db
+  rocprof_v1,     // legacy rocprof's results.csv
+  rocprof_v1_database,  // legacy rocprof's results.db (a KERN table)
   rocprof_compute,  // a rocprof-compute workload's pmc_perf.csv, with sysinfo.csv beside it
   kineto,         // a PyTorch profiler trace (Kineto's Chrome trace JSON)
   nsys_sqlite,    // an Nsight Systems export (nsys export --type sqlite)

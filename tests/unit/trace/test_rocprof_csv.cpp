@@ -333,7 +333,7 @@ std::string read_error(const fs::path& file) {
 
 // rocprof writes the same rows to results.db's KERN table: read from either, the same trace.
 TEST(RocprofV1, RealMi250xResultsDbReadsAsItsCsv) {
-  ASSERT_EQ(trace::trace_format(real("rocprof-v1-mi250x/results.db")), trace::TraceFormat::rocprof_v1);
+  ASSERT_EQ(trace::trace_format(real("rocprof-v1-mi250x/results.db")), trace::TraceFormat::rocprof_v1_database);
   const auto csv = trace::read_traces({real("rocprof-v1-mi250x/results.csv")});
   const auto db = trace::read_traces({real("rocprof-v1-mi250x/results.db")});
   ASSERT_EQ(db.dispatches.size(), 1004u);
