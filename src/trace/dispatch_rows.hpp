@@ -11,6 +11,8 @@
 namespace rpl::trace::detail {
 
 /// A layout's register columns; without a VGPR column the counts are not known (no occupancy).
+/// What fill() writes is all a row tells of its kernel: these rows give a dispatch's LDS as one
+/// total, so the kernel's static part is not known either.
 struct RegisterColumns {
   std::optional<size_t> vgpr, agpr, sgpr;
   void fill(KernelSymbol& k, const CsvIntegers& field) const {
@@ -18,6 +20,7 @@ struct RegisterColumns {
     k.accum_vgpr_count = field.optional(agpr);
     k.sgpr_count = field.optional(sgpr);
     k.registers_known = vgpr.has_value();
+    k.lds_split_known = false;
   }
 };
 

@@ -156,10 +156,7 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
     d.source = source;
     std::string name(row[c.name]);
     if (name.size() > 6 && name.compare(name.size() - 6, 6, " (.kd)") == 0) name.resize(name.size() - 6);
-    d.symbol = symbols.intern(name, [&](KernelSymbol& k) {
-      c.registers.fill(k, field);
-      k.lds_split_known = false;  // the row's LDS is the dispatch's total
-    });
+    d.symbol = symbols.intern(name, [&](KernelSymbol& k) { c.registers.fill(k, field); });
     d.geometry = geometries.intern(c.totals.geometry(field));
     const auto dispatch = static_cast<uint32_t>(trace.dispatches.size());
     trace.dispatches.push_back(d);

@@ -239,10 +239,7 @@ void read_results(Trace& trace, const fs::path& file, RowReader read_rows, const
     d.agent = agent_of(field.required(c.gpu, "gpu-id"));
     d.source = source;
     const std::string name = kernel_name(row[c.name]);
-    d.symbol = symbols.intern(name, [&](KernelSymbol& k) {
-      c.registers.fill(k, field);
-      k.lds_split_known = false;  // the row's LDS is the dispatch's total
-    });
+    d.symbol = symbols.intern(name, [&](KernelSymbol& k) { c.registers.fill(k, field); });
     d.geometry = geometries.intern(c.totals.geometry(field));
     detail::add_counter_values(row, c.counters, static_cast<uint32_t>(trace.dispatches.size()), trace);
     trace.dispatches.push_back(d);

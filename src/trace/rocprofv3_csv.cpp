@@ -250,10 +250,7 @@ class RunReader {
       d.correlation_id = field.optional(c.correlation);
       d.agent = agent_of(row[c.agent]);
       d.source = source_;
-      d.symbol = symbol_of(row, c.name, c.kernel_id, [&](KernelSymbol& s) {
-        c.registers.fill(s, field);
-        s.lds_split_known = false;  // the row's LDS is the dispatch's total
-      });
+      d.symbol = symbol_of(row, c.name, c.kernel_id, [&](KernelSymbol& s) { c.registers.fill(s, field); });
       DispatchGeometry g;
       for (int i = 0; i < 3; ++i) {
         g.grid[i] = c.grid[i] ? static_cast<uint64_t>(field.required(*c.grid[i], "Grid_Size")) : 1;
