@@ -136,6 +136,13 @@ void expect_benchmark_rows(const Trace& t, int kernels, int64_t expected_rows, i
   EXPECT_EQ(t.geometries.size(), 4u);
 }
 
+// Runs `statement` on the benchmark trace's one dispatch table, whose name stands for {table}.
+void change_dispatch_table(const std::filesystem::path& path, const std::string& statement) {
+  SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
+  const std::string table = db.execAndGet("SELECT name FROM sqlite_master WHERE name LIKE 'rocpd_kernel_dispatch_%'");
+  db.exec(fmt::format(fmt::runtime(statement), fmt::arg("table", "\"" + table + "\"")));
+}
+
 TEST(RocpdParallelRead, LargeTableReadsInOrderWithEveryReferenceResolved) {
   const auto path = test::fresh_dir("large") / "large.db";
   tools::write_benchmark_trace(path, 250'000, 37, 3);
@@ -145,11 +152,7 @@ TEST(RocpdParallelRead, LargeTableReadsInOrderWithEveryReferenceResolved) {
 TEST(RocpdParallelRead, HolesInTheIdsAreClosedUp) {
   const auto path = test::fresh_dir("holes") / "holes.db";
   tools::write_benchmark_trace(path, 300'000, 37, 3);
-  {
-    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
-    const std::string table = db.execAndGet("SELECT name FROM sqlite_master WHERE name LIKE 'rocpd_kernel_dispatch_%'");
-    db.exec("DELETE FROM \"" + table + "\" WHERE (id - 1) % 3 != 0");
-  }
+  change_dispatch_table(path, "DELETE FROM {table} WHERE (id - 1) % 3 != 0");
   expect_benchmark_rows(read_rocpd({path}), 37, 100'000, 3);
 }
 
@@ -157,11 +160,7 @@ TEST(RocpdParallelRead, HolesInTheIdsAreClosedUp) {
 TEST(RocpdParallelRead, ACorruptRowReadByAWorkerIsNamed) {
   const auto path = test::fresh_dir("corrupt_worker") / "corrupt.db";
   tools::write_benchmark_trace(path, 250'000, 37, 3);
-  {
-    SQLite::Database db(path.string(), SQLite::OPEN_READWRITE);
-    const std::string table = db.execAndGet("SELECT name FROM sqlite_master WHERE name LIKE 'rocpd_kernel_dispatch_%'");
-    db.exec("UPDATE \"" + table + "\" SET workgroup_size_y = 0 WHERE id = 200000");
-  }
+  change_dispatch_table(path, "UPDATE {table} SET workgroup_size_y = 0 WHERE id = 200000");
   try {
     (void)read_rocpd({path});
     FAIL() << "a dispatch with a workgroup of height 0 was read";
