@@ -1,5 +1,5 @@
 // rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none]
-//                         [--per-seed] NAME=SPACE.json:MEASUREMENTS.csv ...
+//                         [--per-seed | --trajectory] NAME=SPACE.json:MEASUREMENTS.csv ...
 // The tuner's strategies on landscapes measured exhaustively (rocm-perf autotune --csv over every
 // configuration), each answered from its table with the noise it was measured with
 // (NoisyRecordedEvaluator) or, with --noise none, exactly. For each landscape, strategy and budget
@@ -8,7 +8,8 @@
 // the re-measurements of the two best beside them). One line per landscape, strategy and budget;
 // with --per-seed, before it a line per seed: how far its reported best is from the true best, and
 // how far the closest configuration it measured was (a search that found the best but reported
-// another lost it to noise; one that never measured it, to the search).
+// another lost it to noise; one that never measured it, to the search); with --trajectory, under
+// each seed's line the configurations it measured in order, their phase and true distance.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -56,7 +57,7 @@ Landscape load(const std::string& argument) {
 int main(int argc, char** argv) {
   int seeds = 20;
   std::vector<std::string> budgets = {"5", "10", "15"}, strategies = {"bayes", "model", "random"};
-  bool noise = true, per_seed = false;
+  bool noise = true, per_seed = false, trajectory = false;
   std::vector<std::string> landscapes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -65,11 +66,12 @@ int main(int argc, char** argv) {
     else if (a == "--strategies" && i + 1 < argc) strategies = split(argv[++i], ',');
     else if (a == "--noise" && i + 1 < argc) noise = std::string(argv[++i]) != "none";
     else if (a == "--per-seed") per_seed = true;
+    else if (a == "--trajectory") per_seed = trajectory = true;
     else landscapes.push_back(a);
   }
   if (landscapes.empty() || seeds < 1) {
     std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none] "
-                         "[--per-seed] NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
+                         "[--per-seed | --trajectory] NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
     return 2;
   }
   try {
@@ -105,6 +107,15 @@ int main(int argc, char** argv) {
                 if (l.recorded.at(m.configuration).ok()) closest = std::min(closest, l.recorded.at(m.configuration).value);
               }
               std::printf("  seed %3d: reported %6.2f %% from the best, closest measured %6.2f %%\n", s, d, 100 * (closest / l.best - 1));
+              if (trajectory) {
+                for (const auto& m : r.measured) {
+                  std::string values;
+                  for (size_t p = 0; p < l.space.parameters.size(); ++p) values += (p ? "," : "") + *l.space.text(m.configuration, l.space.parameters[p].name);
+                  const auto& truth = l.recorded.at(m.configuration);
+                  if (truth.ok()) std::printf("      %-7s %-24s %8.2f %%\n", m.phase.c_str(), values.c_str(), 100 * (truth.value / l.best - 1));
+                  else std::printf("      %-7s %-24s   failed\n", m.phase.c_str(), values.c_str());
+                }
+              }
             }
             for (const auto& rm : r.remeasured) remeasured += static_cast<double>(rm.rounds.size());
           }
