@@ -1,7 +1,8 @@
 // matmul_tunable --list
 // matmul_tunable M N K --bm B --bn B --bk B --tm T --tn T [--repeat R]
 // A tiled SGEMM whose tiles and thread counts are chosen at run time from 225 configurations, the
-// autotuner's future target. Prints its own timing (median of R runs) and checks C against the CPU
+// autotuner's future target (648 in matmul_tunable_large, built from this file with
+// RPL_SGEMM_LARGE_SPACE). Prints its own timing (median of R runs) and checks C against the CPU
 // on sampled entries; exits 1 when wrong, 2 for bad usage or a configuration that does not exist.
 #include <algorithm>
 #include <cmath>
@@ -14,9 +15,17 @@ namespace {
 
 std::vector<SgemmConfig> all_configs() {
   std::vector<SgemmConfig> c;
+#ifdef RPL_SGEMM_LARGE_SPACE  // matmul_tunable_large
+  add_sgemm_large_configs_bm16(c);
+  add_sgemm_large_configs_bm32(c);
+  add_sgemm_large_configs_bm64(c);
+  add_sgemm_large_configs_bm128(c);
+  add_sgemm_large_configs_bm256(c);
+#else
   add_sgemm_configs_bm32(c);
   add_sgemm_configs_bm64(c);
   add_sgemm_configs_bm128(c);
+#endif
   return c;
 }
 

@@ -60,11 +60,12 @@ void launch_sgemm(int M, int N, int K, const float* A, const float* B, float* C)
   sgemm_tiled<BM, BN, BK, TM, TN><<<grid, (BM / TM) * (BN / TN)>>>(M, N, K, A, B, C);
 }
 
-// Configurations of 32 to 1024 threads per block.
+// Configurations of 32 to 1024 threads per block whose tiles fit the 48 KiB of static shared memory.
 template <int BM, int BN, int BK, int TM, int TN>
 void add_config(std::vector<SgemmConfig>& configs) {
   constexpr int kThreads = (BM / TM) * (BN / TN);
-  if constexpr (kThreads >= 32 && kThreads <= 1024) configs.push_back({BM, BN, BK, TM, TN, &launch_sgemm<BM, BN, BK, TM, TN>});
+  constexpr int kSharedBytes = (BM + BN) * BK * 4;
+  if constexpr (kThreads >= 32 && kThreads <= 1024 && kSharedBytes <= 48 * 1024) configs.push_back({BM, BN, BK, TM, TN, &launch_sgemm<BM, BN, BK, TM, TN>});
 }
 
 #define RPL_SGEMM_THREAD_TILES(BM, BN, BK)                                                        \
@@ -79,3 +80,15 @@ void add_config(std::vector<SgemmConfig>& configs) {
 void add_sgemm_configs_bm32(std::vector<SgemmConfig>& c);
 void add_sgemm_configs_bm64(std::vector<SgemmConfig>& c);
 void add_sgemm_configs_bm128(std::vector<SgemmConfig>& c);
+
+// matmul_tunable_large's space (matmul_large_space.json, 648 configurations): BM and BN of 16 to
+// 256, BK of 8 to 64, one translation unit per BM.
+#define RPL_SGEMM_DEPTHS_LARGE(BM, BN) RPL_SGEMM_DEPTHS(BM, BN) RPL_SGEMM_THREAD_TILES(BM, BN, 64)
+#define RPL_SGEMM_WIDTHS_LARGE(BM)                                                                 \
+  RPL_SGEMM_DEPTHS_LARGE(BM, 16) RPL_SGEMM_DEPTHS_LARGE(BM, 32) RPL_SGEMM_DEPTHS_LARGE(BM, 64) \
+  RPL_SGEMM_DEPTHS_LARGE(BM, 128) RPL_SGEMM_DEPTHS_LARGE(BM, 256)
+void add_sgemm_large_configs_bm16(std::vector<SgemmConfig>& c);
+void add_sgemm_large_configs_bm32(std::vector<SgemmConfig>& c);
+void add_sgemm_large_configs_bm64(std::vector<SgemmConfig>& c);
+void add_sgemm_large_configs_bm128(std::vector<SgemmConfig>& c);
+void add_sgemm_large_configs_bm256(std::vector<SgemmConfig>& c);

@@ -13,6 +13,8 @@ cd "$(dirname "$0")/../.."
 preset=${PRESET:-device}
 cmake --preset "$preset" > /dev/null
 cmake --build --preset "$preset"
+# Testbeds left out of the default build (matmul_tunable_large) are built when named.
+[ -n "${EXAMPLES:-}" ] && cmake --build --preset "$preset" --target ${EXAMPLES}
 rm -rf .devcarry
 mkdir -p .devcarry/{bin,lib,examples,tests,syslib,py,js}
 cp build/$preset/bin/rocm-perf build/$preset/bin/rpl-cuda-replay .devcarry/bin/

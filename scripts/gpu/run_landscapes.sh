@@ -17,6 +17,9 @@
 #            64- or 128-wide tile (measured after the strategies were tuned, to check them on a
 #            landscape they were not fitted to);
 #   stencil_small: the stencil at 2048² and 50 steps, where a step is a few microseconds (same purpose).
+#   sgemm_large: the SGEMM at 2048³ over matmul_tunable_large's 648 configurations (BM and BN of 16
+#            to 256, BK of 8 to 64), where 5 % of the space is 33 configurations, not 12 (same purpose;
+#            carry EXAMPLES="matmul_tunable_large").
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -43,6 +46,8 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
       "$matmul 1024 1024 4096 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
     sgemm_tall) exhaustive sgemm_tall examples/matmul/matmul_space.json \
       "$matmul 16384 96 2048 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    sgemm_large) exhaustive sgemm_large examples/matmul/matmul_large_space.json \
+      "$carry/examples/matmul_tunable_large 2048 2048 2048 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
     stencil_small) exhaustive stencil_small examples/stencil/stencil_space.json \
       "$carry/examples/stencil_tunable 2048 50 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2 ;;
     triton) exhaustive triton tests/gpu/programs/triton_space.json \

@@ -1,0 +1,3 @@
+#include "sgemm_tiled.hpp"
+
+void add_sgemm_large_configs_bm64(std::vector<SgemmConfig>& c) { RPL_SGEMM_WIDTHS_LARGE(64) }
