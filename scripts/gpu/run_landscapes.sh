@@ -19,7 +19,9 @@
 #   stencil_small: the stencil at 2048² and 50 steps, where a step is a few microseconds (same purpose).
 #   sgemm_large: the SGEMM at 2048³ over matmul_tunable_large's 648 configurations (BM and BN of 16
 #            to 256, BK of 8 to 64), where 5 % of the space is 33 configurations, not 12 (same purpose;
-#            carry EXAMPLES="matmul_tunable_large").
+#            carry EXAMPLES="matmul_tunable_large");
+#   sgemm_large_1k, sgemm_large_wide: the same 648 configurations at 1024 x 1024 x 4096 and 4096 x 4096
+#            x 256, measured after the bayes strategy's seed count was chosen on sgemm_large (to check it).
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -48,6 +50,10 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
       "$matmul 16384 96 2048 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
     sgemm_large) exhaustive sgemm_large examples/matmul/matmul_large_space.json \
       "$carry/examples/matmul_tunable_large 2048 2048 2048 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    sgemm_large_1k) exhaustive sgemm_large_1k examples/matmul/matmul_large_space.json \
+      "$carry/examples/matmul_tunable_large 1024 1024 4096 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    sgemm_large_wide) exhaustive sgemm_large_wide examples/matmul/matmul_large_space.json \
+      "$carry/examples/matmul_tunable_large 4096 4096 256 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
     stencil_small) exhaustive stencil_small examples/stencil/stencil_space.json \
       "$carry/examples/stencil_tunable 2048 50 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2 ;;
     triton) exhaustive triton tests/gpu/programs/triton_space.json \

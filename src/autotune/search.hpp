@@ -50,6 +50,8 @@ class Search {
   /// count unmeasured configurations spread over the space: the seeded maximin design of the
   /// Gaussian process's unit cube (its closest pair, with those measured, as far apart as found).
   std::vector<size_t> spread(size_t count) const;
+  /// Per candidate: whether the measured configuration nearest it in the unit cube failed.
+  std::vector<bool> nearest_measured_failed(const std::vector<size_t>& candidates) const;
 
   const SearchSpace& space_;
   Evaluator& evaluator_;
@@ -61,6 +63,7 @@ class Search {
   std::vector<size_t> order_;  // the seeded permutation the random choices come from
   std::chrono::steady_clock::time_point start_;
   TuneResult result_;
+  size_t planned_ = 0;  // the count the strategy plans for (the budget; the default one where a time alone bounds it)
   std::optional<double> best_cost_;
   std::atomic<size_t> busy_{0};  // workers measuring now
 };

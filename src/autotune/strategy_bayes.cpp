@@ -46,6 +46,20 @@ void thin(std::vector<size_t>& configs, std::vector<double>& costs, const std::v
 
 }  // namespace
 
+std::vector<bool> Search::nearest_measured_failed(const std::vector<size_t>& candidates) const {
+  std::vector<bool> out(candidates.size(), false);
+  if (failed().empty()) return out;
+  const GaussianProcess cube(space_);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    double nearest = std::numeric_limits<double>::infinity();
+    for (const auto& m : result_.measured) {
+      const double d = cube.distance2(candidates[i], m.configuration);
+      if (d < nearest) nearest = d, out[i] = !m.measurement.ok();
+    }
+  }
+  return out;
+}
+
 std::vector<size_t> Search::candidates() const {
   std::vector<size_t> out;
   for (size_t c : order_) {
@@ -85,17 +99,20 @@ std::vector<size_t> Search::spread(size_t count) const {
 
 void Search::run_bayes() {
   const size_t parameters = space_.parameters.size();
-  // Two seeds, the fewest the process is fitted from: near-opposite corners. Every configuration
-  // more in the seed is one fewer that expected improvement chooses. On the four landscapes of
-  // bench/ (100 seeds at 5 % of each), one seed per parameter found a configuration within 3 % of
-  // the best 85, 72, 43 and 100 times; two seeds found one 95, 89, 43 and 100 times, and never
-  // fewer at any budget from 3 % to 30 %.
-  const size_t seeds = 2;
+  // An eighth of the planned budget as seeds, at least two (the fewest the process is fitted from):
+  // the maximin design, near-opposite corners where there are two. Every seed more is one pick
+  // fewer for expected improvement, and in a small space two corners are a few steps from every
+  // configuration: at 5 and 10 % of the seven landscapes of bench/ of 225 configurations or fewer
+  // (23 measured at most), two seeds found one within 3 % of the best more often than three or more
+  // (100 seeds each). In the 648 of sgemm_large, corners run 2 to 20 times slower than the best and
+  // the climb from the better of two is long: 4 seeds at 5 % (33 measured) and 8 at 10 % found one
+  // within 3 % 77 and 99 times in 100, two seeds 39 and 85.
+  const size_t seeds = std::max<size_t>(2, planned_ / 8);
   result_.seed_count = seeds;
   measure_batch(spread(seeds), "seed");
   GaussianProcess process(space_);
   // A large budget is chosen in at most about 50 rounds, so that fits stay affordable.
-  const size_t batch_size = std::max({options_.batch, (result_.budget - std::min(result_.budget, seeds) + 49) / 50, size_t{1}});
+  const size_t batch_size = std::max({options_.batch, (planned_ - std::min(planned_, seeds) + 49) / 50, size_t{1}});
   size_t tuned_at = 0;  // observations when the length scales were last chosen
   while (room()) {
     std::vector<size_t> configs;
@@ -129,6 +146,16 @@ void Search::run_bayes() {
     for (size_t i = 0; i < candidates.size(); ++i) {
       score[i] = expected_improvement(predictions[i], best);
       sd[i] = predictions[i].sd;
+    }
+    // A candidate whose nearest measured configuration failed is taken for failing too, and not
+    // proposed while others are left: failures come in regions (too many threads, too much shared
+    // memory), and the process, smooth, sees a wall of them as noise beside a good configuration
+    // (a wall just past the best was probed four times along one row).
+    const auto near_failure = nearest_measured_failed(candidates);
+    if (std::find(near_failure.begin(), near_failure.end(), false) != near_failure.end()) {
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        if (near_failure[i]) score[i] = -1;
+      }
     }
     // Local search first: the neighbour of the best measured of most expected improvement, where
     // one is left. A neighbour is one step of one parameter (up to a fifth of its values where it

@@ -255,16 +255,21 @@ TuneResult Search::run() {
   result_.combinations = space_.combinations;
   result_.rejected = space_.rejected;
   // A count; else a fraction of the space; else a time alone bounds the search; else the default.
+  const size_t default_budget = std::max(static_cast<size_t>(std::ceil(0.2 * static_cast<double>(n))), std::min<size_t>(n, 10));
   size_t budget = n;
   if (options_.budget) {
     budget = *options_.budget;
   } else if (options_.budget_fraction) {
     budget = static_cast<size_t>(std::ceil(*options_.budget_fraction * static_cast<double>(n)));
   } else if (!options_.time_budget_seconds) {
-    budget = std::max(static_cast<size_t>(std::ceil(0.2 * static_cast<double>(n))), std::min<size_t>(n, 10));
+    budget = default_budget;
   }
   result_.budget = std::min(std::max<size_t>(budget, 1), n);
-  if (result_.budget >= n) {
+  // What a strategy plans its seeds and batches for: the budget, or where a time alone bounds the
+  // search (the whole space its count), the default budget.
+  const bool time_alone = result_.budget >= n && options_.time_budget_seconds && !options_.budget && !options_.budget_fraction;
+  planned_ = time_alone ? std::min(default_budget, n) : result_.budget;
+  if (result_.budget >= n && !time_alone) {
     // The whole space: nothing to choose, every configuration in the seeded order.
     run_random();
   } else if (options_.strategy != Strategy::random && result_.budget <= model_minimum()) {

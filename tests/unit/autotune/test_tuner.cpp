@@ -324,8 +324,8 @@ TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
     ASSERT_TRUE(r.best) << seed;
     EXPECT_LE(bowl(s, *r.best).value, 1.011) << "seed " << seed << ": A=" << a_of(s, *r.best) << " B=" << b_of(s, *r.best);
     EXPECT_EQ(r.strategy, Strategy::bayes);
-    EXPECT_EQ(r.measured_in("seed"), 2u);
-    EXPECT_EQ(r.measured_in("guided"), 22u);
+    EXPECT_EQ(r.measured_in("seed"), 3u);  // an eighth of the budget
+    EXPECT_EQ(r.measured_in("guided"), 21u);
     EXPECT_TRUE(r.process.fitted);
     // The curve: a point per configuration, never worse, its phases those that measured the best.
     ASSERT_EQ(r.curve.size(), r.measured.size());
@@ -416,6 +416,39 @@ TEST(Tuner, BayesSeedsAreAMaximinDesign) {
     const double da = std::log2(a_of(s, seeds[0]) / a_of(s, seeds[1])) / std::log2(20.0), db = (b_of(s, seeds[0]) - b_of(s, seeds[1])) / 11;
     EXPECT_GE(da * da + db * db, 1.6) << "seed " << seed;
   }
+}
+
+// Seeds are an eighth of the budget, at least two; where a time alone bounds the search, an eighth
+// of the default budget (a fifth of the space), and the strategy still guides the rest.
+TEST(Tuner, BayesSeedsAreAnEighthOfTheBudget) {
+  auto s = grid();
+  for (const auto& [budget, seeds] : std::vector<std::pair<size_t, size_t>>{{12, 2}, {23, 2}, {24, 3}, {80, 10}}) {
+    FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+    MemoryStore store;
+    TuneOptions o;
+    o.budget = budget;
+    auto r = tune(s, eval, store, o);
+    EXPECT_EQ(r.seed_count, seeds) << budget;
+    EXPECT_EQ(r.measured_in("seed"), seeds) << budget;
+    EXPECT_EQ(r.measured_in("guided"), budget - seeds) << budget;
+  }
+}
+
+TEST(Tuner, ATimeBudgetAloneStillGuidesTheSearch) {
+  auto s = grid();
+  FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+  eval.slow = true;  // 2 ms a measurement
+  MemoryStore store;
+  TuneOptions o;
+  o.time_budget_seconds = 0.2;
+  auto r = tune(s, eval, store, o);
+  EXPECT_EQ(r.budget, 240u);
+  EXPECT_EQ(r.seed_count, 6u) << "an eighth of the default budget, 48";
+  EXPECT_EQ(r.measured_in("seed"), 6u);
+  EXPECT_GT(r.measured_in("guided"), 0u);
+  EXPECT_EQ(r.measured_in("random"), 0u);
+  EXPECT_LT(r.measured.size(), 240u);
+  EXPECT_TRUE(r.out_of_time);
 }
 
 TEST(Tuner, RandomSearchMeasuresTheBudgetInASeededOrder) {
