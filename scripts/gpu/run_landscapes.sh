@@ -21,7 +21,10 @@
 #            to 256, BK of 8 to 64), where 5 % of the space is 33 configurations, not 12 (same purpose;
 #            carry EXAMPLES="matmul_tunable_large");
 #   sgemm_large_1k, sgemm_large_wide: the same 648 configurations at 1024 x 1024 x 4096 and 4096 x 4096
-#            x 256, measured after the bayes strategy's seed count was chosen on sgemm_large (to check it).
+#            x 256, measured after the bayes strategy's seed count was chosen on sgemm_large (to check it);
+#   sgemm_large_tall, stencil_large: the 648 at 16384 x 96 x 2048, and the stencil at 8192² and 10
+#            steps over 410 launch geometries (stencil_large_space.json: blocks of 1 to 1024 wide, 1 to
+#            64 high, 1 to 32 rows), measured after the local search's anchors were chosen (to check them).
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -54,6 +57,10 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
       "$carry/examples/matmul_tunable_large 1024 1024 4096 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
     sgemm_large_wide) exhaustive sgemm_large_wide examples/matmul/matmul_large_space.json \
       "$carry/examples/matmul_tunable_large 4096 4096 256 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    sgemm_large_tall) exhaustive sgemm_large_tall examples/matmul/matmul_large_space.json \
+      "$carry/examples/matmul_tunable_large 16384 96 2048 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2 ;;
+    stencil_large) exhaustive stencil_large examples/stencil/stencil_large_space.json \
+      "$carry/examples/stencil_tunable 8192 10 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2 ;;
     stencil_small) exhaustive stencil_small examples/stencil/stencil_space.json \
       "$carry/examples/stencil_tunable 2048 50 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2 ;;
     triton) exhaustive triton tests/gpu/programs/triton_space.json \

@@ -451,6 +451,59 @@ TEST(Tuner, ATimeBudgetAloneStillGuidesTheSearch) {
   EXPECT_TRUE(r.out_of_time);
 }
 
+// Local search steps from the best measured configuration; where all its neighbours (one step of
+// one parameter, up to a fifth of its values) are measured, from the next best's, up to the 8th
+// best, before anything farther. Replayed pick by pick on a bumpy bowl whose bumps are local optima:
+// each local pick (three in four while the best does not improve) is a neighbour of the first of
+// the best measured that has one left.
+TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
+  auto s = grid();
+  auto bumpy = [&](size_t c) {
+    const double a = a_of(s, c), b = b_of(s, c);
+    const bool bump = (static_cast<int>(a) * 7 + static_cast<int>(b) * 13) % 5 == 0;
+    return ok(1 + 0.01 * (a - 14) * (a - 14) + 0.02 * (b - 8) * (b - 8) + (bump ? 0.3 : 0));
+  };
+  auto neighbours = [&](size_t x, size_t y) {
+    const long da = static_cast<long>(s.value_index(x, 0)) - static_cast<long>(s.value_index(y, 0));
+    const long db = static_cast<long>(s.value_index(x, 1)) - static_cast<long>(s.value_index(y, 1));
+    return (da == 0 && db != 0 && std::abs(db) <= 2) || (db == 0 && da != 0 && std::abs(da) <= 4);
+  };
+  size_t from_next_best = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    FunctionEvaluator eval(bumpy);
+    MemoryStore store;
+    TuneOptions o;
+    o.seed = seed;
+    o.budget = 50;  // 6 seeds, then one guided pick a round
+    const auto r = tune(s, eval, store, o);
+    ASSERT_EQ(r.measured.size(), 50u);
+    std::vector<bool> measured(s.size(), false);
+    std::vector<std::pair<double, size_t>> ranked;  // (value, configuration) of those measured
+    size_t misses = 0;
+    double best = INFINITY;
+    for (const auto& m : r.measured) {
+      if (m.phase == "guided" && misses % 4 != 3) {
+        std::sort(ranked.begin(), ranked.end());
+        for (size_t k = 0; k < ranked.size() && k < 8; ++k) {
+          bool left = false;
+          for (size_t c = 0; c < s.size() && !left; ++c) left = !measured[c] && neighbours(c, ranked[k].second);
+          if (!left) continue;
+          EXPECT_TRUE(neighbours(m.configuration, ranked[k].second))
+              << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration) << " is no neighbour of the best " << k + 1
+              << " measured with one left";
+          from_next_best += k > 0;
+          break;
+        }
+      }
+      measured[m.configuration] = true;
+      ranked.emplace_back(m.measurement.value, m.configuration);
+      if (m.measurement.value < best) best = m.measurement.value, misses = 0;
+      else ++misses;
+    }
+  }
+  EXPECT_GT(from_next_best, 0u) << "no best's neighbours were ever spent: the landscape does not test the rule";
+}
+
 TEST(Tuner, RandomSearchMeasuresTheBudgetInASeededOrder) {
   auto s = grid();
   FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
