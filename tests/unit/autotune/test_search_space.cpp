@@ -38,6 +38,18 @@ TEST(SearchSpace, ListsRangesAndFactors) {
   EXPECT_EQ(s.find(nlohmann::json::parse(R"({"A":3,"B":8,"C":2,"F":0.1,"M":"safe"})")), std::optional<size_t>(1));
 }
 
+// The landscapes' larger spaces hold what their testbeds build: matmul_tunable_large's 648 (its
+// shared-memory bound the same as the testbed's 48 KiB), the stencil's 410 launch geometries.
+TEST(SearchSpace, TheLargerLandscapeSpaces) {
+  auto matmul = load_search_space(test::source_dir() / "examples/matmul/matmul_large_space.json");
+  EXPECT_EQ(matmul.combinations, 900u);
+  EXPECT_EQ(matmul.size(), 648u);
+  for (size_t c = 0; c < matmul.size(); ++c) EXPECT_LE(matmul.derived_value(c, 1), 48 * 1024);
+  auto stencil = load_search_space(test::source_dir() / "examples/stencil/stencil_large_space.json");
+  EXPECT_EQ(stencil.combinations, 770u);
+  EXPECT_EQ(stencil.size(), 410u);
+}
+
 TEST(SearchSpace, MatmulConstraintsAndDerivedFeatures) {
   auto s = load_search_space(test::source_dir() / "examples/matmul/matmul_space.json");
   EXPECT_EQ(s.combinations, 243u);
