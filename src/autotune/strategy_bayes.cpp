@@ -24,8 +24,9 @@ constexpr size_t kCandidates = 20000;
 constexpr size_t kMaxObservations = 256;
 // The best measured configurations whose neighbours local search tries, best first (where the
 // best's are all measured, the next best's): on the three landscapes of 648 configurations in
-// bench/, 4 and more found one within 3 % at 5 % 85, 96 and 84 times in 100, 1 (the best's alone,
-// then anywhere) 77, 99 and 68; on the seven smaller ones, the same within a seed.
+// bench/, 8 found one within 3 % at 5 % 85, 96 and 85 times in 100, 1 (the best's alone, then
+// anywhere) 77, 99 and 68; on the seven smaller ones the same within a seed at 5 and 10 %, but
+// sgemm_tall at 15 % 80 times, 97 with one (picks anywhere left its poor region sooner).
 constexpr size_t kAnchors = 8;
 // Random designs a spread is chosen from (enough that more hardly move its closest pair), fewer
 // where a design is large, so that about kDesignDistances distances are computed at most.
@@ -109,9 +110,9 @@ void Search::run_bayes() {
   // fewer for expected improvement, and in a small space two corners are a few steps from every
   // configuration: at 5 and 10 % of the seven landscapes of bench/ of 225 configurations or fewer
   // (23 measured at most), two seeds found one within 3 % of the best more often than three or more
-  // (100 seeds each). In the 648 of sgemm_large, corners run 2 to 20 times slower than the best and
-  // the climb from the better of two is long: 4 seeds at 5 % (33 measured) and 8 at 10 % found one
-  // within 3 % 77 and 99 times in 100, two seeds 39 and 85.
+  // (100 seeds each). In the 648 of sgemm_large, corners run 3 to 22 times slower than the best
+  // and the climb from the better of two is long: 4 seeds at 5 % (33 measured) and 8 at 10 % found
+  // one within 3 % 77 and 99 times in 100, two seeds 39 and 85 (before kAnchors).
   const size_t seeds = std::max<size_t>(2, planned_ / 8);
   result_.seed_count = seeds;
   measure_batch(spread(seeds), "seed");
