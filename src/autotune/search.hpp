@@ -50,8 +50,9 @@ class Search {
   /// count unmeasured configurations spread over the space: the seeded maximin design of the
   /// Gaussian process's unit cube (its closest pair, with those measured, as far apart as found).
   std::vector<size_t> spread(size_t count) const;
-  /// Per candidate: whether the measured configuration nearest it in the unit cube failed.
-  std::vector<bool> nearest_measured_failed(const std::vector<size_t>& candidates) const;
+  /// Per candidate: whether the measured configuration nearest it in the unit cube failed (the
+  /// run's process, whose cube it is, rather than a new one each round).
+  std::vector<bool> nearest_measured_failed(const std::vector<size_t>& candidates, const GaussianProcess& cube) const;
 
   const SearchSpace& space_;
   Evaluator& evaluator_;

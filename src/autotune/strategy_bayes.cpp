@@ -52,10 +52,9 @@ void thin(std::vector<size_t>& configs, std::vector<double>& costs, const std::v
 
 }  // namespace
 
-std::vector<bool> Search::nearest_measured_failed(const std::vector<size_t>& candidates) const {
+std::vector<bool> Search::nearest_measured_failed(const std::vector<size_t>& candidates, const GaussianProcess& cube) const {
   std::vector<bool> out(candidates.size(), false);
   if (failed().empty()) return out;
-  const GaussianProcess cube(space_);
   for (size_t i = 0; i < candidates.size(); ++i) {
     double nearest = std::numeric_limits<double>::infinity();
     for (const auto& m : result_.measured) {
@@ -156,7 +155,7 @@ void Search::run_bayes() {
     // proposed while others are left: failures come in regions (too many threads, too much shared
     // memory), and the process, smooth, sees a wall of them as noise beside a good configuration
     // (a wall just past the best was probed four times along one row).
-    const auto near_failure = nearest_measured_failed(candidates);
+    const auto near_failure = nearest_measured_failed(candidates, process);
     if (std::find(near_failure.begin(), near_failure.end(), false) != near_failure.end()) {
       for (size_t i = 0; i < candidates.size(); ++i) {
         if (near_failure[i]) score[i] = -1;
