@@ -23,4 +23,11 @@ landscapes+=(sgemm_large_1k=examples/matmul/matmul_large_space.json:bench/data/s
 landscapes+=(sgemm_large_wide=examples/matmul/matmul_large_space.json:bench/data/sgemm_large_wide_h100_exhaustive.csv)
 # Measured after the local search's anchors (the next best's neighbours) were chosen on the three above.
 landscapes+=(stencil_large=examples/stencil/stencil_large_space.json:bench/data/stencil_large_h100_exhaustive.csv)
+# Measured after all of the above was chosen, and nothing chosen on them since (2026-11-26, H100):
+# the SGEMM at 512 x 512 x 8192 and 8192 x 1024 x 1024, the stencil at 4096² and 20 steps, and the
+# larger SGEMM space at 16384 x 96 x 2048.
+landscapes+=(sgemm_512=examples/matmul/matmul_space.json:bench/data/sgemm_512_h100_exhaustive.csv)
+landscapes+=(sgemm_rect=examples/matmul/matmul_space.json:bench/data/sgemm_rect_h100_exhaustive.csv)
+landscapes+=(stencil_mid=examples/stencil/stencil_space.json:bench/data/stencil_mid_h100_exhaustive.csv)
+landscapes+=(sgemm_large_tall=examples/matmul/matmul_large_space.json:bench/data/sgemm_large_tall_h100_exhaustive.csv)
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"
