@@ -8,6 +8,8 @@
 # libclang of Debian's that rocm-perf optimize parses kernels with (and libLLVM and libz3 that it
 # needs), which the machine lacks, with clang's own headers beside it; scripts/gpu/run_optimize.sh
 # unpacks it. Together they are too large for the carry's 64 MiB unless the testbeds are left out.
+# NO_TESTS=1 leaves out the gpu tests, jsonschema and Chart.js, for scripts that run rocm-perf and
+# the testbeds alone (run_landscapes.sh): with clang and matmul_tunable_large the carry fits then.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 preset=${PRESET:-device}
@@ -30,6 +32,7 @@ rm -rf .devcarry/examples
 cp -L /lib/x86_64-linux-gnu/{libfmt.so.9,libsqlite3.so.0,libelf.so.1,libzstd.so.1,liblz4.so.1,libmuparser.so.2,libglib-2.0.so.0,libpcre2-8.so.0,libcsv.so.3} .devcarry/syslib/
 cp -r /usr/lib/python3/dist-packages/{jsonschema,pyrsistent,_pyrsistent_version.py} .devcarry/py/
 cp /usr/share/javascript/chart.js/chart.min.js .devcarry/js/
+[ -n "${NO_TESTS:-}" ] && rm -rf .devcarry/{tests,py,js}
 if [ -n "${WITH_CLANG:-}" ]; then
   clang=$(mktemp -d)
   libclang=$(ldd build/$preset/bin/rocm-perf | awk '/libclang/ {print $3}')

@@ -19,8 +19,8 @@
 #   stencil_small: the stencil at 2048² and 50 steps, where a step is a few microseconds (same purpose).
 #   sgemm_large: the SGEMM at 2048³ over matmul_tunable_large's 648 configurations (BM and BN of 16
 #            to 256, BK of 8 to 64), where 5 % of the space is 33 configurations, not 12 (same purpose;
-#            carry EXAMPLES="matmul_tunable_large stencil_tunable", and to fit the carry's 64 MiB with
-#            clang, remove .devcarry/tests, py and js first: this script needs none of them);
+#            carry EXAMPLES="matmul_tunable_large stencil_tunable" and NO_TESTS=1, which fits the carry's
+#            64 MiB with clang: this script needs no tests);
 #   sgemm_large_1k, sgemm_large_wide: the same 648 configurations at 1024 x 1024 x 4096 and 4096 x 4096
 #            x 256, measured after the bayes strategy's seed count was chosen on sgemm_large (to check it);
 #   sgemm_large_tall, stencil_large: the 648 at 16384 x 96 x 2048, and the stencil at 8192² and 10
