@@ -30,4 +30,6 @@ landscapes+=(sgemm_512=examples/matmul/matmul_space.json:bench/data/sgemm_512_h1
 landscapes+=(sgemm_rect=examples/matmul/matmul_space.json:bench/data/sgemm_rect_h100_exhaustive.csv)
 landscapes+=(stencil_mid=examples/stencil/stencil_space.json:bench/data/stencil_mid_h100_exhaustive.csv)
 landscapes+=(sgemm_large_tall=examples/matmul/matmul_large_space.json:bench/data/sgemm_large_tall_h100_exhaustive.csv)
+# And after those (2026-11-27, H100): the Triton matmul at 1024³, where one configuration is within 3 %.
+landscapes+=(triton_1k=tests/gpu/programs/triton_space.json:bench/data/triton_1k_h100_exhaustive.csv)
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

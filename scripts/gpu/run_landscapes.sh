@@ -26,6 +26,7 @@
 #   sgemm_large_tall, stencil_large: the 648 at 16384 x 96 x 2048, and the stencil at 8192² and 10
 #            steps over 410 launch geometries (stencil_large_space.json: blocks of 1 to 1024 wide, 1 to
 #            64 high, 1 to 32 rows), measured after the local search's anchors were chosen (to check them).
+#   triton_1k: the Triton matmul at 1024³ (the same 54 configurations), measured last (same purpose);
 #   sgemm_512, sgemm_rect, stencil_mid: the 225 at 512 x 512 x 8192 (few blocks, a long K) and 8192 x
 #            1024 x 1024, and the stencil's 96 at 4096² and 20 steps, measured after the strategy was
 #            settled (2026-11-26), to check its small budgets on landscapes nothing was chosen on.
@@ -52,6 +53,12 @@ sgemm() {  # NAME BINARY SPACE M N K
 stencil() {  # NAME SPACE SIZE STEPS
   exhaustive "$1" "$2" "$carry/examples/stencil_tunable $3 $4 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2
 }
+# The Triton matmul's blocks and warps (54 configurations) at size³.
+triton() {  # NAME SIZE
+  exhaustive "$1" tests/gpu/programs/triton_space.json \
+    "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $2" \
+    --kernel matmul_kernel --timeout 120 --max-runs 1
+}
 small=examples/matmul/matmul_space.json large=examples/matmul/matmul_large_space.json stencils=examples/stencil/stencil_space.json
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
   case $name in
@@ -68,9 +75,8 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_large) stencil stencil_large examples/stencil/stencil_large_space.json 8192 10 ;;
     stencil_small) stencil stencil_small $stencils 2048 50 ;;
     stencil_mid) stencil stencil_mid $stencils 4096 20 ;;
-    triton) exhaustive triton tests/gpu/programs/triton_space.json \
-      "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS}" \
-      --kernel matmul_kernel --timeout 120 --max-runs 1 ;;
+    triton) triton triton 2048 ;;
+    triton_1k) triton triton_1k 1024 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
