@@ -26,10 +26,10 @@
 #   sgemm_large_tall, stencil_large: the 648 at 16384 x 96 x 2048, and the stencil at 8192² and 10
 #            steps over 410 launch geometries (stencil_large_space.json: blocks of 1 to 1024 wide, 1 to
 #            64 high, 1 to 32 rows), measured after the local search's anchors were chosen (to check them).
-#   triton_1k: the Triton matmul at 1024³ (the same 54 configurations), measured last (same purpose);
 #   sgemm_512, sgemm_rect, stencil_mid: the 225 at 512 x 512 x 8192 (few blocks, a long K) and 8192 x
 #            1024 x 1024, and the stencil's 96 at 4096² and 20 steps, measured after the strategy was
 #            settled (2026-11-26), to check its small budgets on landscapes nothing was chosen on.
+#   triton_1k: the Triton matmul at 1024³ (the same 54 configurations), measured last (same purpose);
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -45,9 +45,12 @@ exhaustive() {  # NAME SPACE TEMPLATE [OPTIONS...]
   echo "$name: exit $? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$out/summary.txt"
   tail -4 "$out/$name.txt"; tail -2 "$out/$name.err"
 }
-# The SGEMM testbed (matmul_tunable, 225 configurations; matmul_tunable_large, 648) at M N K.
-sgemm() {  # NAME BINARY SPACE M N K
-  exhaustive "$1" "$3" "$carry/examples/$2 $4 $5 $6 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2
+# The SGEMM testbed at M N K: matmul_tunable over matmul_space.json (225 configurations), or with
+# "large" matmul_tunable_large over matmul_large_space.json (648), the space its kernels were built for.
+sgemm() {  # NAME [large] M N K
+  local name=$1 binary=matmul_tunable space=examples/matmul/matmul_space.json; shift
+  [ "$1" = large ] && { binary=matmul_tunable_large space=examples/matmul/matmul_large_space.json; shift; }
+  exhaustive "$name" "$space" "$carry/examples/$binary $1 $2 $3 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2
 }
 # The stencil testbed's launch geometry (96 configurations; stencil_large_space.json, 410) at a size and step count.
 stencil() {  # NAME SPACE SIZE STEPS
@@ -59,19 +62,19 @@ triton() {  # NAME SIZE
     "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $2" \
     --kernel matmul_kernel --timeout 120 --max-runs 1
 }
-small=examples/matmul/matmul_space.json large=examples/matmul/matmul_large_space.json stencils=examples/stencil/stencil_space.json
+stencils=examples/stencil/stencil_space.json
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
   case $name in
     stencil) stencil stencil $stencils 8192 10 ;;
-    sgemm_wide) sgemm sgemm_wide matmul_tunable $small 4096 4096 256 ;;
-    sgemm_1k) sgemm sgemm_1k matmul_tunable $small 1024 1024 4096 ;;
-    sgemm_tall) sgemm sgemm_tall matmul_tunable $small 16384 96 2048 ;;
-    sgemm_512) sgemm sgemm_512 matmul_tunable $small 512 512 8192 ;;
-    sgemm_rect) sgemm sgemm_rect matmul_tunable $small 8192 1024 1024 ;;
-    sgemm_large) sgemm sgemm_large matmul_tunable_large $large 2048 2048 2048 ;;
-    sgemm_large_1k) sgemm sgemm_large_1k matmul_tunable_large $large 1024 1024 4096 ;;
-    sgemm_large_wide) sgemm sgemm_large_wide matmul_tunable_large $large 4096 4096 256 ;;
-    sgemm_large_tall) sgemm sgemm_large_tall matmul_tunable_large $large 16384 96 2048 ;;
+    sgemm_wide) sgemm sgemm_wide 4096 4096 256 ;;
+    sgemm_1k) sgemm sgemm_1k 1024 1024 4096 ;;
+    sgemm_tall) sgemm sgemm_tall 16384 96 2048 ;;
+    sgemm_512) sgemm sgemm_512 512 512 8192 ;;
+    sgemm_rect) sgemm sgemm_rect 8192 1024 1024 ;;
+    sgemm_large) sgemm sgemm_large large 2048 2048 2048 ;;
+    sgemm_large_1k) sgemm sgemm_large_1k large 1024 1024 4096 ;;
+    sgemm_large_wide) sgemm sgemm_large_wide large 4096 4096 256 ;;
+    sgemm_large_tall) sgemm sgemm_large_tall large 16384 96 2048 ;;
     stencil_large) stencil stencil_large examples/stencil/stencil_large_space.json 8192 10 ;;
     stencil_small) stencil stencil_small $stencils 2048 50 ;;
     stencil_mid) stencil stencil_mid $stencils 4096 20 ;;
