@@ -29,7 +29,11 @@
 #   sgemm_512, sgemm_rect, stencil_mid: the 225 at 512 x 512 x 8192 (few blocks, a long K) and 8192 x
 #            1024 x 1024, and the stencil's 96 at 4096² and 20 steps, measured after the strategy was
 #            settled (2026-11-26), to check its small budgets on landscapes nothing was chosen on.
-#   triton_1k: the Triton matmul at 1024³ (the same 54 configurations), measured last (same purpose);
+#   triton_1k: the Triton matmul at 1024³ (the same 54 configurations), measured after those (same purpose);
+#   sgemm_large_rect, sgemm_768, sgemm_flat, stencil_3k, triton_4k: the 648 at 8192 x 1024 x 1024, the
+#            225 at 768³ (36 blocks of 128²) and 2048 x 2048 x 512, the stencil at 3072² and 30 steps,
+#            the Triton matmul at 4096³: measured on 2026-11-27 before the strategy's next change was
+#            chosen, and not looked at until it was (to check it).
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -80,6 +84,11 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_mid) stencil stencil_mid $stencils 4096 20 ;;
     triton) triton triton 2048 ;;
     triton_1k) triton triton_1k 1024 ;;
+    sgemm_large_rect) sgemm sgemm_large_rect large 8192 1024 1024 ;;
+    sgemm_768) sgemm sgemm_768 768 768 768 ;;
+    sgemm_flat) sgemm sgemm_flat 2048 2048 512 ;;
+    stencil_3k) stencil stencil_3k $stencils 3072 30 ;;
+    triton_4k) triton triton_4k 4096 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"

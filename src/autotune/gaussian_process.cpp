@@ -213,6 +213,21 @@ double GaussianProcess::distance2(size_t a, size_t b) const {
   return r2;
 }
 
+size_t GaussianProcess::most_central(const std::vector<size_t>& candidates) const {
+  std::vector<double> centroid(dims_, 0.0);
+  for (size_t c = 0; c < space_.size(); ++c) {
+    for (size_t d = 0; d < dims_; ++d) centroid[d] += point(c)[d] / static_cast<double>(space_.size());
+  }
+  size_t out = candidates.front();
+  double nearest = std::numeric_limits<double>::infinity();
+  for (size_t c : candidates) {
+    double r2 = 0;
+    for (size_t d = 0; d < dims_; ++d) r2 += (point(c)[d] - centroid[d]) * (point(c)[d] - centroid[d]);
+    if (r2 < nearest) nearest = r2, out = c;
+  }
+  return out;
+}
+
 double expected_improvement(const LogCostPrediction& p, double best_log_cost) {
   const double gain = best_log_cost - p.mean;
   if (p.sd <= 0) return std::max(gain, 0.0);

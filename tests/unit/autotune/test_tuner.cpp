@@ -324,8 +324,8 @@ TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
     ASSERT_TRUE(r.best) << seed;
     EXPECT_LE(bowl(s, *r.best).value, 1.011) << "seed " << seed << ": A=" << a_of(s, *r.best) << " B=" << b_of(s, *r.best);
     EXPECT_EQ(r.strategy, Strategy::bayes);
-    EXPECT_EQ(r.measured_in("seed"), 3u);  // an eighth of the budget
-    EXPECT_EQ(r.measured_in("guided"), 21u);
+    EXPECT_EQ(r.measured_in("seed"), 4u);  // an eighth of the budget and the centre
+    EXPECT_EQ(r.measured_in("guided"), 20u);
     EXPECT_TRUE(r.process.fitted);
     // The curve: a point per configuration, never worse, its phases those that measured the best.
     ASSERT_EQ(r.curve.size(), r.measured.size());
@@ -418,11 +418,33 @@ TEST(Tuner, BayesSeedsAreAMaximinDesign) {
   }
 }
 
-// Seeds are an eighth of the budget, at least two; where a time alone bounds the search, an eighth
-// of the default budget (a fifth of the space), and the strategy still guides the rest.
+// From three seeds on, the first is the configuration nearest the centre of the unit cube, whatever
+// the seed: A of 1 to 20 and B of 1 to 12 as their log2, whose means over the space are the log2 of
+// 8.3 and 5.3; with two, no centre.
+TEST(Tuner, BayesMeasuresTheCentreWithThreeSeedsOrMore) {
+  auto s = grid();
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    for (size_t budget : {23, 24}) {
+      FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+      MemoryStore store;
+      TuneOptions o;
+      o.seed = seed;
+      o.budget = budget;
+      auto r = tune(s, eval, store, o);
+      ASSERT_FALSE(r.measured.empty());
+      const size_t first = r.measured.front().configuration;
+      const bool central = a_of(s, first) == 8 && b_of(s, first) == 5;
+      EXPECT_EQ(central, budget == 24) << "seed " << seed << " budget " << budget << ": A=" << a_of(s, first) << " B=" << b_of(s, first);
+    }
+  }
+}
+
+// Seeds are an eighth of the budget, at least two, and from three on the centre with them; where a
+// time alone bounds the search, as for the default budget (a fifth of the space), and the strategy
+// still guides the rest.
 TEST(Tuner, BayesSeedsAreAnEighthOfTheBudget) {
   auto s = grid();
-  for (const auto& [budget, seeds] : std::vector<std::pair<size_t, size_t>>{{12, 2}, {23, 2}, {24, 3}, {80, 10}}) {
+  for (const auto& [budget, seeds] : std::vector<std::pair<size_t, size_t>>{{12, 2}, {23, 2}, {24, 4}, {80, 11}}) {
     FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
     MemoryStore store;
     TuneOptions o;
@@ -443,8 +465,8 @@ TEST(Tuner, ATimeBudgetAloneStillGuidesTheSearch) {
   o.time_budget_seconds = 0.2;
   auto r = tune(s, eval, store, o);
   EXPECT_EQ(r.budget, 240u);
-  EXPECT_EQ(r.seed_count, 6u) << "an eighth of the default budget, 48";
-  EXPECT_EQ(r.measured_in("seed"), 6u);
+  EXPECT_EQ(r.seed_count, 7u) << "an eighth of the default budget, 48, and the centre";
+  EXPECT_EQ(r.measured_in("seed"), 7u);
   EXPECT_GT(r.measured_in("guided"), 0u);
   EXPECT_EQ(r.measured_in("random"), 0u);
   EXPECT_LT(r.measured.size(), 240u);
@@ -536,7 +558,8 @@ TEST(Tuner, ATimeBudgetStopsTheSearch) {
 }
 
 // Where the bowl's bottom fails to launch (A of 15 and more), the Gaussian process alone would keep
-// asking for it; discounted near the failures, few are tried.
+// asking for it; discounted near the failures, few are tried: over ten seeds, 35 guided picks of
+// 260 failed (without the rule, 44), and all but one ended at the best beside the wall.
 TEST(Tuner, BayesDoesNotAskForTheNeighboursOfFailuresBlindly) {
   auto s = grid();
   auto landscape = [&](size_t c) {
@@ -549,16 +572,20 @@ TEST(Tuner, BayesDoesNotAskForTheNeighboursOfFailuresBlindly) {
     }
     return ok(1 + 0.01 * (a - 17) * (a - 17) + 0.03 * (b - 4) * (b - 4));
   };
-  FunctionEvaluator eval(landscape);
-  MemoryStore store;
-  TuneOptions o;
-  o.budget = 30;
-  auto r = tune(s, eval, store, o);
-  size_t failed = 0;
-  for (const auto& m : r.measured) failed += m.phase == "guided" && !m.measurement.ok();
-  EXPECT_LE(failed, 4u);
-  ASSERT_TRUE(r.best);
-  EXPECT_EQ(a_of(s, *r.best), 14);
+  size_t failed = 0, at_the_wall = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    FunctionEvaluator eval(landscape);
+    MemoryStore store;
+    TuneOptions o;
+    o.seed = seed;
+    o.budget = 30;
+    auto r = tune(s, eval, store, o);
+    for (const auto& m : r.measured) failed += m.phase == "guided" && !m.measurement.ok();
+    ASSERT_TRUE(r.best);
+    at_the_wall += a_of(s, *r.best) == 14;
+  }
+  EXPECT_LE(failed, 38u);
+  EXPECT_GE(at_the_wall, 9u);
 }
 
 TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
