@@ -218,12 +218,14 @@ size_t GaussianProcess::most_central(const std::vector<size_t>& candidates) cons
   for (size_t c = 0; c < space_.size(); ++c) {
     for (size_t d = 0; d < dims_; ++d) centroid[d] += point(c)[d] / static_cast<double>(space_.size());
   }
+  // Configurations as near as rounding can tell (those placed alike about the centre) go to the
+  // first of the candidates' order, which is the seed's.
   size_t out = candidates.front();
   double nearest = std::numeric_limits<double>::infinity();
   for (size_t c : candidates) {
     double r2 = 0;
     for (size_t d = 0; d < dims_; ++d) r2 += (point(c)[d] - centroid[d]) * (point(c)[d] - centroid[d]);
-    if (r2 < nearest) nearest = r2, out = c;
+    if (r2 < nearest - 1e-9) nearest = r2, out = c;
   }
   return out;
 }

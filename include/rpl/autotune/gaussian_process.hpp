@@ -49,7 +49,7 @@ class GaussianProcess {
   /// Squared distance of two configurations in the unit cube, unscaled.
   double distance2(size_t a, size_t b) const;
   /// Of candidates (not empty), the one nearest the centroid of the whole space in the unit cube
-  /// (the first of those as near).
+  /// (the first of those as near, within rounding).
   size_t most_central(const std::vector<size_t>& candidates) const;
 
  private:
