@@ -207,11 +207,13 @@ std::vector<LogCostPrediction> GaussianProcess::predict(const std::vector<size_t
 
 double GaussianProcess::correlation(size_t a, size_t b) const { return kernel(point(a), point(b), hyper_); }
 
-double GaussianProcess::distance2(size_t a, size_t b) const {
+double GaussianProcess::distance2(const double* a, const double* b) const {
   double r2 = 0;
-  for (size_t d = 0; d < dims_; ++d) r2 += (point(a)[d] - point(b)[d]) * (point(a)[d] - point(b)[d]);
+  for (size_t d = 0; d < dims_; ++d) r2 += (a[d] - b[d]) * (a[d] - b[d]);
   return r2;
 }
+
+double GaussianProcess::distance2(size_t a, size_t b) const { return distance2(point(a), point(b)); }
 
 size_t GaussianProcess::most_central(const std::vector<size_t>& candidates) const {
   std::vector<double> centroid(dims_, 0.0);
@@ -223,8 +225,7 @@ size_t GaussianProcess::most_central(const std::vector<size_t>& candidates) cons
   size_t out = candidates.front();
   double nearest = std::numeric_limits<double>::infinity();
   for (size_t c : candidates) {
-    double r2 = 0;
-    for (size_t d = 0; d < dims_; ++d) r2 += (point(c)[d] - centroid[d]) * (point(c)[d] - centroid[d]);
+    const double r2 = distance2(point(c), centroid.data());
     if (r2 < nearest - 1e-9) nearest = r2, out = c;
   }
   return out;

@@ -63,6 +63,7 @@ class GaussianProcess {
   /// The factored covariance under h, and its log marginal likelihood; none where it is not positive definite.
   std::shared_ptr<const Solved> solve(const Hyper& h, double& log_likelihood) const;
   const double* point(size_t configuration) const { return &points_[configuration * dims_]; }
+  double distance2(const double* a, const double* b) const;
 
   const SearchSpace& space_;
   size_t dims_ = 0;
