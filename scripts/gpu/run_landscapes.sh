@@ -34,6 +34,10 @@
 #            225 at 768³ (36 blocks of 128²) and 2048 x 2048 x 512, the stencil at 3072² and 30 steps,
 #            the Triton matmul at 4096³: measured on 2026-11-27 before the strategy's next change was
 #            chosen, and not looked at until it was (to check it).
+#   sgemm_1536, sgemm_3k, sgemm_kbig, sgemm_skinny, stencil_1k, stencil_6k: the 225 at 1536³, 3072 x
+#            3072 x 1024, 1024 x 2048 x 8192 and 4096 x 256 x 4096, the stencil's 96 at 1024² and 100
+#            steps and at 6144² and 10 steps: measured on 2026-11-27 after the inner seed pair was
+#            chosen, to check it.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -89,6 +93,12 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_flat) sgemm sgemm_flat 2048 2048 512 ;;
     stencil_3k) stencil stencil_3k $stencils 3072 30 ;;
     triton_4k) triton triton_4k 4096 ;;
+    sgemm_1536) sgemm sgemm_1536 1536 1536 1536 ;;
+    sgemm_3k) sgemm sgemm_3k 3072 3072 1024 ;;
+    sgemm_kbig) sgemm sgemm_kbig 1024 2048 8192 ;;
+    sgemm_skinny) sgemm sgemm_skinny 4096 256 4096 ;;
+    stencil_1k) stencil stencil_1k $stencils 1024 100 ;;
+    stencil_6k) stencil stencil_6k $stencils 6144 10 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
