@@ -56,4 +56,15 @@ landscape sgemm_kbig $matmul
 landscape sgemm_skinny $matmul
 landscape stencil_1k $stencil
 landscape stencil_6k $stencil
+# Measured on 2026-11-27 (H100) to check a rule chosen on all the above (local search trying every
+# anchor's single steps before any anchor's two-parameter steps): it failed here and was dropped.
+# The SGEMM at 1280³, 640 x 1280 x 4096, 4096 x 4096 x 1024 and 6144 x 512 x 2048, the stencil at
+# 1536² and 60 steps and at 5120² and 10 steps, the larger SGEMM space at 1536³.
+landscape sgemm_1280 $matmul
+landscape sgemm_640 $matmul
+landscape sgemm_4k $matmul
+landscape sgemm_narrow $matmul
+landscape stencil_1536 $stencil
+landscape stencil_5k $stencil
+landscape sgemm_large_1536 $matmul_large
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

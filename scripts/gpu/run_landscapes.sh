@@ -38,6 +38,11 @@
 #            3072 x 1024, 1024 x 2048 x 8192 and 4096 x 256 x 4096, the stencil's 96 at 1024² and 100
 #            steps and at 6144² and 10 steps: measured on 2026-11-27 after the inner seed pair was
 #            chosen, to check it.
+#   sgemm_1280, sgemm_640, sgemm_4k, sgemm_narrow, stencil_1536, stencil_5k, sgemm_large_1536: the 225
+#            at 1280³, 640 x 1280 x 4096, 4096 x 4096 x 1024 and 6144 x 512 x 2048, the stencil's 96 at
+#            1536² and 60 steps and at 5120² and 10 steps, the 648 at 1536³: measured on 2026-11-27
+#            after local search's order (every anchor's single steps before any two-parameter step)
+#            was chosen, to check it.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -99,6 +104,13 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_skinny) sgemm sgemm_skinny 4096 256 4096 ;;
     stencil_1k) stencil stencil_1k $stencils 1024 100 ;;
     stencil_6k) stencil stencil_6k $stencils 6144 10 ;;
+    sgemm_1280) sgemm sgemm_1280 1280 1280 1280 ;;
+    sgemm_640) sgemm sgemm_640 640 1280 4096 ;;
+    sgemm_4k) sgemm sgemm_4k 4096 4096 1024 ;;
+    sgemm_narrow) sgemm sgemm_narrow 6144 512 2048 ;;
+    stencil_1536) stencil stencil_1536 $stencils 1536 60 ;;
+    stencil_5k) stencil stencil_5k $stencils 5120 10 ;;
+    sgemm_large_1536) sgemm sgemm_large_1536 large 1536 1536 1536 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
