@@ -16,6 +16,7 @@
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
 #include <rpl/core/subprocess.hpp>
+#include <rpl/core/text.hpp>
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "digest.hpp"
@@ -31,8 +32,8 @@ std::string join(const std::vector<std::string>& words) {
   return out;
 }
 
-// The last non-empty line a program printed, shortened: the most useful clue to a failure.
-std::string last_line(const fs::path& log) {
+// The end of a program's log: its last line is the most useful clue to a failure.
+std::string log_tail(const fs::path& log) {
   std::ifstream in(log, std::ios::binary);
   if (!in) return "";
   in.seekg(0, std::ios::end);
@@ -41,15 +42,11 @@ std::string last_line(const fs::path& log) {
   in.seekg(from);
   std::string tail(static_cast<size_t>(size - from), '\0');
   in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
-  while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back()))) tail.pop_back();
-  const auto nl = tail.find_last_of('\n');
-  std::string line = nl == std::string::npos ? tail : tail.substr(nl + 1);
-  if (line.size() > 200) line = line.substr(0, 197) + "...";
-  return line;
+  return tail;
 }
 
 std::string with_clue(std::string what, const fs::path& log) {
-  const std::string clue = last_line(log);
+  const std::string clue = last_line(log_tail(log));
   return clue.empty() ? what : what + ": " + clue;
 }
 

@@ -8,6 +8,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
+#include <rpl/core/text.hpp>
 
 namespace rpl::backends {
 namespace fs = std::filesystem;
@@ -54,12 +55,6 @@ std::vector<std::string> replayer_argv(const fs::path& replayer, const ReplayReq
     if (request.dump_dir) argv.insert(argv.end(), {"--dump-outputs", request.dump_dir->string()});
   }
   return argv;
-}
-
-// The last line a process printed, for a one-line error.
-std::string last_line(std::string said) {
-  while (!said.empty() && (said.back() == '\n' || said.back() == '\r')) said.pop_back();
-  return said.substr(said.rfind('\n') == std::string::npos ? 0 : said.rfind('\n') + 1);
 }
 
 // One run of the replayer, behind the words of wrapper (a tool that runs it), and its result

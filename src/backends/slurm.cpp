@@ -14,6 +14,7 @@
 #include <rpl/core/files.hpp>
 #include <rpl/core/log.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/core/text.hpp>
 
 namespace rpl::backends {
 namespace fs = std::filesystem;
@@ -30,13 +31,6 @@ std::string random_hex(size_t digits) {
   std::string out;
   while (out.size() < digits) out += fmt::format("{:08x}", device());
   return out.substr(0, digits);
-}
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t start = 0;
-  while (start < s.size() && std::isspace(static_cast<unsigned char>(s[start]))) ++start;
-  return s.substr(start);
 }
 
 ProcessResult run_slurm_command(std::vector<std::string> argv, const std::atomic<bool>* cancel = nullptr) {
@@ -221,12 +215,10 @@ std::string step_end_clue(const fs::path& log) {
   std::ifstream in(log, std::ios::binary);
   std::string last;
   for (std::string line; std::getline(in, line);) {
-    line = trimmed(line);
-    if (line.find("*** STEP") != std::string::npos || line.find("*** JOB") != std::string::npos) return line;
-    if (!line.empty()) last = line;
+    if (line.find("*** STEP") != std::string::npos || line.find("*** JOB") != std::string::npos) return trimmed(line);
+    if (!trimmed(line).empty()) last = std::move(line);
   }
-  if (last.size() > 200) last = last.substr(0, 197) + "...";
-  return last;
+  return last_line(last);
 }
 
 }  // namespace rpl::backends

@@ -9,19 +9,13 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/stop_signals.hpp>
 #include <rpl/core/subprocess.hpp>
+#include <rpl/core/text.hpp>
 
 namespace rpl::optimize {
 namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kPrefix = "=========";
-
-std::string trimmed(std::string s) {
-  const size_t first = s.find_first_not_of(' ');
-  if (first == std::string::npos) return "";
-  const size_t last = s.find_last_not_of(" \r");
-  return s.substr(first, last + 1 - first);
-}
 
 // "42" of "[42 hazards]"; "1,125" of "1,125 errors".
 uint64_t number_in(const std::string& s) {
