@@ -48,8 +48,9 @@ class Search {
   /// what bayes chooses among.
   std::vector<size_t> candidates() const;
   /// count unmeasured configurations spread over the space: the seeded maximin design of the
-  /// Gaussian process's unit cube (its closest pair, with those measured, as far apart as found).
-  std::vector<size_t> spread(size_t count) const;
+  /// Gaussian process's unit cube (its closest pair, with those measured, as far apart as found;
+  /// the run's process where there is one, whose cube it is).
+  std::vector<size_t> spread(size_t count, const GaussianProcess& cube) const;
   /// Per candidate: whether the measured configuration nearest it in the unit cube failed (the
   /// run's process, whose cube it is, rather than a new one each round).
   std::vector<bool> nearest_measured_failed(const std::vector<size_t>& candidates, const GaussianProcess& cube) const;

@@ -74,8 +74,7 @@ std::vector<size_t> Search::candidates() const {
   return out;
 }
 
-std::vector<size_t> Search::spread(size_t count) const {
-  const GaussianProcess cube(space_);
+std::vector<size_t> Search::spread(size_t count, const GaussianProcess& cube) const {
   const auto candidates = this->candidates();
   if (count == 0 || count >= candidates.size()) return std::vector<size_t>(candidates.begin(), candidates.begin() + std::min(count, candidates.size()));
   std::vector<size_t> measured;
@@ -126,7 +125,7 @@ void Search::run_bayes() {
   const bool central = seeds >= 3;
   if (central) measure_batch({process.most_central(candidates())}, "seed");
   result_.seed_count = seeds + central;
-  measure_batch(spread(seeds), "seed");
+  measure_batch(spread(seeds, process), "seed");
   // A large budget is chosen in at most about 50 rounds, so that fits stay affordable.
   const size_t batch_size = std::max({options_.batch, (planned_ - std::min(planned_, seeds) + 49) / 50, size_t{1}});
   size_t tuned_at = 0;  // observations when the length scales were last chosen
@@ -152,7 +151,7 @@ void Search::run_bayes() {
       result_.process = process.refit(configs, costs);
     }
     if (!any_success || !result_.process.fitted) {  // failures took the seeds: more of the spread
-      measure_batch(spread(std::min(batch_size, result_.budget - done())), "seed");
+      measure_batch(spread(std::min(batch_size, result_.budget - done()), process), "seed");
       continue;
     }
     const double best = std::log(best_cost);

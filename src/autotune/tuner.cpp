@@ -275,7 +275,7 @@ TuneResult Search::run() {
   } else if (options_.strategy != Strategy::random && result_.budget <= model_minimum()) {
     // Too few configurations for a model to guide any: a spread of the space instead.
     result_.warnings.push_back("budget_too_small_for_a_model");
-    measure_batch(spread(result_.budget), "spread");
+    measure_batch(spread(result_.budget, GaussianProcess(space_)), "spread");
   } else if (options_.strategy == Strategy::bayes) {
     run_bayes();
   } else if (options_.strategy == Strategy::model) {
