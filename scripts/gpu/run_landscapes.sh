@@ -43,6 +43,16 @@
 #            1536² and 60 steps and at 5120² and 10 steps, the 648 at 1536³: measured on 2026-11-27
 #            after local search's order (every anchor's single steps before any two-parameter step)
 #            was chosen, to check it.
+#   stencil_2560, stencil_7k, sgemm_896, sgemm_384, sgemm_3k_cube, sgemm_5k_flat, sgemm_tall_256,
+#            sgemm_deep, sgemm_large_mid: the stencil's 96 at 2560² and 30 steps and at 7168² and 10 steps, the 225 at
+#            896³, 384 x 2048 x 2048, 3072³, 5120 x 5120 x 512, 12288 x 256 x 1024 and 2048 x 1024 x
+#            4096, the 648 at 2560 x 1536 x 1024: measured on 2026-11-27 (the session's second half) before local search's next change
+#            was chosen, and not looked at until it was (to check it).
+#   sgemm_1792, sgemm_2560_512, sgemm_1k_4k, sgemm_8k_flat, sgemm_320, stencil_3584, stencil_1280: the
+#            225 at 1792³, 2560 x 512 x 4096, 1024 x 4096 x 1024, 8192 x 8192 x 256 and 320 x 4096 x
+#            2048, the stencil's 96 at 3584² and 20 steps and at 1280² and 80 steps: measured on
+#            2026-11-27 and left out of bench/autotune_landscapes.sh, to check the next change to the
+#            strategies on landscapes nothing was chosen on.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -111,6 +121,22 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_1536) stencil stencil_1536 $stencils 1536 60 ;;
     stencil_5k) stencil stencil_5k $stencils 5120 10 ;;
     sgemm_large_1536) sgemm sgemm_large_1536 large 1536 1536 1536 ;;
+    stencil_2560) stencil stencil_2560 $stencils 2560 30 ;;
+    stencil_7k) stencil stencil_7k $stencils 7168 10 ;;
+    sgemm_896) sgemm sgemm_896 896 896 896 ;;
+    sgemm_384) sgemm sgemm_384 384 2048 2048 ;;
+    sgemm_3k_cube) sgemm sgemm_3k_cube 3072 3072 3072 ;;
+    sgemm_5k_flat) sgemm sgemm_5k_flat 5120 5120 512 ;;
+    sgemm_tall_256) sgemm sgemm_tall_256 12288 256 1024 ;;
+    sgemm_deep) sgemm sgemm_deep 2048 1024 4096 ;;
+    sgemm_large_mid) sgemm sgemm_large_mid large 2560 1536 1024 ;;
+    sgemm_1792) sgemm sgemm_1792 1792 1792 1792 ;;
+    sgemm_2560_512) sgemm sgemm_2560_512 2560 512 4096 ;;
+    sgemm_1k_4k) sgemm sgemm_1k_4k 1024 4096 1024 ;;
+    sgemm_8k_flat) sgemm sgemm_8k_flat 8192 8192 256 ;;
+    sgemm_320) sgemm sgemm_320 320 4096 2048 ;;
+    stencil_3584) stencil stencil_3584 $stencils 3584 20 ;;
+    stencil_1280) stencil stencil_1280 $stencils 1280 80 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
