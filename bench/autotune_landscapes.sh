@@ -81,4 +81,15 @@ landscape sgemm_tall_256 $matmul
 landscape sgemm_5k_flat $matmul
 landscape sgemm_3k_cube $matmul
 landscape sgemm_large_mid $matmul_large
+# Measured on 2026-11-27 (H100) and sealed (bench/data/sealed/) until a change was chosen on all the
+# above (local steps by the lower confidence bound instead of expected improvement), which they then
+# checked: the stencil at 3584² and 20 steps and at 1280² and 80 steps, the SGEMM at 1792³, 2560 x 512
+# x 4096, 1024 x 4096 x 1024, 320 x 4096 x 2048 and 8192 x 8192 x 256.
+landscape stencil_3584 $stencil
+landscape stencil_1280 $stencil
+landscape sgemm_1792 $matmul
+landscape sgemm_2560_512 $matmul
+landscape sgemm_1k_4k $matmul
+landscape sgemm_320 $matmul
+landscape sgemm_8k_flat $matmul
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

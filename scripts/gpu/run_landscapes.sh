@@ -51,8 +51,12 @@
 #   sgemm_1792, sgemm_2560_512, sgemm_1k_4k, sgemm_8k_flat, sgemm_320, stencil_3584, stencil_1280: the
 #            225 at 1792³, 2560 x 512 x 4096, 1024 x 4096 x 1024, 8192 x 8192 x 256 and 320 x 4096 x
 #            2048, the stencil's 96 at 3584² and 20 steps and at 1280² and 80 steps: measured on
-#            2026-11-27 and left out of bench/autotune_landscapes.sh, to check the next change to the
-#            strategies on landscapes nothing was chosen on.
+#            2026-11-27 and sealed (left out of bench/autotune_landscapes.sh) until they checked the next
+#            change to the strategies, chosen on landscapes nothing was chosen on; since in the benchmark.
+#   sgemm_1152, sgemm_448, sgemm_6k_k512, sgemm_tall_128, sgemm_2k_4k, stencil_4608, stencil_1792: the
+#            225 at 1152³, 448 x 3072 x 2048, 6144 x 6144 x 512, 8192 x 128 x 4096 and 2048 x 4096 x 2048,
+#            the stencil's 96 at 4608² and 15 steps and at 1792² and 60 steps: measured on 2026-11-27
+#            (late) and sealed likewise, once the seven above had checked a change and moved up.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -137,6 +141,13 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_320) sgemm sgemm_320 320 4096 2048 ;;
     stencil_3584) stencil stencil_3584 $stencils 3584 20 ;;
     stencil_1280) stencil stencil_1280 $stencils 1280 80 ;;
+    sgemm_1152) sgemm sgemm_1152 1152 1152 1152 ;;
+    sgemm_448) sgemm sgemm_448 448 3072 2048 ;;
+    sgemm_6k_k512) sgemm sgemm_6k_k512 6144 6144 512 ;;
+    sgemm_tall_128) sgemm sgemm_tall_128 8192 128 4096 ;;
+    sgemm_2k_4k) sgemm sgemm_2k_4k 2048 4096 2048 ;;
+    stencil_4608) stencil stencil_4608 $stencils 4608 15 ;;
+    stencil_1792) stencil stencil_1792 $stencils 1792 60 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"

@@ -2,7 +2,7 @@
 // The state of one tuning run, shared by the files that define its parts: tuner.cpp (measuring,
 // the budget, the curve, the re-measurement of the best, the random strategy), strategy_model.cpp
 // (the quadratic model's seed, explore, prune and confirm) and strategy_bayes.cpp (a Gaussian
-// process choosing each next configuration by expected improvement).
+// process choosing each next configuration, near the best measured first).
 #include <atomic>
 #include <chrono>
 #include <optional>

@@ -62,7 +62,7 @@ Action add_autotune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--budget", o->request.budget, "configurations to measure at most: a count, a fraction or a percentage (default 20%), or a "
                                        "time (90s, 20m, 1h30m) after which none is started");
-  cmd->add_option("--strategy", o->request.strategy, "bayes (a Gaussian process and expected improvement), model (a quadratic model and a "
+  cmd->add_option("--strategy", o->request.strategy, "bayes (a Gaussian process guiding a local search), model (a quadratic model and a "
                                              "prune) or random")
       ->check(CLI::IsMember({"bayes", "model", "random"}))
       ->capture_default_str();

@@ -188,7 +188,7 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
       scales += fmt::format("{}{} {:.2f}", scales.empty() ? "" : ", ", process.features[i], process.length_scales[i]);
     }
     out += fmt::format("Model: a Gaussian process on {} configurations (length scales {}; noise {:.3g}), each next configuration "
-                       "the one of most expected improvement\n",
+                       "the best's neighbour of lowest lower confidence bound, or anywhere the one of most expected improvement\n",
                        process.observations, scales, process.noise);
   } else if (result.strategy != autotune::Strategy::model || result.measured_in("seed") == 0) {
     out += result.measured_in("spread") ? "Model: none (the budget is too small for one: a spread of the space was measured)\n"
