@@ -44,10 +44,11 @@
 #            after local search's order (every anchor's single steps before any two-parameter step)
 #            was chosen, to check it.
 #   stencil_2560, stencil_7k, sgemm_896, sgemm_384, sgemm_3k_cube, sgemm_5k_flat, sgemm_tall_256,
-#            sgemm_deep, sgemm_large_mid: the stencil's 96 at 2560² and 30 steps and at 7168² and 10 steps, the 225 at
-#            896³, 384 x 2048 x 2048, 3072³, 5120 x 5120 x 512, 12288 x 256 x 1024 and 2048 x 1024 x
-#            4096, the 648 at 2560 x 1536 x 1024: measured on 2026-11-27 (the session's second half) before local search's next change
-#            was chosen, and not looked at until it was (to check it).
+#            sgemm_deep, sgemm_large_mid: the stencil's 96 at 2560² and 30 steps and at 7168² and 10
+#            steps, the 225 at 896³, 384 x 2048 x 2048, 3072³, 5120 x 5120 x 512, 12288 x 256 x 1024
+#            and 2048 x 1024 x 4096, the 648 at 2560 x 1536 x 1024: measured on 2026-11-27 (the
+#            session's second half) before local search's next change was chosen, and not looked at
+#            until it was (to check it).
 #   sgemm_1792, sgemm_2560_512, sgemm_1k_4k, sgemm_8k_flat, sgemm_320, stencil_3584, stencil_1280: the
 #            225 at 1792³, 2560 x 512 x 4096, 1024 x 4096 x 1024, 8192 x 8192 x 256 and 320 x 4096 x
 #            2048, the stencil's 96 at 3584² and 20 steps and at 1280² and 80 steps: measured on
