@@ -509,13 +509,14 @@ TEST(Tuner, BayesStepsToTheNeighbourOfLowestLowerConfidenceBound) {
     for (auto m = r.measured.begin(); m != guided; ++m) configs.push_back(m->configuration), costs.push_back(m->measurement.value);
     GaussianProcess process(s);
     ASSERT_TRUE(process.fit(configs, costs).fitted);
-    const size_t best = configs[static_cast<size_t>(std::min_element(costs.begin(), costs.end()) - costs.begin())];
+    const auto best_at = static_cast<size_t>(std::min_element(costs.begin(), costs.end()) - costs.begin());
+    const size_t best = configs[best_at];
     std::optional<size_t> lowest_bound, most_improvement;
     double bound = 0, improvement = 0;
     for (size_t c = 0; c < s.size(); ++c) {
       if (!grid_neighbours(s, c, best) || std::find(configs.begin(), configs.end(), c) != configs.end()) continue;
       const auto p = process.predict(c);
-      const double b = p.mean - 2 * p.sd, e = expected_improvement(p, std::log(*std::min_element(costs.begin(), costs.end())));
+      const double b = p.mean - 2 * p.sd, e = expected_improvement(p, std::log(costs[best_at]));
       if (!lowest_bound || b < bound) lowest_bound = c, bound = b;
       if (!most_improvement || e > improvement) most_improvement = c, improvement = e;
     }
@@ -532,7 +533,6 @@ TEST(Tuner, BayesStepsToTheNeighbourOfLowestLowerConfidenceBound) {
 // each guided pick is a neighbour of the first of the best measured that has one left.
 TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
   auto s = grid();
-  auto neighbours = [&](size_t x, size_t y) { return grid_neighbours(s, x, y); };
   size_t from_next_best = 0;
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     FunctionEvaluator eval([&](size_t c) { return bumpy(s, c); });
@@ -549,9 +549,9 @@ TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
         std::sort(ranked.begin(), ranked.end());
         for (size_t k = 0; k < ranked.size() && k < 8; ++k) {
           bool left = false;
-          for (size_t c = 0; c < s.size() && !left; ++c) left = !measured[c] && neighbours(c, ranked[k].second);
+          for (size_t c = 0; c < s.size() && !left; ++c) left = !measured[c] && grid_neighbours(s, c, ranked[k].second);
           if (!left) continue;
-          EXPECT_TRUE(neighbours(m.configuration, ranked[k].second))
+          EXPECT_TRUE(grid_neighbours(s, m.configuration, ranked[k].second))
               << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration) << " is no neighbour of the best " << k + 1
               << " measured with one left";
           from_next_best += k > 0;
