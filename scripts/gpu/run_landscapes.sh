@@ -58,6 +58,10 @@
 #            225 at 1152³, 448 x 3072 x 2048, 6144 x 6144 x 512, 8192 x 128 x 4096 and 2048 x 4096 x 2048,
 #            the stencil's 96 at 4608² and 15 steps and at 1792² and 60 steps: measured on 2026-11-27
 #            (late) and sealed likewise, once the seven above had checked a change and moved up.
+#   sgemm_1664, sgemm_576, sgemm_tall_384, stencil_3328, stencil_896: the 225 at 1664³, 576 x 2560 x
+#            2048 and 4096 x 384 x 2048, the stencil's 96 at 3328² and 25 steps and at 896² and 120
+#            steps: measured on 2026-11-27 (night) and sealed, once the seven above had checked the
+#            restart at the centre and moved up.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -149,6 +153,11 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_2k_4k) sgemm sgemm_2k_4k 2048 4096 2048 ;;
     stencil_4608) stencil stencil_4608 $stencils 4608 15 ;;
     stencil_1792) stencil stencil_1792 $stencils 1792 60 ;;
+    sgemm_1664) sgemm sgemm_1664 1664 1664 1664 ;;
+    sgemm_576) sgemm sgemm_576 576 2560 2048 ;;
+    sgemm_tall_384) sgemm sgemm_tall_384 4096 384 2048 ;;
+    stencil_3328) stencil stencil_3328 $stencils 3328 25 ;;
+    stencil_896) stencil stencil_896 $stencils 896 120 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"

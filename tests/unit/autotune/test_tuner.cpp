@@ -565,6 +565,51 @@ TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
   EXPECT_GT(from_next_best, 0u) << "no best's neighbours were ever spent: the landscape does not test the rule";
 }
 
+// With two seeds (no centre among them), the configuration nearest the centre (A=8 B=5 on grid()) is
+// measured once, as the guided pick right after the best measured first has no neighbour left, and
+// never before. On a plane with a shallow dip at each corner, where the seeds are, and a deep one at
+// the centre, the climb from the better corner ends there, and only the restart finds the centre.
+TEST(Tuner, BayesRestartsAtTheCentreWhereTheClimbReachesALocalOptimum) {
+  auto s = grid();
+  auto dip = [](double a, double b, double a0, double b0, double width) {
+    return std::exp(-((a - a0) * (a - a0) + (b - b0) * (b - b0)) / width);
+  };
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    FunctionEvaluator eval([&](size_t c) {
+      const double a = a_of(s, c), b = b_of(s, c);
+      double corners = 0;
+      for (double a0 : {1, 20}) {
+        for (double b0 : {1, 12}) corners += dip(a, b, a0, b0, 8);
+      }
+      return ok(2 - 0.3 * corners - dip(a, b, 8, 5, 4));
+    });
+    MemoryStore store;
+    TuneOptions o;
+    o.seed = seed;
+    o.budget = 23;  // 2 seeds
+    const auto r = tune(s, eval, store, o);
+    ASSERT_EQ(r.seed_count, 2u);
+    std::vector<bool> measured(s.size(), false);
+    std::optional<std::pair<double, size_t>> best;
+    bool restarted = false;
+    for (const auto& m : r.measured) {
+      const bool centre = a_of(s, m.configuration) == 8 && b_of(s, m.configuration) == 5;
+      if (m.phase == "guided" && !restarted) {
+        bool left = false;
+        for (size_t c = 0; c < s.size() && !left; ++c) left = !measured[c] && grid_neighbours(s, c, best->second);
+        EXPECT_EQ(centre, !left) << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration);
+        restarted = !left;
+      }
+      measured[m.configuration] = true;
+      if (!best || m.measurement.value < best->first) best = {m.measurement.value, m.configuration};
+    }
+    EXPECT_TRUE(restarted) << "seed " << seed;
+    ASSERT_TRUE(r.best);
+    EXPECT_EQ(a_of(s, *r.best), 8) << "seed " << seed;
+    EXPECT_EQ(b_of(s, *r.best), 5) << "seed " << seed;
+  }
+}
+
 TEST(Tuner, RandomSearchMeasuresTheBudgetInASeededOrder) {
   auto s = grid();
   FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
