@@ -261,15 +261,14 @@ void Search::run_bayes() {
           if (!pick || score[i] > score[*pick] || (score[i] == score[*pick] && score[i] <= 0 && sd[i] > sd[*pick])) pick = i;
         }
       };
-      auto take_restart = [&] {
-        const auto at = static_cast<size_t>(std::find(candidates.begin(), candidates.end(), centre) - candidates.begin());
-        if (at < candidates.size() && score[at] >= 0) pick = at;
-        restart = false;
-      };
       for (size_t a = 0; a < anchors.size() && !pick; ++a) {
         best_of(kOneStep, anchors[a]);
         if (!pick) best_of(kKeepsDerived, anchors[a]);
-        if (!pick && a == 0 && restart) take_restart();  // the best is a local optimum
+        if (!pick && a == 0 && restart) {  // the best is a local optimum: the centre, once
+          const auto at = static_cast<size_t>(std::find(candidates.begin(), candidates.end(), centre) - candidates.begin());
+          if (at < candidates.size() && score[at] >= 0) pick = at;
+          restart = false;
+        }
       }
       if (!pick) best_of(kAnywhere, 0);
       if (!pick) break;

@@ -489,6 +489,14 @@ bool grid_neighbours(const SearchSpace& s, size_t x, size_t y) {
   return (da == 0 && db != 0 && std::abs(db) <= 2) || (db == 0 && da != 0 && std::abs(da) <= 4);
 }
 
+// Whether a neighbour of x on grid() is left unmeasured.
+bool neighbour_left(const SearchSpace& s, const std::vector<bool>& measured, size_t x) {
+  for (size_t c = 0; c < s.size(); ++c) {
+    if (!measured[c] && grid_neighbours(s, c, x)) return true;
+  }
+  return false;
+}
+
 // The first guided pick is, of the best seed's neighbours, the one of lowest predicted log cost less
 // two standard deviations under the process fitted to the seeds; expected improvement would pick
 // another on some seeds.
@@ -548,9 +556,7 @@ TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
       if (m.phase == "guided") {
         std::sort(ranked.begin(), ranked.end());
         for (size_t k = 0; k < ranked.size() && k < 8; ++k) {
-          bool left = false;
-          for (size_t c = 0; c < s.size() && !left; ++c) left = !measured[c] && grid_neighbours(s, c, ranked[k].second);
-          if (!left) continue;
+          if (!neighbour_left(s, measured, ranked[k].second)) continue;
           EXPECT_TRUE(grid_neighbours(s, m.configuration, ranked[k].second))
               << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration) << " is no neighbour of the best " << k + 1
               << " measured with one left";
@@ -595,8 +601,7 @@ TEST(Tuner, BayesRestartsAtTheCentreWhereTheClimbReachesALocalOptimum) {
     for (const auto& m : r.measured) {
       const bool centre = a_of(s, m.configuration) == 8 && b_of(s, m.configuration) == 5;
       if (m.phase == "guided" && !restarted) {
-        bool left = false;
-        for (size_t c = 0; c < s.size() && !left; ++c) left = !measured[c] && grid_neighbours(s, c, best->second);
+        const bool left = neighbour_left(s, measured, best->second);
         EXPECT_EQ(centre, !left) << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration);
         restarted = !left;
       }
