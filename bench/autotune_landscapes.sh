@@ -103,4 +103,12 @@ landscape sgemm_tall_128 $matmul
 landscape sgemm_2k_4k $matmul
 landscape stencil_4608 $stencil
 landscape stencil_1792 $stencil
+# Measured on 2026-11-27 (H100) and sealed until 2026-11-28, then run once, as a held-out check, with
+# the strategy of the line above unchanged: the SGEMM at 1664³, 576 x 2560 x 2048 and 4096 x 384 x
+# 2048, the stencil at 3328² and 25 steps and at 896² and 120 steps.
+landscape sgemm_1664 $matmul
+landscape sgemm_576 $matmul
+landscape sgemm_tall_384 $matmul
+landscape stencil_3328 $stencil
+landscape stencil_896 $stencil
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

@@ -62,6 +62,10 @@
 #            2048 and 4096 x 384 x 2048, the stencil's 96 at 3328² and 25 steps and at 896² and 120
 #            steps: measured on 2026-11-27 (night) and sealed, once the seven above had checked the
 #            restart at the centre and moved up.
+#   sgemm_1408, sgemm_704, sgemm_3k_512, stencil_2304, stencil_1152, triton_1536: the 225 at 1408³,
+#            704 x 2048 x 2048 and 3072 x 512 x 3072, the stencil's 96 at 2304² and 40 steps and at
+#            1152² and 90 steps, the Triton matmul's 54 at 1536³: measured on 2026-11-28 and sealed,
+#            once the five above had checked the strategy of 2026-11-27 f and moved up.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -158,6 +162,12 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_tall_384) sgemm sgemm_tall_384 4096 384 2048 ;;
     stencil_3328) stencil stencil_3328 $stencils 3328 25 ;;
     stencil_896) stencil stencil_896 $stencils 896 120 ;;
+    sgemm_1408) sgemm sgemm_1408 1408 1408 1408 ;;
+    sgemm_704) sgemm sgemm_704 704 2048 2048 ;;
+    sgemm_3k_512) sgemm sgemm_3k_512 3072 512 3072 ;;
+    stencil_2304) stencil stencil_2304 $stencils 2304 40 ;;
+    stencil_1152) stencil stencil_1152 $stencils 1152 90 ;;
+    triton_1536) triton triton_1536 1536 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
