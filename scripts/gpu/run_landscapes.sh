@@ -66,6 +66,10 @@
 #            704 x 2048 x 2048 and 3072 x 512 x 3072, the stencil's 96 at 2304² and 40 steps and at
 #            1152² and 90 steps, the Triton matmul's 54 at 1536³: measured on 2026-11-28 and sealed,
 #            once the five above had checked the strategy of 2026-11-27 f and moved up.
+#   sgemm_960, sgemm_512_4k, sgemm_2304, stencil_640, stencil_2816: the 225 at 960³, 512 x 4096 x
+#            1024 and 2304 x 1536 x 2048, the stencil's 96 at 640² and 200 steps and at 2816² and 35
+#            steps: measured on 2026-11-28 and sealed, once the six above had checked the centre
+#            taken by its lower bound and moved up.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -168,6 +172,11 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_2304) stencil stencil_2304 $stencils 2304 40 ;;
     stencil_1152) stencil stencil_1152 $stencils 1152 90 ;;
     triton_1536) triton triton_1536 1536 ;;
+    sgemm_960) sgemm sgemm_960 960 960 960 ;;
+    sgemm_512_4k) sgemm sgemm_512_4k 512 4096 1024 ;;
+    sgemm_2304) sgemm sgemm_2304 2304 1536 2048 ;;
+    stencil_640) stencil stencil_640 $stencils 640 200 ;;
+    stencil_2816) stencil stencil_2816 $stencils 2816 35 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"

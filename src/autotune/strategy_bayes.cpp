@@ -132,15 +132,17 @@ void Search::run_bayes() {
   if (central) measure_batch({process.most_central(candidates())}, "seed");
   result_.seed_count = seeds + central;
   measure_batch(spread(seeds, process), "seed");
-  // Where the centre is not a seed, it is measured once the climb from the best seed has reached a
-  // local optimum (the best's neighbours all measured), and the climb goes on from it where it is
-  // better: a restart in the middle of the ranges, where a small product's best often lies, paid
-  // for only where the corners' climb has stalled (over 100 seeds at 5, 10 and 15 % of the 50
-  // landscapes of bench/, 12724 found one within 3 % of the best instead of 12606; on the seven
-  // sealed until then, 1775 of 2100 instead of 1734). Restarting once only the best's single steps
-  // were spent found 12786 and 1774, but cut sgemm_1536 at 10 % from 98 to 73 of 100.
+  // Where the centre is not a seed, it is one more candidate of the climb from the best seed until
+  // it is measured: taken where its lower bound (below) is under that of every neighbour of the
+  // best, or where the best has no neighbour left, and the climb goes on from it where it is
+  // better. The middle of the ranges, where a small product's best often lies, is then reached as
+  // soon as the process, fitted to the climb so far, rates it above the next step. Over 100 seeds
+  // at 5, 10 and 15 % of the 62 landscapes of bench/, 15995 found one within 3 % of the best (the
+  // centre only at a local optimum: 15598; on the six sealed until then, 1370 of 1800, was 1252),
+  // the 10 % target (95 in 100) met on 52 (47). The centre rated at 1.75 or 2.25 standard
+  // deviations instead of the neighbours' 2 found 15869 and 15603: at 2.25 it is taken first.
   const auto unmeasured = candidates();
-  bool restart = !central && !unmeasured.empty();
+  const bool restart = !central && !unmeasured.empty();
   const size_t centre = restart ? process.most_central(unmeasured) : 0;
   // A large budget is chosen in at most about 50 rounds, so that fits stay affordable.
   const size_t batch_size = std::max({options_.batch, (planned_ - std::min(planned_, seeds) + 49) / 50, size_t{1}});
@@ -246,6 +248,8 @@ void Search::run_bayes() {
       std::sort(ranked.begin(), ranked.end());
       for (size_t i = 0; i < ranked.size() && i < kAnchors; ++i) anchors.push_back(ranked[i].second);
     }
+    // The centre's place among the candidates, or past them where it is measured or a seed.
+    const auto centre_at = restart ? static_cast<size_t>(std::find(candidates.begin(), candidates.end(), centre) - candidates.begin()) : candidates.size();
     auto lower_bound = [&](size_t i) { return predictions[i].mean - kLocalConfidence * predictions[i].sd; };
     std::vector<size_t> batch;
     while (batch.size() < batch_size && batch.size() + done() < result_.budget) {
@@ -264,11 +268,7 @@ void Search::run_bayes() {
       for (size_t a = 0; a < anchors.size() && !pick; ++a) {
         best_of(kOneStep, anchors[a]);
         if (!pick) best_of(kKeepsDerived, anchors[a]);
-        if (!pick && a == 0 && restart) {  // the best is a local optimum: the centre, once
-          const auto at = static_cast<size_t>(std::find(candidates.begin(), candidates.end(), centre) - candidates.begin());
-          if (at < candidates.size() && score[at] >= 0) pick = at;
-          restart = false;
-        }
+        if (a == 0 && centre_at < candidates.size() && score[centre_at] >= 0 && (!pick || lower_bound(centre_at) < lower_bound(*pick))) pick = centre_at;
       }
       if (!pick) best_of(kAnywhere, 0);
       if (!pick) break;

@@ -2,9 +2,9 @@
 // The search, by one of three strategies, all within one budget of configurations (and of time):
 //  - bayes (the default): a spread of seeds, as few as a model needs, then each next
 //    configuration, under a Gaussian process, the best measured's neighbour of lowest lower
-//    confidence bound (with two seeds, the centre once the best has none left; where the best 8
-//    have none left, the one of most expected improvement anywhere); a configuration that failed
-//    counts as 1.5 times the worst cost measured;
+//    confidence bound (with two seeds, the centre too, once, where its bound is lower or the best
+//    has no neighbour left; where the best 8 have none left, the one of most expected improvement
+//    anywhere); a configuration that failed counts as 1.5 times the worst cost measured;
 //  - model: a seed sample (at most half the budget), fit (QuadraticModel), predict every
 //    unmeasured configuration, prune to those predicted within prune_factor of the best measured
 //    (widened, after more measurements, while the model's cross-validated R² stays under min_r2),
