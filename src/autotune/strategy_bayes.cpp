@@ -129,7 +129,10 @@ void Search::run_bayes() {
   // them was worse (sgemm and sgemm_rect at 5 %: 40 and 38 of 100 instead of 96 and 93; the
   // Triton matmul at 2048³, 0 instead of 100).
   const bool central = seeds >= 3;
-  if (central) measure_batch({process.most_central(candidates())}, "seed");
+  if (central) {
+    result_.centre = process.most_central(candidates());
+    measure_batch({*result_.centre}, "seed");
+  }
   result_.seed_count = seeds + central;
   measure_batch(spread(seeds, process), "seed");
   // Where the centre is not a seed, it is one more candidate of the climb from the best seed until
@@ -144,6 +147,7 @@ void Search::run_bayes() {
   const auto unmeasured = candidates();
   const bool restart = !central && !unmeasured.empty();
   const size_t centre = restart ? process.most_central(unmeasured) : 0;
+  if (restart) result_.centre = centre;
   // A large budget is chosen in at most about 50 rounds, so that fits stay affordable.
   const size_t batch_size = std::max({options_.batch, (planned_ - std::min(planned_, seeds) + 49) / 50, size_t{1}});
   size_t tuned_at = 0;  // observations when the length scales were last chosen

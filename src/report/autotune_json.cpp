@@ -29,19 +29,36 @@ const autotune::MeasuredConfiguration* measured(const autotune::TuneResult& resu
   return nullptr;
 }
 
+// Where the configuration nearest the centre of the space was measured (its index in the order
+// measured), if it was.
+std::optional<size_t> centre_order(const autotune::TuneResult& result) {
+  for (size_t i = 0; i < result.measured.size() && result.centre; ++i) {
+    if (result.measured[i].configuration == *result.centre) return i;
+  }
+  return std::nullopt;
+}
+
 // The model that guided the search: the quadratic one (model), the Gaussian process (bayes), or
 // none (random search, a spread).
-Json model_json(const autotune::TuneResult& result) {
+Json model_json(const autotune::SearchSpace& space, const autotune::TuneResult& result) {
   if (result.strategy == autotune::Strategy::bayes && result.measured_in("guided") > 0) {
     const auto& p = result.process;
     Json scales = Json::object();
     for (size_t i = 0; i < p.length_scales.size() && i < p.features.size(); ++i) scales[p.features[i]] = round6(p.length_scales[i]);
+    Json centre;
+    if (result.centre) {
+      const auto at = centre_order(result);
+      centre = {{"configuration", space.to_json(*result.centre)},
+                {"measured", at ? Json(*at + 1) : Json()},
+                {"phase", at ? Json(result.measured[*at].phase) : Json()}};
+    }
     return {{"kind", "gaussian_process_matern52_log"},
             {"fitted", p.fitted},
             {"observations", p.observations},
             {"length_scales", scales},
             {"noise", round6(p.noise)},
-            {"log_likelihood", round6(p.log_likelihood)}};
+            {"log_likelihood", round6(p.log_likelihood)},
+            {"centre", centre}};
   }
   if (result.strategy != autotune::Strategy::model || result.measured_in("seed") == 0) return nullptr;
   const auto& fit = result.model;
@@ -112,7 +129,7 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   Json failures = Json::object();
   for (const auto& [kind, count] : result.failures()) failures[std::string(autotune::failure_name(kind))] = count;
   j["failures"] = failures;
-  j["model"] = model_json(result);
+  j["model"] = model_json(space, result);
   Json curve = Json::array();
   for (const auto& point : result.curve) {
     curve.push_back({{"measured", point.measured},
@@ -190,6 +207,12 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
     out += fmt::format("Model: a Gaussian process on {} configurations (length scales {}; noise {:.3g}), each next configuration "
                        "the best's neighbour of lowest lower confidence bound, or anywhere the one of most expected improvement\n",
                        process.observations, scales, process.noise);
+    if (result.centre) {
+      const auto at = centre_order(result);
+      out += fmt::format("Centre of the space: {}, {}\n", configuration_text(space, *result.centre),
+                         at ? fmt::format("measured {} of {} ({})", *at + 1, result.measured.size(), result.measured[*at].phase)
+                            : std::string("not measured"));
+    }
   } else if (result.strategy != autotune::Strategy::model || result.measured_in("seed") == 0) {
     out += result.measured_in("spread") ? "Model: none (the budget is too small for one: a spread of the space was measured)\n"
                                         : "Model: none (random search)\n";

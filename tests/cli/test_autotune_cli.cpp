@@ -233,10 +233,28 @@ TEST(CliAutotune, BayesOnTheRecordedSgemmLandscapeAndTheReportOfItsCurve) {
   EXPECT_EQ(doc["measured"]["total"], 23);
   EXPECT_EQ(doc["measured"]["seed"].get<int>() + doc["measured"]["guided"].get<int>(), 23);
   EXPECT_EQ(doc["model"]["kind"], "gaussian_process_matern52_log");
+  // Two seeds: the centre of the space is a candidate of the climb, measured as a guided pick or not.
+  const auto& centre = doc["model"]["centre"];
+  ASSERT_TRUE(centre.is_object()) << doc["model"];
+  EXPECT_EQ(centre["configuration"].size(), 5u) << centre;
+  EXPECT_EQ(centre["measured"].is_null(), centre["phase"].is_null()) << centre;
+  if (!centre["phase"].is_null()) {
+    EXPECT_EQ(centre["phase"], "guided") << centre;
+    EXPECT_GT(centre["measured"].get<int>(), 2) << centre;
+  }
   ASSERT_EQ(doc["curve"].size(), 23u);
   EXPECT_EQ(doc["curve"].back()["measured"], 23);
   const auto& best = doc["best"]["configuration"];
   EXPECT_TRUE(best["BM"] == 128 && best["BN"] == 128 && best["TM"] == 8 && best["TN"] == 8) << best;
+  // The text summary says where the centre was measured, as the JSON does.
+  auto text = run_cli({"autotune", "--space", space, "--cmd-template", program, "--metric-regex", "sample_ms=([0-9.]+)",
+                       "--device-name", "recorded H100", "--budget", "10%", "--out", (dir / "text").string()},
+                      {{"RPL_LANDSCAPE_SEED", "1"}, {"RPL_LANDSCAPE_CALLS", dir.string()}});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  const std::string expected = centre["measured"].is_null() ? "not measured"
+                                                             : "measured " + centre["measured"].dump() + " of 23 (guided)";
+  EXPECT_NE(text.out.find("Centre of the space: BM=" + centre["configuration"]["BM"].dump()), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(expected), std::string::npos) << text.out;
 }
 
 // A time budget: no configuration is started after it; what was measured is kept.

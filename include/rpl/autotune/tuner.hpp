@@ -117,6 +117,7 @@ struct TuneResult {
   ModelFit model;                                // the fit that pruned
   ModelFit final_model;                          // refitted on every measurement, at the end
   GaussianProcessFit process;                    // bayes: the last fit
+  std::optional<size_t> centre;                  // bayes: nearest the space's centre (a seed, or a candidate of the climb)
   bool model_trusted = false;
   double prune_factor_used = 0;
   size_t survivors = 0;                          // after pruning, unmeasured

@@ -437,6 +437,9 @@ TEST(Tuner, BayesMeasuresTheCentreWithThreeSeedsOrMore) {
       const size_t first = r.measured.front().configuration;
       const bool central = a_of(s, first) == 8 && b_of(s, first) == 5;
       EXPECT_EQ(central, budget == 24) << "seed " << seed << " budget " << budget << ": A=" << a_of(s, first) << " B=" << b_of(s, first);
+      // The result names the centre either way: the first seed, or a candidate of the climb.
+      ASSERT_TRUE(r.centre);
+      EXPECT_TRUE(a_of(s, *r.centre) == 8 && b_of(s, *r.centre) == 5) << "A=" << a_of(s, *r.centre) << " B=" << b_of(s, *r.centre);
     }
   }
 }
@@ -615,6 +618,8 @@ TEST(Tuner, BayesTakesTheCentreWhereTheProcessRatesItAboveTheClimb) {
       if (!best || m.measurement.value < best->first) best = {m.measurement.value, m.configuration};
     }
     EXPECT_TRUE(centre_measured) << "seed " << seed;
+    ASSERT_TRUE(r.centre);
+    EXPECT_TRUE(a_of(s, *r.centre) == 8 && b_of(s, *r.centre) == 5) << "seed " << seed;
     ASSERT_TRUE(r.best);
     EXPECT_EQ(a_of(s, *r.best), 8) << "seed " << seed;
     EXPECT_EQ(b_of(s, *r.best), 5) << "seed " << seed;
