@@ -24,10 +24,11 @@ constexpr size_t kCandidates = 20000;
 // sample of the rest: a fit costs their number cubed.
 constexpr size_t kMaxObservations = 256;
 // The best measured configurations whose neighbours local search tries, best first (where the
-// best's are all measured, the next best's): on the three landscapes of 648 configurations in
-// bench/, 8 found one within 3 % at 5 % 85, 96 and 85 times in 100, 1 (the best's alone, then
-// anywhere) 77, 99 and 68; on the seven smaller ones the same within a seed at 5 and 10 %, but
-// sgemm_tall at 15 % 80 times, 97 with one (picks anywhere left its poor region sooner).
+// best's are all measured, the next best's). When chosen (2026-11-26, before the centre and the
+// lower bound), on the three landscapes of 648 configurations in bench/ then, 8 found one within
+// 3 % at 5 % 85, 96 and 85 times in 100, 1 (the best's alone, then anywhere) 77, 99 and 68; on the
+// seven smaller ones the same within a seed at 5 and 10 %, but sgemm_tall at 15 % 80 times, 97
+// with one. Four or sixteen, tried again on 34 landscapes (2026-11-27 d), were no better.
 constexpr size_t kAnchors = 8;
 // Local search picks the neighbour of lowest predicted log cost less this many standard
 // deviations. Over 100 seeds at 5, 10 and 15 % of the 43 landscapes of bench/, 2 found one within
