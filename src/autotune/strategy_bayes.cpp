@@ -147,8 +147,7 @@ void Search::run_bayes() {
   // deviations instead of the neighbours' 2 found 15869 and 15603: at 2.25 it is taken first.
   const auto unmeasured = candidates();
   const bool restart = !central && !unmeasured.empty();
-  const size_t centre = restart ? process.most_central(unmeasured) : 0;
-  if (restart) result_.centre = centre;
+  if (restart) result_.centre = process.most_central(unmeasured);
   // A large budget is chosen in at most about 50 rounds, so that fits stay affordable.
   const size_t batch_size = std::max({options_.batch, (planned_ - std::min(planned_, seeds) + 49) / 50, size_t{1}});
   size_t tuned_at = 0;  // observations when the length scales were last chosen
@@ -254,7 +253,9 @@ void Search::run_bayes() {
       for (size_t i = 0; i < ranked.size() && i < kAnchors; ++i) anchors.push_back(ranked[i].second);
     }
     // The centre's place among the candidates, or past them where it is measured or a seed.
-    const auto centre_at = restart ? static_cast<size_t>(std::find(candidates.begin(), candidates.end(), centre) - candidates.begin()) : candidates.size();
+    const auto centre_at = restart && !measured_[*result_.centre]
+                               ? static_cast<size_t>(std::find(candidates.begin(), candidates.end(), *result_.centre) - candidates.begin())
+                               : candidates.size();
     auto lower_bound = [&](size_t i) { return predictions[i].mean - kLocalConfidence * predictions[i].sd; };
     std::vector<size_t> batch;
     while (batch.size() < batch_size && batch.size() + done() < result_.budget) {

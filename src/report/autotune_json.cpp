@@ -32,10 +32,9 @@ const autotune::MeasuredConfiguration* measured(const autotune::TuneResult& resu
 // Where the configuration nearest the centre of the space was measured (its index in the order
 // measured), if it was.
 std::optional<size_t> centre_order(const autotune::TuneResult& result) {
-  for (size_t i = 0; i < result.measured.size() && result.centre; ++i) {
-    if (result.measured[i].configuration == *result.centre) return i;
-  }
-  return std::nullopt;
+  const auto* m = result.centre ? measured(result, *result.centre) : nullptr;
+  if (!m) return std::nullopt;
+  return static_cast<size_t>(m - result.measured.data());
 }
 
 // The model that guided the search: the quadratic one (model), the Gaussian process (bayes), or
