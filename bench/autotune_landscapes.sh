@@ -121,4 +121,12 @@ landscape sgemm_3k_512 $matmul
 landscape stencil_2304 $stencil
 landscape stencil_1152 $stencil
 landscape triton_1536 $triton
+# Measured on 2026-11-28 (H200) and sealed until then, and run once, as a held-out check, with the
+# strategy of the line above unchanged: the SGEMM at 960³, 512 x 4096 x 1024 and 2304 x 1536 x 2048,
+# the stencil at 640² and 200 steps and at 2816² and 35 steps.
+landscape sgemm_960 $matmul sgemm_960_h200_exhaustive.csv
+landscape sgemm_512_4k $matmul sgemm_512_4k_h200_exhaustive.csv
+landscape sgemm_2304 $matmul sgemm_2304_h200_exhaustive.csv
+landscape stencil_640 $stencil stencil_640_h200_exhaustive.csv
+landscape stencil_2816 $stencil stencil_2816_h200_exhaustive.csv
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

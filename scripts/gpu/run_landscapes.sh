@@ -70,6 +70,10 @@
 #            1024 and 2304 x 1536 x 2048, the stencil's 96 at 640² and 200 steps and at 2816² and 35
 #            steps: measured on 2026-11-28 and sealed, once the six above had checked the centre
 #            taken by its lower bound and moved up.
+#   sgemm_1920, sgemm_256_4k, sgemm_3584_768, stencil_768, stencil_1664, stencil_1408, stencil_3840:
+#            the 225 at 1920³, 256 x 4096 x 4096 and 3584 x 768 x 2048, the stencil's 96 at 768² and 150
+#            steps, 1664² and 70, 1408² and 80, 3840² and 25: measured on 2026-11-28 and sealed, once
+#            the five above had checked the strategy of 2026-11-28 b and moved up.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -177,6 +181,13 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_2304) sgemm sgemm_2304 2304 1536 2048 ;;
     stencil_640) stencil stencil_640 $stencils 640 200 ;;
     stencil_2816) stencil stencil_2816 $stencils 2816 35 ;;
+    sgemm_1920) sgemm sgemm_1920 1920 1920 1920 ;;
+    sgemm_256_4k) sgemm sgemm_256_4k 256 4096 4096 ;;
+    sgemm_3584_768) sgemm sgemm_3584_768 3584 768 2048 ;;
+    stencil_768) stencil stencil_768 $stencils 768 150 ;;
+    stencil_1664) stencil stencil_1664 $stencils 1664 70 ;;
+    stencil_1408) stencil stencil_1408 $stencils 1408 80 ;;
+    stencil_3840) stencil stencil_3840 $stencils 3840 25 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
