@@ -19,6 +19,31 @@ std::string number(const Json& v, const char* format = "{:.6g}") {
   return v.is_number() ? fmt::format(fmt::runtime(format), v.get<double>()) : std::string("-");
 }
 
+// What guided the search (autotune.json's model), and where the centre of the space was measured:
+// the bayes strategy's restart, which decides its smallest budgets.
+std::string model_rows(const Json& model, const Json& total) {
+  if (!model.is_object()) return row("Model", "autotune-model", "none");
+  const std::string kind = text_at(model, "kind");
+  std::string html;
+  if (kind == "gaussian_process_matern52_log") {
+    html = row("Model", "autotune-model", "a Gaussian process, last fitted to " + number(model.value("observations", Json()), "{:.0f}") + " configurations");
+    const Json& centre = model.value("centre", Json());
+    if (centre.is_object()) {
+      const Json& at = centre.value("measured", Json());
+      html += row("Centre of the space", "autotune-centre",
+                  escaped(configuration(centre.value("configuration", Json()))) + ", " +
+                      (at.is_number() ? "measured " + number(at, "{:.0f}") + " of " + number(total, "{:.0f}") + " (" + escaped(text_at(centre, "phase")) + ")"
+                                       : std::string("not measured")));
+    }
+  } else if (kind == "quadratic_ridge_log") {
+    html = row("Model", "autotune-model", "a quadratic fit, R² " + number(model.value("r2", Json()), "{:.2f}") + ", cross-validated " +
+                                              number(model.value("cv_r2", Json()), "{:.2f}"));
+  } else {
+    html = row("Model", "autotune-model", escaped(kind));
+  }
+  return html;
+}
+
 std::string summary(const Json& a) {
   const Json none = Json::object();
   const Json& measured = a.value("measured", none).is_object() ? a["measured"] : none;
@@ -40,6 +65,7 @@ std::string summary(const Json& a) {
   html += row("Best", "autotune-best",
               best.is_object() ? escaped(configuration(best.value("configuration", Json()))) + ": " + number(best.value("value", Json()))
                                : std::string("none: every configuration measured failed"));
+  html += model_rows(a.value("model", Json()), measured.value("total", Json()));
   std::string warnings;
   for (const auto& w : a.value("warnings", Json::array())) warnings += (warnings.empty() ? "" : ", ") + (w.is_string() ? w.get<std::string>() : "");
   if (!warnings.empty()) html += row("Warnings", "autotune-warnings", escaped(warnings));
@@ -65,12 +91,16 @@ constexpr const char* kScript = R"js(
   const canvas = document.getElementById('curve');
   const curve = (data.curve || []).filter(p => p && typeof p.measured === 'number' && typeof p.best_value === 'number');
   const colours = { seed: '#888', spread: '#888', explore: '#c80', guided: '#28c', confirm: '#2a2', random: '#a4a' };
+  // The centre of the space, where it was measured, is drawn as a triangle on the curve.
+  const centre = data.centre && typeof data.centre.measured === 'number' ? data.centre.measured : null;
   new Chart(canvas, { type: 'line', data: { datasets: [{ label: 'best so far', stepped: true, data: curve.map(p => ({ x: p.measured, y: p.best_value })),
-      pointBackgroundColor: curve.map(p => colours[p.phase] || '#000'), borderColor: '#888', pointRadius: 3 }] },
+      pointBackgroundColor: curve.map(p => colours[p.phase] || '#000'), borderColor: '#888',
+      pointStyle: curve.map(p => p.measured === centre ? 'triangle' : 'circle'), pointRadius: curve.map(p => p.measured === centre ? 7 : 3) }] },
     options: { animation: false, parsing: false, scales: {
       x: { type: 'linear', title: { display: true, text: 'configurations measured' } },
-      y: { title: { display: true, text: 'best value so far (colour: the phase that found it)' } } } } });
+      y: { title: { display: true, text: 'best value so far (colour: the phase that found it; triangle: the centre of the space measured)' } } } } });
   canvas.dataset.points = String(curve.length);
+  if (curve.some(p => p.measured === centre)) canvas.dataset.centre = String(centre);
   document.querySelectorAll('table.sortable th').forEach((th, column) => th.addEventListener('click', () => {
     const body = th.closest('table').tBodies[0];
     const rows = Array.from(body.rows).sort((a, b) => {
@@ -98,12 +128,14 @@ table.sortable td { border-bottom: 1px solid #eee; font-variant-numeric: tabular
 
 std::string autotune_report(const Json& a, const std::string& chart_js) {
   const Json curve = a.is_object() && a.value("curve", Json()).is_array() ? a["curve"] : Json::array();
+  const Json model = a.is_object() ? a.value("model", Json()) : Json();
+  const Json centre = model.is_object() && model.value("centre", Json()).is_object() ? model["centre"] : Json();
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rocm-perf autotune</title>\n<style>" +
                      std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>rocm-perf autotune</h1>\n";
   html += "<h2>Summary</h2>\n" + summary(a.is_object() ? a : Json::object());
   html += "<h2>Best so far</h2>\n<div class=\"chart\"><canvas id=\"curve\"></canvas></div>\n";
   html += "<h2>Best configurations</h2>\n" + top_table(a.is_object() ? a : Json::object());
-  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}}) + "</script>\n";
+  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}}) + "</script>\n";
   html += "<script>\n" + chart_js + "\n</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
   return html;
 }

@@ -273,7 +273,8 @@ TEST(CliReport, AnOptimizeFolderShowsItsCandidates) {
 }
 
 // A folder of rocm-perf autotune (a replay of the SGEMM's recorded landscape at a tenth of it): the
-// run's summary, and the best so far after each configuration drawn as a curve.
+// run's summary with the model that guided it and where the centre of the space was measured, and
+// the best so far after each configuration drawn as a curve, the centre's point marked.
 TEST(CliReport, AnAutotuneFolderDrawsItsSearch) {
   const auto dir = fresh_dir("report_autotune");
   const std::string space = (source_dir() / "examples/matmul/matmul_space.json").string();
@@ -287,10 +288,19 @@ TEST(CliReport, AnAutotuneFolderDrawsItsSearch) {
   EXPECT_NE(html.find("id=\"autotune-strategy\">bayes<"), std::string::npos);
   EXPECT_NE(html.find("id=\"autotune-measured\">23 of a budget of 23: "), std::string::npos);
   EXPECT_NE(html.find("<canvas id=\"curve\">"), std::string::npos);
+  EXPECT_NE(html.find("id=\"autotune-model\">a Gaussian process, last fitted to 22 configurations<"), std::string::npos);
+  const auto autotune = nlohmann::json::parse(read_text(dir / "out/autotune.json"));
+  const auto& centre = autotune["model"]["centre"];
+  ASSERT_TRUE(centre["measured"].is_number()) << centre.dump();
+  const std::string measured_at = std::to_string(centre["measured"].get<int>());
+  EXPECT_NE(html.find("id=\"autotune-centre\">BK=16 BM=64 BN=64 TM=4 TN=4, measured " + measured_at + " of 23 (" +
+                      centre["phase"].get<std::string>() + ")<"),
+            std::string::npos);
   OPEN_OR_SKIP(page, open_in_chromium(dir / "out/report.html"));
   EXPECT_EQ(page->console, "");
   EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
   EXPECT_NE(page->dom.find("data-points=\"23\""), std::string::npos);
+  EXPECT_NE(page->dom.find("data-centre=\"" + measured_at + "\""), std::string::npos);
 }
 
 // A PyTorch program's trace opens where the GPU works (from 225 ms), not on its start-up; the
