@@ -24,22 +24,19 @@ std::string number(const Json& v, const char* format = "{:.6g}") {
 std::string model_rows(const Json& model, const Json& total) {
   if (!model.is_object()) return row("Model", "autotune-model", "none");
   const std::string kind = text_at(model, "kind");
-  std::string html;
-  if (kind == "gaussian_process_matern52_log") {
-    html = row("Model", "autotune-model", "a Gaussian process, last fitted to " + number(model.value("observations", Json()), "{:.0f}") + " configurations");
-    const Json& centre = model.value("centre", Json());
-    if (centre.is_object()) {
-      const Json& at = centre.value("measured", Json());
-      html += row("Centre of the space", "autotune-centre",
-                  escaped(configuration(centre.value("configuration", Json()))) + ", " +
-                      (at.is_number() ? "measured " + number(at, "{:.0f}") + " of " + number(total, "{:.0f}") + " (" + escaped(text_at(centre, "phase")) + ")"
-                                       : std::string("not measured")));
-    }
-  } else if (kind == "quadratic_ridge_log") {
-    html = row("Model", "autotune-model", "a quadratic fit, R² " + number(model.value("r2", Json()), "{:.2f}") + ", cross-validated " +
-                                              number(model.value("cv_r2", Json()), "{:.2f}"));
-  } else {
-    html = row("Model", "autotune-model", escaped(kind));
+  const bool process = kind == "gaussian_process_matern52_log";
+  std::string what = escaped(kind);
+  if (!model.value("fitted", false)) what = "not fitted";
+  else if (process) what = "a Gaussian process, last fitted to " + number(model.value("observations", Json()), "{:.0f}") + " configurations";
+  else if (kind == "quadratic_ridge_log") what = "a quadratic fit, R² " + number(model.value("r2", Json()), "{:.2f}") + ", cross-validated " + number(model.value("cv_r2", Json()), "{:.2f}");
+  std::string html = row("Model", "autotune-model", what);
+  const Json& centre = model.value("centre", Json());
+  if (process && centre.is_object()) {
+    const Json& at = centre.value("measured", Json());
+    html += row("Centre of the space", "autotune-centre",
+                escaped(configuration(centre.value("configuration", Json()))) + ", " +
+                    (at.is_number() ? "measured " + number(at, "{:.0f}") + " of " + number(total, "{:.0f}") + " (" + escaped(text_at(centre, "phase")) + ")"
+                                     : std::string("not measured")));
   }
   return html;
 }

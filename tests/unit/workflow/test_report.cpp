@@ -46,6 +46,19 @@ TEST(WorkflowReport, AnAutotuneFolderGetsTheSearchsPage) {
   EXPECT_EQ(workflow::run_report({dir, dir / "report.html", {}, {}}, control).page, "autotune");
 }
 
+// The model strategy whose quadratic could not be fitted (fewer than 3 configurations succeeded)
+// says so, rather than an R² of 0.
+TEST(WorkflowReport, AnAutotuneModelNotFittedSaysSo) {
+  const auto dir = fresh_dir("workflow_report_unfitted");
+  std::ofstream(dir / "autotune.json") << R"({"schema_version": "1.0", "measured": {"total": 2}, "curve": [],
+    "model": {"kind": "quadratic_ridge_log", "fitted": false, "observations": 2, "r2": 0, "cv_r2": 0}})";
+  workflow::Control control;
+  ASSERT_EQ(workflow::run_report({dir, dir / "report.html", {}, {}}, control).page, "autotune");
+  const auto page = read_file(dir / "report.html", std::uintmax_t{64} << 20);
+  EXPECT_NE(page.find("id=\"autotune-model\">not fitted<"), std::string::npos);
+  EXPECT_EQ(page.find("autotune-centre"), std::string::npos);
+}
+
 TEST(WorkflowReport, AFolderOfNoCommandIsBadInputAndNoChartJsIsAMissingTool) {
   const auto dir = fresh_dir("workflow_report_bad");
   EXPECT_EQ(error_of({dir, dir / "report.html", {}, {}}), Errc::bad_input);
