@@ -141,4 +141,16 @@ landscape stencil_768 $stencil stencil_768_h200_exhaustive.csv
 landscape stencil_1664 $stencil stencil_1664_h200_exhaustive.csv
 landscape stencil_1408 $stencil stencil_1408_h200_exhaustive.csv
 landscape stencil_3840 $stencil stencil_3840_h200_exhaustive.csv
+# Measured on 2026-11-28 (H200) and sealed until then; run once, as a held-out check, with the
+# strategy of the line above unchanged (2026-11-28 d). The Triton matmul at 1280³, the SGEMM at 1088³,
+# 832 x 3072 x 2048, 2816 x 1024 x 1536 and 6144 x 192 x 3072, the stencil at 960² and 110 steps,
+# 1920² and 50, 4352² and 18.
+landscape triton_1280 $triton triton_1280_h200_exhaustive.csv
+landscape sgemm_1088 $matmul sgemm_1088_h200_exhaustive.csv
+landscape sgemm_832_3k $matmul sgemm_832_3k_h200_exhaustive.csv
+landscape sgemm_2816_1k $matmul sgemm_2816_1k_h200_exhaustive.csv
+landscape sgemm_tall_192 $matmul sgemm_tall_192_h200_exhaustive.csv
+landscape stencil_960 $stencil stencil_960_h200_exhaustive.csv
+landscape stencil_1920 $stencil stencil_1920_h200_exhaustive.csv
+landscape stencil_4352 $stencil stencil_4352_h200_exhaustive.csv
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

@@ -74,6 +74,11 @@
 #            the 225 at 1920³, 256 x 4096 x 4096 and 3584 x 768 x 2048, the stencil's 96 at 768² and 150
 #            steps, 1664² and 70, 1408² and 80, 3840² and 25: measured on 2026-11-28 and sealed, once
 #            the five above had checked the strategy of 2026-11-28 b and moved up.
+#   triton_1280, sgemm_1088, sgemm_832_3k, sgemm_2816_1k, sgemm_tall_192, stencil_960, stencil_1920,
+#            stencil_4352: the Triton matmul's 54 at 1280³, the 225 at 1088³, 832 x 3072 x 2048, 2816 x
+#            1024 x 1536 and 6144 x 192 x 3072, the stencil's 96 at 960² and 110 steps, 1920² and 50,
+#            4352² and 18: measured on 2026-11-28 (d) and sealed, once the seven above had checked a
+#            change and moved up.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -188,6 +193,14 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_1664) stencil stencil_1664 $stencils 1664 70 ;;
     stencil_1408) stencil stencil_1408 $stencils 1408 80 ;;
     stencil_3840) stencil stencil_3840 $stencils 3840 25 ;;
+    triton_1280) triton triton_1280 1280 ;;
+    sgemm_1088) sgemm sgemm_1088 1088 1088 1088 ;;
+    sgemm_832_3k) sgemm sgemm_832_3k 832 3072 2048 ;;
+    sgemm_2816_1k) sgemm sgemm_2816_1k 2816 1024 1536 ;;
+    sgemm_tall_192) sgemm sgemm_tall_192 6144 192 3072 ;;
+    stencil_960) stencil stencil_960 $stencils 960 110 ;;
+    stencil_1920) stencil stencil_1920 $stencils 1920 50 ;;
+    stencil_4352) stencil stencil_4352 $stencils 4352 18 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
