@@ -79,6 +79,10 @@
 #            1024 x 1536 and 6144 x 192 x 3072, the stencil's 96 at 960² and 110 steps, 1920² and 50,
 #            4352² and 18: measured on 2026-11-28 (d) and sealed, once the seven above had checked a
 #            change and moved up.
+#   sgemm_1216, sgemm_1536_640, sgemm_tall_320, stencil_1088, stencil_2176, stencil_5632: the 225 at
+#            1216³, 1536 x 640 x 3072 and 10240 x 320 x 2048, the stencil's 96 at 1088² and 90 steps,
+#            2176² and 40, 5632² and 10: measured on 2026-11-28 (d) and sealed, once the eight above
+#            had checked the strategy unchanged and moved up.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -201,6 +205,12 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_960) stencil stencil_960 $stencils 960 110 ;;
     stencil_1920) stencil stencil_1920 $stencils 1920 50 ;;
     stencil_4352) stencil stencil_4352 $stencils 4352 18 ;;
+    sgemm_1216) sgemm sgemm_1216 1216 1216 1216 ;;
+    sgemm_1536_640) sgemm sgemm_1536_640 1536 640 3072 ;;
+    sgemm_tall_320) sgemm sgemm_tall_320 10240 320 2048 ;;
+    stencil_1088) stencil stencil_1088 $stencils 1088 90 ;;
+    stencil_2176) stencil stencil_2176 $stencils 2176 40 ;;
+    stencil_5632) stencil stencil_5632 $stencils 5632 10 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
