@@ -5,7 +5,8 @@
 // (NoisyRecordedEvaluator) or, with --noise none, exactly. For each landscape, strategy and budget
 // (a percentage of the space), over seeds 1..N: how many seeds report a best whose recorded value
 // is within 3 % of the exhaustive best, and how many configurations each measured on average (and
-// the re-measurements of the two best beside them). One line per landscape, strategy and budget;
+// the re-measurements of the two best beside them, and how many of those measured failed: a
+// landscape's failures, a launch out of resources, cost a measurement each). One line per landscape, strategy and budget;
 // with --per-seed, before it a line per seed: how far its reported best is from the true best, and
 // how far the closest configuration it measured was (a search that found the best but reported
 // another lost it to noise; one that never measured it, to the search); with --trajectory, under
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    std::printf("landscape   size  strategy  budget   configurations  within 3 %% of the best  mean distance  re-measurements\n");
+    std::printf("landscape   size  strategy  budget   configurations  within 3 %% of the best  mean distance  re-measurements  failed\n");
     for (const auto& argument : landscapes) {
       const auto l = load(argument);
       for (const auto& budget_text : budgets) {
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
           const auto strategy = strategy_from_name(name);
           if (!strategy) rpl::fail(rpl::Errc::bad_input, "unknown strategy '{}'", name);
           int within = 0;
-          double measured = 0, remeasured = 0, distance = 0;
+          double measured = 0, remeasured = 0, distance = 0, failed = 0;
           for (int s = 1; s <= seeds; ++s) {
             NoisyRecordedEvaluator noisy(l.recorded, static_cast<uint64_t>(s));
             RecordedEvaluator exact(l.recorded);
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
             within += d <= 3 ? 1 : 0;
             distance += std::isfinite(d) ? d : 100;
             measured += static_cast<double>(r.measured.size());
+            for (const auto& m : r.measured) failed += m.measurement.ok() ? 0 : 1;
             if (per_seed) {
               double closest = INFINITY;
               for (const auto& m : r.measured) {
@@ -119,8 +121,8 @@ int main(int argc, char** argv) {
             }
             for (const auto& rm : r.remeasured) remeasured += static_cast<double>(rm.rounds.size());
           }
-          std::printf("%-10s %5zu  %-8s %5.0f %%  %14.1f  %12d / %-9d  %10.2f %%  %15.1f\n", l.name.c_str(), l.space.size(),
-                      name.c_str(), pct, measured / seeds, within, seeds, distance / seeds, remeasured / seeds);
+          std::printf("%-10s %5zu  %-8s %5.0f %%  %14.1f  %12d / %-9d  %10.2f %%  %15.1f  %6.1f\n", l.name.c_str(), l.space.size(),
+                      name.c_str(), pct, measured / seeds, within, seeds, distance / seeds, remeasured / seeds, failed / seeds);
         }
       }
     }

@@ -10,7 +10,7 @@ build=${1:-build/release}
 shift || true
 matmul=examples/matmul/matmul_space.json matmul_large=examples/matmul/matmul_large_space.json
 stencil=examples/stencil/stencil_space.json stencil_large=examples/stencil/stencil_large_space.json
-triton=tests/gpu/programs/triton_space.json
+triton=tests/gpu/programs/triton_space.json triton_wall=tests/gpu/programs/triton_wall_space.json
 landscapes=()
 # NAME SPACE [TABLE]: the measurements bench/data/TABLE, NAME_h100_exhaustive.csv unless named.
 landscape() { landscapes+=("$1=$2:bench/data/${3:-$1_h100_exhaustive.csv}"); }
@@ -153,4 +153,9 @@ landscape sgemm_tall_192 $matmul sgemm_tall_192_h200_exhaustive.csv
 landscape stencil_960 $stencil stencil_960_h200_exhaustive.csv
 landscape stencil_1920 $stencil stencil_1920_h200_exhaustive.csv
 landscape stencil_4352 $stencil stencil_4352_h200_exhaustive.csv
+# A real program's wall of failures (2026-11-28 e, H200): the Triton matmul at 4096³ and 2048³ over
+# blocks of 64 to 256 and BK of 32 to 128, no constraint; 10 of the 54 run out of shared memory. The
+# rule for steps past a failure was chosen on them (src/autotune/failure_wall.hpp).
+landscape triton_wall $triton_wall triton_wall_h200_exhaustive.csv
+landscape triton_wall_2k $triton_wall triton_wall_2k_h200_exhaustive.csv
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

@@ -83,6 +83,10 @@
 #            1216³, 1536 x 640 x 3072 and 10240 x 320 x 2048, the stencil's 96 at 1088² and 90 steps,
 #            2176² and 40, 5632² and 10: measured on 2026-11-28 (d) and sealed, once the eight above
 #            had checked the strategy unchanged and moved up.
+#   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and BK of 32 to 128 with no
+#            constraint (tests/gpu/programs/triton_wall_space.json): the largest need more shared memory
+#            than a block may have and fail to launch, a real program's wall of failures beside its
+#            fastest configurations, where the strategies' learning from failures is measured.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
@@ -109,9 +113,9 @@ sgemm() {  # NAME [large] M N K
 stencil() {  # NAME SPACE SIZE STEPS
   exhaustive "$1" "$2" "$carry/examples/stencil_tunable $3 $4 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2
 }
-# The Triton matmul's blocks and warps (54 configurations) at size³.
-triton() {  # NAME SIZE
-  exhaustive "$1" tests/gpu/programs/triton_space.json \
+# The Triton matmul's blocks and warps (54 configurations, or those of SPACE) at size³.
+triton() {  # NAME SIZE [SPACE]
+  exhaustive "$1" "${3:-tests/gpu/programs/triton_space.json}" \
     "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $2" \
     --kernel matmul_kernel --timeout 120 --max-runs 1
 }
@@ -211,6 +215,8 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_1088) stencil stencil_1088 $stencils 1088 90 ;;
     stencil_2176) stencil stencil_2176 $stencils 2176 40 ;;
     stencil_5632) stencil stencil_5632 $stencils 5632 10 ;;
+    triton_wall) triton triton_wall 4096 tests/gpu/programs/triton_wall_space.json ;;
+    triton_wall_2k) triton triton_wall_2k 2048 tests/gpu/programs/triton_wall_space.json ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"

@@ -12,6 +12,7 @@
 #include <random>
 #include <span>
 
+#include "failure_wall.hpp"
 #include "search.hpp"
 
 namespace rpl::autotune {
@@ -209,7 +210,7 @@ void Search::run_bayes() {
     // least known comes first.
     constexpr int kAnywhere = 0, kOneStep = 1, kKeepsDerived = 2;  // what step() says of a candidate
     auto index = [&](size_t c, size_t p) { return static_cast<long>(space_.value_index(c, p)); };
-    auto reach = [&](size_t p) { return std::max<long>(1, static_cast<long>(space_.parameters[p].values.size()) / 5); };
+    auto reach = [&](size_t p) { return step_reach(space_, p); };
     auto step = [&](size_t c, size_t anchor) {  // what c is to anchor
       int steps = 0;
       for (size_t p = 0; p < parameters; ++p) {
@@ -224,23 +225,12 @@ void Search::run_bayes() {
       }
       return kKeepsDerived;
     };
-    // A single step that reaches or passes, along its parameter, a failure one step from it in
-    // every other parameter is taken for failing too: a wall of failures (too many threads) runs
-    // across the rows, and where it was met on one row, the next row's step meets it too. Local
-    // search alone probed such a wall row by row (48 guided picks of 260 failed in the unit test's
-    // bowl, 21 with this).
-    auto beyond_failure = [&](size_t c, size_t anchor) {
-      for (size_t f : failures) {
-        bool near = true, beyond = false;
-        for (size_t p = 0; p < parameters && near; ++p) {
-          const long a = index(anchor, p), x = index(c, p), y = index(f, p);
-          if (x != a) beyond = (y - a) * (x - a) > 0 && (x - y) * (x - a) >= 0;  // f past a, c at or past f
-          else near = std::abs(y - x) <= reach(p);
-        }
-        if (near && beyond) return true;
-      }
-      return false;
-    };
+    // A single step that passes a failure on its row or the row beside is taken for failing too
+    // (steps_past_a_failure). Local search alone probed such a wall row by row (48 guided picks of
+    // 260 failed in the unit test's bowl, 21 with this). Until 2026-11-28 e, a failure a step off in
+    // every other parameter counted too: on the Triton matmul's measured walls (triton_wall and
+    // triton_wall_2k in bench/), at 30 % of the space, that found the best 26 and 39 times in 100
+    // seeds, the row and the row beside 40 and 55 (at 5 to 15 %, the same within one seed).
     // The best measured configurations, best first: where the best's neighbours are all measured,
     // the next best's are tried before anything farther.
     std::vector<size_t> anchors;
@@ -263,7 +253,7 @@ void Search::run_bayes() {
       auto best_of = [&](int pass, size_t anchor) {
         for (size_t i = 0; i < candidates.size(); ++i) {
           if (score[i] < 0 || (pass != kAnywhere && step(candidates[i], anchor) != pass)) continue;  // taken, or not this kind of step
-          if (pass == kOneStep && beyond_failure(candidates[i], anchor)) continue;
+          if (pass == kOneStep && steps_past_a_failure(space_, candidates[i], anchor, failures)) continue;
           if (pass != kAnywhere) {
             if (!pick || lower_bound(i) < lower_bound(*pick)) pick = i;
             continue;
