@@ -6,11 +6,12 @@
 // (a percentage of the space), over seeds 1..N: how many seeds report a best whose recorded value
 // is within 3 % of the exhaustive best, and how many configurations each measured on average (and
 // the re-measurements of the two best beside them, and how many of those measured failed: a
-// landscape's failures, a launch out of resources, cost a measurement each). One line per landscape, strategy and budget;
-// with --per-seed, before it a line per seed: how far its reported best is from the true best, and
-// how far the closest configuration it measured was (a search that found the best but reported
-// another lost it to noise; one that never measured it, to the search); with --trajectory, under
-// each seed's line the configurations it measured in order, their phase and true distance.
+// landscape's failures, a launch out of resources, cost a measurement each). One line per
+// landscape, strategy and budget; with --per-seed, before it a line per seed: how far its reported
+// best is from the true best, and how far the closest configuration it measured was (a search that
+// found the best but reported another lost it to noise; one that never measured it, to the search);
+// with --trajectory, under each seed's line the configurations it measured in order, their phase
+// and true distance.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
