@@ -1,5 +1,9 @@
 #include <rpl/report/html_autotune.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "html_timeline.hpp"
@@ -8,11 +12,36 @@ namespace rpl::report {
 namespace {
 using Json = nlohmann::json;
 
-std::string configuration(const Json& c) {
+// A configuration's values in the space's order of its parameters (autotune.json's
+// space.parameters; a JSON object read back has lost it), any other name after them.
+std::string configuration(const Json& c, const Json& order) {
   std::string out;
   if (!c.is_object()) return out;
-  for (const auto& [name, value] : c.items()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value.is_string() ? value.get<std::string>() : value.dump());
+  auto add = [&](const std::string& name, const Json& value) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value.is_string() ? value.get<std::string>() : value.dump());
+  };
+  std::vector<std::string> named;
+  if (order.is_array()) {
+    for (const auto& name : order) {
+      if (!name.is_string() || !c.contains(name.get<std::string>())) continue;
+      named.push_back(name.get<std::string>());
+      add(named.back(), c[named.back()]);
+    }
+  }
+  for (const auto& [name, value] : c.items()) {
+    if (std::find(named.begin(), named.end(), name) == named.end()) add(name, value);
+  }
   return out;
+}
+
+// The failed configurations by kind ("3 launch_failed"), or none.
+std::string failures(const Json& by_kind) {
+  std::string out;
+  if (!by_kind.is_object()) return "none";
+  for (const auto& [kind, n] : by_kind.items()) {
+    if (n.is_number() && n.get<double>() > 0) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n.get<long>(), kind);
+  }
+  return out.empty() ? "none" : out;
 }
 
 std::string number(const Json& v, const char* format = "{:.6g}") {
@@ -21,7 +50,7 @@ std::string number(const Json& v, const char* format = "{:.6g}") {
 
 // What guided the search (autotune.json's model), and where the centre of the space was measured:
 // the bayes strategy's restart, which decides its smallest budgets.
-std::string model_rows(const Json& model, const Json& total) {
+std::string model_rows(const Json& model, const Json& total, const Json& order) {
   if (!model.is_object()) return row("Model", "autotune-model", "none");
   const std::string kind = text_at(model, "kind");
   const bool process = kind == "gaussian_process_matern52_log";
@@ -34,7 +63,7 @@ std::string model_rows(const Json& model, const Json& total) {
   if (process && centre.is_object()) {
     const Json& at = centre.value("measured", Json());
     html += row("Centre of the space", "autotune-centre",
-                escaped(configuration(centre.value("configuration", Json()))) + ", " +
+                escaped(configuration(centre.value("configuration", Json()), order)) + ", " +
                     (at.is_number() ? "measured " + number(at, "{:.0f}") + " of " + number(total, "{:.0f}") + " (" + escaped(text_at(centre, "phase")) + ")"
                                      : std::string("not measured")));
   }
@@ -58,11 +87,13 @@ std::string summary(const Json& a) {
                           number(a.value("budget", Json()), "{:.0f}"),
                           a.value("budget_seconds", Json()).is_number() ? " or " + number(a["budget_seconds"], "{:.0f}") + " s" : "",
                           escaped(phases.empty() ? "none" : phases)));
+  const Json& order = a.value("space", none).value("parameters", Json());
+  if (a.contains("failures")) html += row("Failures", "autotune-failures", escaped(failures(a["failures"])));
   const Json& best = a.value("best", Json());
   html += row("Best", "autotune-best",
-              best.is_object() ? escaped(configuration(best.value("configuration", Json()))) + ": " + number(best.value("value", Json()))
+              best.is_object() ? escaped(configuration(best.value("configuration", Json()), order)) + ": " + number(best.value("value", Json()))
                                : std::string("none: every configuration measured failed"));
-  html += model_rows(a.value("model", Json()), measured.value("total", Json()));
+  html += model_rows(a.value("model", Json()), measured.value("total", Json()), order);
   std::string warnings;
   for (const auto& w : a.value("warnings", Json::array())) warnings += (warnings.empty() ? "" : ", ") + (w.is_string() ? w.get<std::string>() : "");
   if (!warnings.empty()) html += row("Warnings", "autotune-warnings", escaped(warnings));
@@ -70,13 +101,14 @@ std::string summary(const Json& a) {
 }
 
 std::string top_table(const Json& a) {
+  const Json& order = a.value("space", Json::object()).value("parameters", Json());
   std::string html = "<table id=\"top\" class=\"sortable\">\n<thead><tr><th>Rank</th><th data-type=\"text\">Configuration</th>"
                      "<th>Value</th><th data-type=\"text\">Phase</th></tr></thead>\n<tbody>\n";
   for (const auto& t : a.value("top", Json::array())) {
     if (!t.is_object()) continue;
     html += fmt::format("<tr><td data-value=\"{}\">{}</td><td class=\"text\">{}</td><td data-value=\"{}\">{}</td><td class=\"text\">{}</td></tr>\n",
                         number(t.value("rank", Json()), "{:.0f}"), number(t.value("rank", Json()), "{:.0f}"),
-                        escaped(configuration(t.value("configuration", Json()))), number(t.value("value", Json())),
+                        escaped(configuration(t.value("configuration", Json()), order)), number(t.value("value", Json())),
                         number(t.value("value", Json())), escaped(text_at(t, "phase")));
   }
   return html + "</tbody></table>\n";

@@ -293,7 +293,8 @@ TEST(CliReport, AnAutotuneFolderDrawsItsSearch) {
   const auto& centre = autotune["model"]["centre"];
   ASSERT_TRUE(centre["measured"].is_number()) << centre.dump();
   const std::string measured_at = std::to_string(centre["measured"].get<int>());
-  EXPECT_NE(html.find("id=\"autotune-centre\">BK=16 BM=64 BN=64 TM=4 TN=4, measured " + measured_at + " of 23 (" +
+  EXPECT_NE(html.find("id=\"autotune-failures\">none<"), std::string::npos);
+  EXPECT_NE(html.find("id=\"autotune-centre\">BM=64 BN=64 BK=16 TM=4 TN=4, measured " + measured_at + " of 23 (" +
                       centre["phase"].get<std::string>() + ")<"),
             std::string::npos);
   OPEN_OR_SKIP(page, open_in_chromium(dir / "out/report.html"));
@@ -301,6 +302,27 @@ TEST(CliReport, AnAutotuneFolderDrawsItsSearch) {
   EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
   EXPECT_NE(page->dom.find("data-points=\"23\""), std::string::npos);
   EXPECT_NE(page->dom.find("data-centre=\"" + measured_at + "\""), std::string::npos);
+}
+
+// A replay of the Triton matmul's measured wall (10 of 54 configurations out of shared memory):
+// the report counts the failures by kind, as autotune.json does, and names each configuration's
+// values in the space's order of its parameters.
+TEST(CliReport, AnAutotuneFolderCountsItsFailures) {
+  const auto dir = fresh_dir("report_autotune_failures");
+  auto tuned = run_cli({"autotune", "--space", (source_dir() / "tests/gpu/programs/triton_wall_space.json").string(), "--cmd-template",
+                        "true {BM} {BN} {BK} {WARPS}", "--metric-regex", "x(1)", "--replay",
+                        (source_dir() / "bench/data/triton_wall_h200_exhaustive.csv").string(), "--budget", "30%", "--out",
+                        (dir / "out").string(), "--quiet"});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto failed = nlohmann::json::parse(read_text(dir / "out/autotune.json"))["failures"]["launch_failed"].get<int>();
+  ASSERT_GT(failed, 0) << "the replay's seeds include the corner of largest blocks, which fails";
+  ASSERT_EQ(run_cli({"report", (dir / "out").string()}).exit_code, 0);
+  const auto html = read_text(dir / "out/report.html");
+  EXPECT_NE(html.find("id=\"autotune-failures\">" + std::to_string(failed) + " launch_failed<"), std::string::npos);
+  const auto best = html.find("id=\"autotune-best\">BM=");
+  ASSERT_NE(best, std::string::npos);
+  EXPECT_NE(html.find(" BN=", best), std::string::npos);
+  EXPECT_LT(html.find(" BN=", best), html.find(" BK=", best)) << "BM, BN, BK, WARPS: the space's order";
 }
 
 // A PyTorch program's trace opens where the GPU works (from 225 ms), not on its start-up; the
