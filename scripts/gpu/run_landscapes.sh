@@ -83,10 +83,11 @@
 #            1216³, 1536 x 640 x 3072 and 10240 x 320 x 2048, the stencil's 96 at 1088² and 90 steps,
 #            2176² and 40, 5632² and 10: measured on 2026-11-28 (d) and sealed, once the eight above
 #            had checked the strategy unchanged and moved up.
-#   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and BK of 32 to 128 with no
-#            constraint (tests/gpu/programs/triton_wall_space.json): the largest need more shared memory
-#            than a block may have and fail to launch, a real program's wall of failures beside its
-#            fastest configurations, where the strategies' learning from failures is measured.
+#   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
+#            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
+#            largest need more shared memory than a block may have and fail to launch, a real
+#            program's wall of failures beside its fastest configurations, where the strategies'
+#            learning from failures is measured.
 # (The SGEMM of examples/matmul was measured so on 2026-11-22: run_autotune.sh.)
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"

@@ -34,6 +34,12 @@ std::string configuration(const Json& c, const Json& order) {
   return out;
 }
 
+// The space's parameter names, in order (an empty value where autotune.json lacks them).
+Json parameter_order(const Json& a) {
+  const Json& space = a.contains("space") ? a["space"] : Json();
+  return space.is_object() && space.contains("parameters") ? space["parameters"] : Json();
+}
+
 // The failed configurations by kind ("3 launch_failed"), or none.
 std::string failures(const Json& by_kind) {
   std::string out;
@@ -87,7 +93,7 @@ std::string summary(const Json& a) {
                           number(a.value("budget", Json()), "{:.0f}"),
                           a.value("budget_seconds", Json()).is_number() ? " or " + number(a["budget_seconds"], "{:.0f}") + " s" : "",
                           escaped(phases.empty() ? "none" : phases)));
-  const Json& order = a.value("space", none).value("parameters", Json());
+  const Json order = parameter_order(a);
   if (a.contains("failures")) html += row("Failures", "autotune-failures", escaped(failures(a["failures"])));
   const Json& best = a.value("best", Json());
   html += row("Best", "autotune-best",
@@ -101,7 +107,7 @@ std::string summary(const Json& a) {
 }
 
 std::string top_table(const Json& a) {
-  const Json& order = a.value("space", Json::object()).value("parameters", Json());
+  const Json order = parameter_order(a);
   std::string html = "<table id=\"top\" class=\"sortable\">\n<thead><tr><th>Rank</th><th data-type=\"text\">Configuration</th>"
                      "<th>Value</th><th data-type=\"text\">Phase</th></tr></thead>\n<tbody>\n";
   for (const auto& t : a.value("top", Json::array())) {

@@ -89,6 +89,17 @@ std::vector<fs::path> timeline_databases(const std::vector<fs::path>& runs, cons
   return first_run;
 }
 
+// The page, where a document of the folder is not as rocm-perf writes it (a field of another type,
+// edited by hand or by another version) a bad input that names the folder, not an internal error.
+template <class Render>
+std::string rendered(const fs::path& folder, Render&& render) {
+  try {
+    return render();
+  } catch (const nlohmann::json::exception& e) {
+    fail(Errc::bad_input, "{}: a JSON document here is not as rocm-perf writes it ({})", folder.string(), e.what());
+  }
+}
+
 }  // namespace
 
 ReportResult run_report(const ReportRequest& request, Control& control) {
@@ -100,7 +111,7 @@ ReportResult run_report(const ReportRequest& request, Control& control) {
   // A folder of rocm-perf autotune: its search.
   if (const auto tuned = optional_json_document(folder / "autotune.json"); !tuned.is_null() && !fs::exists(folder / "profile.json", ec)) {
     OutputFile page(output);
-    page.stream() << report::autotune_report(tuned, chart_js(request.chart_js));
+    page.stream() << rendered(folder, [&] { return report::autotune_report(tuned, chart_js(request.chart_js)); });
     page.commit();
     return {output, "autotune"};
   }
@@ -134,7 +145,7 @@ ReportResult run_report(const ReportRequest& request, Control& control) {
   }
   control.stage_finished("read");
   in.chart_js = chart_js(request.chart_js);
-  page.stream() << report::html_report(in);
+  page.stream() << rendered(folder, [&] { return report::html_report(in); });
   page.commit();
   return {output, "profile"};
 }

@@ -27,6 +27,17 @@ void expect_error(const std::vector<std::string>& args, int code, const std::str
 
 TEST(CliBadInput, MissingFile) { expect_error({"analyze", "/nonexistent/t.db"}, 2, "/nonexistent/t.db: no such file"); }
 
+// An autotune.json whose fields are of other types than rocm-perf writes (edited by hand): the
+// report names the folder, writes no page and leaves the document as it was.
+TEST(CliBadInput, AReportOfAMalformedAutotuneDocument) {
+  const auto dir = fresh_dir("bad_autotune");
+  const std::string doc = R"({"tool": "rocm-perf autotune", "space": "x", "measured": 3, "failures": [1], "best": {"configuration": 7}})";
+  std::ofstream(dir / "autotune.json") << doc;
+  expect_error({"report", dir.string()}, 2, dir.string() + ": a JSON document here is not as rocm-perf writes it");
+  EXPECT_EQ(read_text(dir / "autotune.json"), doc);
+  EXPECT_FALSE(fs::exists(dir / "report.html"));
+}
+
 TEST(CliBadInput, EmptyFile) {
   const auto path = fresh_dir("empty") / "empty.db";
   std::ofstream{path};
