@@ -76,7 +76,7 @@ std::string model_rows(const Json& model, const Json& total, const Json& order) 
   return html;
 }
 
-std::string summary(const Json& a) {
+std::string summary(const Json& a, const Json& order) {
   const Json none = Json::object();
   const Json& measured = a.value("measured", none).is_object() ? a["measured"] : none;
   std::string phases;
@@ -93,7 +93,6 @@ std::string summary(const Json& a) {
                           number(a.value("budget", Json()), "{:.0f}"),
                           a.value("budget_seconds", Json()).is_number() ? " or " + number(a["budget_seconds"], "{:.0f}") + " s" : "",
                           escaped(phases.empty() ? "none" : phases)));
-  const Json order = parameter_order(a);
   if (a.contains("failures")) html += row("Failures", "autotune-failures", escaped(failures(a["failures"])));
   const Json& best = a.value("best", Json());
   html += row("Best", "autotune-best",
@@ -106,8 +105,7 @@ std::string summary(const Json& a) {
   return html + "</table>\n";
 }
 
-std::string top_table(const Json& a) {
-  const Json order = parameter_order(a);
+std::string top_table(const Json& a, const Json& order) {
   std::string html = "<table id=\"top\" class=\"sortable\">\n<thead><tr><th>Rank</th><th data-type=\"text\">Configuration</th>"
                      "<th>Value</th><th data-type=\"text\">Phase</th></tr></thead>\n<tbody>\n";
   for (const auto& t : a.value("top", Json::array())) {
@@ -167,9 +165,12 @@ std::string autotune_report(const Json& a, const std::string& chart_js) {
   const Json centre = model.is_object() && model.value("centre", Json()).is_object() ? model["centre"] : Json();
   std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rocm-perf autotune</title>\n<style>" +
                      std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>rocm-perf autotune</h1>\n";
-  html += "<h2>Summary</h2>\n" + summary(a.is_object() ? a : Json::object());
+  const Json empty = Json::object();
+  const Json& document = a.is_object() ? a : empty;  // a reference: the document is not copied
+  const Json order = parameter_order(document);
+  html += "<h2>Summary</h2>\n" + summary(document, order);
   html += "<h2>Best so far</h2>\n<div class=\"chart\"><canvas id=\"curve\"></canvas></div>\n";
-  html += "<h2>Best configurations</h2>\n" + top_table(a.is_object() ? a : Json::object());
+  html += "<h2>Best configurations</h2>\n" + top_table(document, order);
   html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}}) + "</script>\n";
   html += "<script>\n" + chart_js + "\n</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
   return html;
