@@ -158,4 +158,14 @@ landscape stencil_4352 $stencil stencil_4352_h200_exhaustive.csv
 # rule for steps past a failure was chosen on them (src/autotune/failure_wall.hpp).
 landscape triton_wall $triton_wall triton_wall_h200_exhaustive.csv
 landscape triton_wall_2k $triton_wall triton_wall_2k_h200_exhaustive.csv
+# Measured on 2026-11-28 (H200) and sealed until a change was chosen on all the above (seeds drawn
+# from the pair of opposite corners that holds every parameter's largest value), which they then
+# checked: it gained nothing here and was dropped (2026-11-28 f). The SGEMM at 1216³, 1536 x 640 x
+# 3072 and 10240 x 320 x 2048, the stencil at 1088² and 90 steps, 2176² and 40, 5632² and 10.
+landscape sgemm_1216 $matmul sgemm_1216_h200_exhaustive.csv
+landscape sgemm_1536_640 $matmul sgemm_1536_640_h200_exhaustive.csv
+landscape sgemm_tall_320 $matmul sgemm_tall_320_h200_exhaustive.csv
+landscape stencil_1088 $stencil stencil_1088_h200_exhaustive.csv
+landscape stencil_2176 $stencil stencil_2176_h200_exhaustive.csv
+landscape stencil_5632 $stencil stencil_5632_h200_exhaustive.csv
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

@@ -82,7 +82,7 @@
 #   sgemm_1216, sgemm_1536_640, sgemm_tall_320, stencil_1088, stencil_2176, stencil_5632: the 225 at
 #            1216³, 1536 x 640 x 3072 and 10240 x 320 x 2048, the stencil's 96 at 1088² and 90 steps,
 #            2176² and 40, 5632² and 10: measured on 2026-11-28 (d) and sealed, once the eight above
-#            had checked the strategy unchanged and moved up.
+#            had checked the strategy unchanged and moved up; they checked a change (f) and moved up.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
