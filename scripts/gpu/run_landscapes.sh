@@ -83,6 +83,11 @@
 #            1216³, 1536 x 640 x 3072 and 10240 x 320 x 2048, the stencil's 96 at 1088² and 90 steps,
 #            2176² and 40, 5632² and 10: measured on 2026-11-28 (d) and sealed, once the eight above
 #            had checked the strategy unchanged and moved up; they checked a change (f) and moved up.
+#   triton_2560, triton_3k, sgemm_2560, sgemm_768_6k, stencil_1600, stencil_2432: the Triton matmul's
+#            54 at 2560³ and 3072³, the 225 at 2560³ and 768 x 6144 x 1024, the stencil's 96 at 1600²
+#            and 70 steps and 2432² and 40: measured on 2026-11-28 (f) and sealed, once the six above
+#            had checked a change and moved up, to check the next one (the Triton matmul most: its
+#            misses are the farthest).
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -218,6 +223,12 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_5632) stencil stencil_5632 $stencils 5632 10 ;;
     triton_wall) triton triton_wall 4096 tests/gpu/programs/triton_wall_space.json ;;
     triton_wall_2k) triton triton_wall_2k 2048 tests/gpu/programs/triton_wall_space.json ;;
+    triton_2560) triton triton_2560 2560 ;;
+    triton_3k) triton triton_3k 3072 ;;
+    sgemm_2560) sgemm sgemm_2560 2560 2560 2560 ;;
+    sgemm_768_6k) sgemm sgemm_768_6k 768 6144 1024 ;;
+    stencil_1600) stencil stencil_1600 $stencils 1600 70 ;;
+    stencil_2432) stencil stencil_2432 $stencils 2432 40 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
