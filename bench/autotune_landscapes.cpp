@@ -1,5 +1,6 @@
 // rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none]
-//                         [--per-seed | --trajectory] NAME=SPACE.json:MEASUREMENTS.csv ...
+//                         [--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]]
+//                         NAME=SPACE.json:MEASUREMENTS.csv ...
 // The tuner's strategies on landscapes measured exhaustively (rocm-perf autotune --csv over every
 // configuration), each answered from its table with the noise it was measured with
 // (NoisyRecordedEvaluator) or, with --noise none, exactly. For each landscape, strategy and budget
@@ -11,12 +12,18 @@
 // best is from the true best, and how far the closest configuration it measured was (a search that
 // found the best but reported another lost it to noise; one that never measured it, to the search);
 // with --trajectory, under each seed's line the configurations it measured in order, their phase
-// and true distance.
+// and true distance. With --warm-start PCT (or full), each run starts warm (TuneOptions::warm_start)
+// from another landscape of the same space: a bayes run at PCT % of it with another seed (or its
+// whole table); which one, --prior TARGET=EARLIER says (bench/autotune_warm_start.sh), else each
+// seed takes the next of the others in turn.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <rpl/autotune/recording.hpp>
@@ -29,6 +36,7 @@ using namespace rpl::autotune;
 
 struct Landscape {
   std::string name;
+  std::string space_file;
   SearchSpace space;
   std::map<size_t, Measurement> recorded;
   double best = INFINITY;
@@ -44,7 +52,8 @@ std::vector<std::string> split(const std::string& text, char by) {
 Landscape load(const std::string& argument) {
   const auto equals = argument.find('='), colon = argument.find(':', equals);
   if (equals == std::string::npos || colon == std::string::npos) rpl::fail(rpl::Errc::bad_input, "'{}': give NAME=SPACE.json:MEASUREMENTS.csv", argument);
-  Landscape l{argument.substr(0, equals), load_search_space(argument.substr(equals + 1, colon - equals - 1)), {}, INFINITY};
+  const std::string space_file = argument.substr(equals + 1, colon - equals - 1);
+  Landscape l{argument.substr(0, equals), space_file, load_search_space(space_file), {}, INFINITY};
   size_t unknown = 0;
   l.recorded = read_measurements_csv(argument.substr(colon + 1), l.space, unknown);
   for (const auto& [c, m] : l.recorded) {
@@ -54,32 +63,64 @@ Landscape load(const std::string& argument) {
   return l;
 }
 
+// What an earlier run of the landscape gives a warm start: the configurations that succeeded and
+// their costs, cheapest first, from a bayes run at `warm` percent with this seed or ("full") the table.
+std::vector<std::pair<size_t, double>> earlier_run(const Landscape& earlier, const std::string& warm, uint64_t seed) {
+  std::vector<std::pair<size_t, double>> out;
+  if (warm == "full") {
+    for (const auto& [c, m] : earlier.recorded) {
+      if (m.ok()) out.emplace_back(c, m.value);
+    }
+  } else {
+    NoisyRecordedEvaluator evaluator(earlier.recorded, seed);
+    NullStore store;
+    TuneOptions options;
+    options.seed = seed;
+    options.budget = static_cast<size_t>(std::ceil(std::atof(warm.c_str()) / 100 * static_cast<double>(earlier.space.size())));
+    for (const auto& m : tune(earlier.space, evaluator, store, options).measured) {
+      if (m.measurement.ok()) out.emplace_back(m.configuration, m.measurement.value);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.second, a.first) < std::tie(b.second, b.first); });
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int seeds = 20;
   std::vector<std::string> budgets = {"5", "10", "15"}, strategies = {"bayes", "model", "random"};
   bool noise = true, per_seed = false, trajectory = false;
-  std::vector<std::string> landscapes;
+  std::vector<std::string> landscapes, priors;
+  std::string warm;  // none, "full" or a percentage
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
     else if (a == "--budgets" && i + 1 < argc) budgets = split(argv[++i], ',');
     else if (a == "--strategies" && i + 1 < argc) strategies = split(argv[++i], ',');
     else if (a == "--noise" && i + 1 < argc) noise = std::string(argv[++i]) != "none";
+    else if (a == "--warm-start" && i + 1 < argc) warm = argv[++i];
+    else if (a == "--prior" && i + 1 < argc) priors.push_back(argv[++i]);
     else if (a == "--per-seed") per_seed = true;
     else if (a == "--trajectory") per_seed = trajectory = true;
     else landscapes.push_back(a);
   }
   if (landscapes.empty() || seeds < 1) {
     std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none] "
-                         "[--per-seed | --trajectory] NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
+                         "[--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]] NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
     return 2;
   }
   try {
     std::printf("landscape   size  strategy  budget   configurations  within 3 %% of the best  mean distance  re-measurements  failed\n");
-    for (const auto& argument : landscapes) {
-      const auto l = load(argument);
+    std::vector<Landscape> all;
+    for (const auto& argument : landscapes) all.push_back(load(argument));
+    for (size_t li = 0; li < all.size(); ++li) {
+      const auto& l = all[li];
+      std::vector<size_t> earlier;  // the landscapes a warm start may come from
+      for (size_t o = 0; o < all.size(); ++o) {
+        const bool named = std::find(priors.begin(), priors.end(), l.name + "=" + all[o].name) != priors.end();
+        if (o != li && all[o].space_file == l.space_file && (priors.empty() || named)) earlier.push_back(o);
+      }
       for (const auto& budget_text : budgets) {
         const double pct = std::atof(budget_text.c_str());
         const auto budget = static_cast<size_t>(std::ceil(pct / 100 * static_cast<double>(l.space.size())));
@@ -96,6 +137,9 @@ int main(int argc, char** argv) {
             options.strategy = *strategy;
             options.seed = static_cast<uint64_t>(s);
             options.budget = budget;
+            if (!warm.empty() && !earlier.empty()) {
+              options.warm_start = earlier_run(all[earlier[(static_cast<size_t>(s) + li) % earlier.size()]], warm, static_cast<uint64_t>(s) + 1000);
+            }
             const auto r = tune(l.space, noise ? static_cast<Evaluator&>(noisy) : exact, store, options);
             // Judged by the recorded (true) figure of what it reports, not by its own noisy one.
             const double found = r.best ? l.recorded.at(*r.best).value : INFINITY;

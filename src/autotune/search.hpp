@@ -39,6 +39,8 @@ class Search {
   void observations(std::vector<size_t>& configurations, std::vector<double>& costs) const;
   std::vector<size_t> failed() const;
 
+  /// Measures the best configuration of the warm start not measured yet, where there is one, as a seed.
+  bool measure_warm_start_best(const std::string& phase);
   void run_random();
   void run_model();
   void run_bayes();

@@ -275,7 +275,8 @@ TuneResult Search::run() {
   } else if (options_.strategy != Strategy::random && result_.budget <= model_minimum()) {
     // Too few configurations for a model to guide any: a spread of the space instead.
     result_.warnings.push_back("budget_too_small_for_a_model");
-    measure_batch(spread(result_.budget, GaussianProcess(space_)), "spread");
+    const bool warm = measure_warm_start_best("spread");
+    measure_batch(spread(result_.budget - (warm ? 1 : 0), GaussianProcess(space_)), "spread");
   } else if (options_.strategy == Strategy::bayes) {
     run_bayes();
   } else if (options_.strategy == Strategy::model) {
@@ -294,6 +295,15 @@ TuneResult Search::run() {
   std::sort(ranked.begin(), ranked.end());
   for (size_t i = 0; i < ranked.size() && i < options_.top_k; ++i) result_.top.push_back(ranked[i].second);
   return result_;
+}
+
+bool Search::measure_warm_start_best(const std::string& phase) {
+  for (const auto& [c, cost] : options_.warm_start) {  // best first
+    if (measured_[c]) continue;
+    measure_batch({c}, phase);
+    return true;
+  }
+  return false;
 }
 
 size_t TuneResult::measured_in(const std::string& phase) const {

@@ -117,6 +117,9 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
   for (const auto& r : result.remeasured) remeasurements += r.rounds.size();
   j["strategy"] = autotune::strategy_name(result.strategy);
+  j["warm_start"] = setup.warm_start_file.empty() ? Json()
+                                                  : Json({{"file", setup.warm_start_file},
+                                                          {"configurations", setup.warm_start_configurations}});
   j["budget"] = result.budget;
   j["budget_seconds"] = setup.budget_seconds ? Json(round6(*setup.budget_seconds)) : Json();
   j["measured"] = Json::object();
@@ -187,6 +190,9 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
                      100.0 * static_cast<double>(result.measured.size()) / static_cast<double>(result.space_size), result.budget,
                      setup.budget_seconds ? fmt::format(" or {:.0f} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
                      phases_text(result), cached, remeasurements);
+  if (!setup.warm_start_file.empty()) {
+    out += fmt::format("Warm start: {} configurations that succeeded in {}\n", setup.warm_start_configurations, setup.warm_start_file);
+  }
   std::vector<std::string> failed;
   for (const auto& [kind, count] : result.failures()) {
     if (count) failed.push_back(fmt::format("{} {}", count, autotune::failure_name(kind)));

@@ -29,6 +29,33 @@ void check_request(const AutotuneRequest& o) {
   if (std::adjacent_find(seen.begin(), seen.end()) != seen.end()) fail(Errc::bad_input, "--devices lists a GPU twice");
   if (o.resume && !o.replay_file.empty()) fail(Errc::bad_input, "--resume and --replay exclude each other");
   check_slurm_launch(o.launch, !o.devices.empty(), !o.replay_file.empty());
+  if (!o.warm_start_file.empty() && o.strategy != "bayes") {
+    fail(Errc::bad_input, "--warm-start guides the bayes strategy only; drop --strategy {} or --warm-start", o.strategy);
+  }
+}
+
+// An earlier run's measurements (its --csv) as the warm start: the configurations of this space
+// that succeeded in it, cheapest first (ties in the space's order, so that the same file gives the
+// same run).
+void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& space, autotune::TuneOptions& options,
+                     report::AutotuneSetup& setup) {
+  size_t unknown = 0;
+  const auto earlier = autotune::read_measurements_csv(o.warm_start_file, space, unknown);
+  for (const auto& [c, m] : earlier) {
+    if (m.ok() && m.value > 0) options.warm_start.emplace_back(c, o.maximize ? 1 / m.value : m.value);
+  }
+  if (options.warm_start.empty()) {
+    fail(Errc::bad_input, "--warm-start {}: none of its rows is a configuration of this space that succeeded; give the --csv of an "
+                          "earlier run of the same parameters",
+         o.warm_start_file.string());
+  }
+  std::stable_sort(options.warm_start.begin(), options.warm_start.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (unknown) {
+    setup.warnings.push_back(fmt::format("warm_start_rows_outside_space: {} rows of {} are no configuration of the space", unknown,
+                                         o.warm_start_file.string()));
+  }
+  setup.warm_start_file = o.warm_start_file.string();
+  setup.warm_start_configurations = options.warm_start.size();
 }
 
 // The GPU the workers run on, named by the driver (NVIDIA) or by --device-name.
@@ -121,7 +148,8 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
   out.space = autotune::load_search_space(o.space_file.string());
   const auto& space = out.space;
   auto& setup = out.setup;
-  const auto options = tune_options(o);
+  auto options = tune_options(o);
+  if (!o.warm_start_file.empty()) read_warm_start(o, space, options, setup);
   auto eval = evaluator_options(o, options, setup);
 
   create_output_folder(o.out_dir);
@@ -182,6 +210,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
     run_key = scope.templates + "\n" + scope.objective + "\n" + space.digest() +
               fmt::format("\n{} {} {} {} {} {} {} {}", o.seed, o.seed_fraction, o.prune_factor, o.min_r2, o.budget, options.top_k,
                           o.strategy, o.batch);
+    for (const auto& [c, cost] : options.warm_start) run_key += fmt::format("\nwarm start {} {}", c, cost);  // --resume needs the same
     const auto previous = cache->find_run(run_key);
     if (o.resume) {
       if (!previous) {

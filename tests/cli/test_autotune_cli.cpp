@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -257,6 +258,58 @@ TEST(CliAutotune, BayesOnTheRecordedSgemmLandscapeAndTheReportOfItsCurve) {
   EXPECT_NE(text.out.find(expected), std::string::npos) << text.out;
 }
 
+// A warm start from an earlier run of the same SGEMM's parameters at 1920³ on an H200 (its table,
+// the CSV such a run writes) for the recorded H100 landscape at 2048³: its best is measured first,
+// and 5 % of the space finds the exhaustive best.
+TEST(CliAutotune, AWarmStartFromAnEarlierRunAtAnotherSize) {
+  const auto dir = fresh_dir("tune-warm");
+  const std::string space = (source_dir() / "examples/matmul/matmul_space.json").string();
+  const std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space + " " +
+                              (source_dir() / "bench/data/matmul_tunable_h100_exhaustive.csv").string() +
+                              " BM={BM} BN={BN} BK={BK} TM={TM} TN={TN}";
+  const auto earlier = source_dir() / "bench/data/sgemm_1920_h200_exhaustive.csv";
+  const std::string earlier_text = read_text(earlier);
+  auto r = run_cli({"autotune", "--space", space, "--cmd-template", program, "--metric-regex", "sample_ms=([0-9.]+)",
+                    "--device-name", "recorded H100", "--budget", "5%", "--warm-start", earlier.string(), "--csv",
+                    (dir / "measured.csv").string(), "--out", (dir / "out").string(), "--json"},
+                   {{"RPL_LANDSCAPE_SEED", "1"}, {"RPL_LANDSCAPE_CALLS", dir.string()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "autotune"), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["warm_start"]["file"], earlier.string());
+  // Every row of the earlier table that succeeded (some configurations ran out of resources).
+  size_t succeeded = 0;
+  std::istringstream rows(earlier_text);
+  std::string best_row;
+  double best = 1e300;
+  for (std::string line; std::getline(rows, line);) {
+    if (line.find(",none,") == std::string::npos) continue;
+    ++succeeded;
+    const auto at = line.find(",none,") + 6;
+    const double value = std::stod(line.substr(at, line.find(',', at) - at));
+    if (value < best) best = value, best_row = line;
+  }
+  EXPECT_EQ(doc["warm_start"]["configurations"], succeeded);
+  EXPECT_EQ(doc["measured"]["total"], 12);
+  // The first row measured holds the earlier best's parameters (columns 4 to 8 of both files).
+  auto parameters = [](const std::string& line) {
+    size_t from = 0;
+    for (int i = 0; i < 3; ++i) from = line.find(',', from) + 1;
+    size_t to = from;
+    for (int i = 0; i < 5; ++i) to = line.find(',', to) + 1;
+    return line.substr(from, to - from);
+  };
+  std::istringstream measured(read_text(dir / "measured.csv"));
+  std::string header, first;
+  std::getline(measured, header);
+  std::getline(measured, first);
+  EXPECT_EQ(parameters(first), parameters(best_row)) << first << "\n" << best_row;
+  EXPECT_NE(first.find(",seed,"), std::string::npos) << first;
+  const auto& found = doc["best"]["configuration"];
+  EXPECT_TRUE(found["BM"] == 128 && found["BN"] == 128 && found["TM"] == 8 && found["TN"] == 8) << found;
+  EXPECT_EQ(read_text(earlier), earlier_text);  // read, never written
+}
+
 // A time budget: no configuration is started after it; what was measured is kept.
 TEST(CliAutotune, ABudgetOfTime) {
   const auto dir = fresh_dir("tune-time");
@@ -317,6 +370,27 @@ TEST(CliAutotuneBadInput, EachGivesOneLineAndItsExitCode) {
   args = tune_args(dir / "out", {"--quiet", "--cache", (dir / "not_a_cache.db").string()});
   expect_error(args, 2, "not a usable autotune cache");
   EXPECT_EQ(read_text(dir / "not_a_cache.db"), "hello");
+}
+
+TEST(CliAutotuneBadInput, AWarmStartThatCannotServe) {
+  const auto dir = fresh_dir("tune-warm-bad");
+  auto args = tune_args(dir / "out", {"--quiet", "--warm-start", (dir / "missing.csv").string()});
+  expect_error(args, 2, "missing.csv");
+  // A CSV of another space's parameters.
+  const auto other = source_dir() / "bench/data/triton_1k_h100_exhaustive.csv";
+  const std::string other_text = read_text(other);
+  args = tune_args(dir / "out", {"--quiet", "--warm-start", other.string()});
+  expect_error(args, 2, "no column 'A' (not a measurements CSV");
+  EXPECT_EQ(read_text(other), other_text);
+  // Of these parameters, but one row outside the space (A=7) and the other failed.
+  const std::string header = "order,phase,cached,A,B,C,MODE,failure,value,cv,samples,runs,seconds,detail\n";
+  const std::string nothing = header + "1,seed,0,7,8,1,fast,none,1.5,0.01,5,1,0.1,\n2,seed,0,8,8,1,fast,crashed,0,0,0,1,0.1,\n";
+  std::ofstream(dir / "nothing.csv") << nothing;
+  args = tune_args(dir / "out", {"--quiet", "--warm-start", (dir / "nothing.csv").string()});
+  expect_error(args, 2, "none of its rows is a configuration of this space that succeeded");
+  EXPECT_EQ(read_text(dir / "nothing.csv"), nothing);
+  args = tune_args(dir / "out", {"--quiet", "--strategy", "model", "--warm-start", other.string()});
+  expect_error(args, 2, "--warm-start guides the bayes strategy only");
 }
 
 TEST(CliAutotuneBadInput, EveryConfigurationFailing) {

@@ -4,7 +4,9 @@
 //    configuration, under a Gaussian process, the best measured's neighbour of lowest lower
 //    confidence bound (with two seeds, the centre too, once, where its bound is lower or the best
 //    has no neighbour left; where the best 8 have none left, the one of most expected improvement
-//    anywhere); a configuration that failed counts as 1.5 times the worst cost measured;
+//    anywhere); a configuration that failed counts as 1.5 times the worst cost measured; with a
+//    warm start (an earlier run's costs), its best is the first seed and the process models the
+//    log cost less the earlier run's;
 //  - model: a seed sample (at most half the budget), fit (QuadraticModel), predict every
 //    unmeasured configuration, prune to those predicted within prune_factor of the best measured
 //    (widened, after more measurements, while the model's cross-validated R² stays under min_r2),
@@ -21,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <rpl/autotune/gaussian_process.hpp>
@@ -52,6 +55,7 @@ struct TuneOptions {
   bool maximize = false;           // the objective is a figure to maximize (--maximize)
   size_t top_k = 5;
   int remeasure_rounds = 2;        // interleaved re-measurements of the winner and runner-up
+  std::vector<std::pair<size_t, double>> warm_start;  // bayes: an earlier run's configurations and costs, best first
 };
 
 /// Where measurements are kept between runs (the SQLite cache) or not at all.

@@ -38,6 +38,8 @@ struct AutotuneSetup {
   std::optional<SlurmSetup> slurm;   // --launcher slurm
   std::string cache_file;            // empty with --replay
   std::optional<double> budget_seconds;  // --budget as a time
+  std::string warm_start_file;       // --warm-start, empty when none
+  size_t warm_start_configurations = 0;  // the configurations of this space that succeeded in it
   std::vector<std::string> warnings; // the CLI's own (cache entries of other devices, ...)
 };
 
