@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release EXAMPLES=matmul_tunable WITH_CLANG=1 NO_TESTS=1 bash scripts/gpu/prepare_carry.sh`:
+# autotune --warm-start live. An earlier bayes run at 15 % of a neighbouring size keeps its --csv;
+# the next size is then tuned at a small budget cold and warm from it, seeds 1 to 3: the SGEMM of
+# examples/matmul at 1536³ then 2048³ (5 %), and the Triton matmul
+# (tests/gpu/programs/triton_matmul_tunable.py, a program we did not write) at 1536³ then 2048³
+# (10 %; TRITON=0 leaves it out). Per run, the best found and its time in summary.txt, and each
+# autotune.json in $OUT.
+set -uo pipefail
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+rp="$carry/bin/rocm-perf"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+tune() {  # NAME SPACE TEMPLATE OPTIONS...
+  local name=$1 space=$2 template=$3; shift 3
+  local t0=$(date +%s%N)
+  "$rp" autotune --space "$space" --cmd-template "$template" --backend cuda --timeout 120 --out "$out/$name" --json "$@" \
+    > "$out/$name.json" 2> "$out/$name.err"
+  local rc=$?
+  python3 - "$name" "$rc" "$(( ($(date +%s%N) - t0) / 1000000 ))" "$out/$name.json" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+name, rc, ms, path = sys.argv[1:]
+try:
+    d = json.load(open(path))
+    b = d["best"]
+    print(f"{name}: exit {rc} in {ms} ms; measured {d['measured']['total']}; best {b['value']} ms at {json.dumps(b['configuration'])}; warm start {json.dumps(d['warm_start'])}")
+except Exception as e:
+    print(f"{name}: exit {rc} in {ms} ms; no autotune.json ({e})")
+PY
+  rm -rf "$out/$name"
+}
+mm="$carry/examples/matmul_tunable"
+sgemm() { echo "$mm $1 $1 $1 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10"; }
+tune sgemm_1536_earlier examples/matmul/matmul_space.json "$(sgemm 1536)" --budget 15% --max-runs 2 --csv "$out/sgemm_1536_earlier.csv"
+for seed in 1 2 3; do
+  tune "sgemm_2048_cold_seed$seed" examples/matmul/matmul_space.json "$(sgemm 2048)" --budget 5% --max-runs 2 --seed "$seed"
+  tune "sgemm_2048_warm_seed$seed" examples/matmul/matmul_space.json "$(sgemm 2048)" --budget 5% --max-runs 2 --seed "$seed" \
+    --warm-start "$out/sgemm_1536_earlier.csv"
+done
+if [ "${TRITON:-1}" != 0 ]; then
+  triton() { echo "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $1"; }
+  space=tests/gpu/programs/triton_space.json
+  tune triton_1536_earlier $space "$(triton 1536)" --kernel matmul_kernel --max-runs 1 --budget 15% --csv "$out/triton_1536_earlier.csv"
+  for seed in 1 2; do
+    tune "triton_2048_cold_seed$seed" $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 10% --seed "$seed"
+    tune "triton_2048_warm_seed$seed" $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 10% --seed "$seed" \
+      --warm-start "$out/triton_1536_earlier.csv"
+  done
+fi
+true
