@@ -167,7 +167,9 @@ void Search::run_bayes() {
   // best, cold 4,713 (the 10 % target met on 86 landscapes and 77); the earlier best as a seed
   // alone 5,210, the prior alone 5,060, its best two as seeds 5,195, as every seed 5,173. Started
   // from a run on a landscape of the space of any size, 5,045, though some lose much (the Triton
-  // matmul at 2048³ at 5 and 10 %: 10 of 20, cold 20).
+  // matmul at 2048³ at 5 and 10 %: 10 of 20, cold 20; the SGEMM at 2048³ from 1536³ at 5 %, 2 of
+  // 20, cold 20). Neither the earlier best beside the whole spread (5,192) nor the prior scaled by
+  // the slope of this run's log costs on it (5,259) lost less there: a misleading earlier run costs.
   const bool warm = measure_warm_start_best("seed");
   result_.seed_count = seeds + central;
   measure_batch(spread(seeds - (warm ? 1 : 0), process), "seed");
