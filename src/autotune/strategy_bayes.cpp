@@ -173,7 +173,8 @@ void Search::run_bayes() {
   const bool warm = measure_warm_start_best("seed");
   result_.seed_count = seeds + central;
   measure_batch(spread(seeds - (warm ? 1 : 0), process), "seed");
-  const auto prior_mean = earlier_log_costs(space_, options_.warm_start, candidates(), result_.measured, order_);
+  const auto unmeasured = candidates();
+  const auto prior_mean = earlier_log_costs(space_, options_.warm_start, unmeasured, result_.measured, order_);
   auto prior_of = [&](size_t c) {
     const auto it = prior_mean.find(c);
     return it == prior_mean.end() ? 0.0 : it->second;  // a configuration the earlier run says nothing of
@@ -187,7 +188,6 @@ void Search::run_bayes() {
   // centre only at a local optimum: 15598; on the six sealed until then, 1370 of 1800, was 1252),
   // the 10 % target (95 in 100) met on 52 (47). The centre rated at 1.75 or 2.25 standard
   // deviations instead of the neighbours' 2 found 15869 and 15603: at 2.25 it is taken first.
-  const auto unmeasured = candidates();
   const bool restart = !central && !unmeasured.empty();
   if (restart) result_.centre = process.most_central(unmeasured);
   // A large budget is chosen in at most about 50 rounds, so that fits stay affordable.

@@ -42,7 +42,7 @@ void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& spac
   size_t unknown = 0;
   const auto earlier = autotune::read_measurements_csv(o.warm_start_file, space, unknown);
   for (const auto& [c, m] : earlier) {
-    if (m.ok() && m.value > 0) options.warm_start.emplace_back(c, o.maximize ? 1 / m.value : m.value);
+    if (m.ok()) options.warm_start.emplace_back(c, o.maximize ? 1 / m.value : m.value);
   }
   if (options.warm_start.empty()) {
     fail(Errc::bad_input, "--warm-start {}: none of its rows is a configuration of this space that succeeded; give the --csv of an "

@@ -32,6 +32,15 @@ std::vector<std::string> tune_args(const fs::path& out, std::vector<std::string>
   return args;
 }
 
+// The SGEMM space and the stand-in program that answers for it from the H100's measured table at
+// 2048³ (bench/data), with each configuration's measured noise.
+struct RecordedSgemm {
+  std::string space = (source_dir() / "examples/matmul/matmul_space.json").string();
+  std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space + " " +
+                        (source_dir() / "bench/data/matmul_tunable_h100_exhaustive.csv").string() +
+                        " BM={BM} BN={BN} BK={BK} TM={TM} TN={TN}";
+};
+
 TEST(CliAutotune, FindsTheKnownBestOnAFifthOfTheSpaceRunningNothingTwice) {
   const auto dir = fresh_dir("tune-best");
   const auto log = dir / "runs.log";
@@ -219,10 +228,9 @@ TEST(CliAutotune, BuildTemplateRunsOncePerDistinctBuild) {
 // configurations within 3 % of the exhaustive best (0.642 ms), its curve a point a configuration.
 TEST(CliAutotune, BayesOnTheRecordedSgemmLandscapeAndTheReportOfItsCurve) {
   const auto dir = fresh_dir("tune-landscape");
-  const std::string space = (source_dir() / "examples/matmul/matmul_space.json").string();
-  const std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space + " " +
-                              (source_dir() / "bench/data/matmul_tunable_h100_exhaustive.csv").string() +
-                              " BM={BM} BN={BN} BK={BK} TM={TM} TN={TN}";
+  const RecordedSgemm sgemm;
+  const std::string& space = sgemm.space;
+  const std::string& program = sgemm.program;
   auto r = run_cli({"autotune", "--space", space, "--cmd-template", program, "--metric-regex", "sample_ms=([0-9.]+)",
                     "--device-name", "recorded H100", "--budget", "10%", "--out", (dir / "out").string(), "--json"},
                    {{"RPL_LANDSCAPE_SEED", "1"}, {"RPL_LANDSCAPE_CALLS", dir.string()}});
@@ -263,10 +271,9 @@ TEST(CliAutotune, BayesOnTheRecordedSgemmLandscapeAndTheReportOfItsCurve) {
 // and 5 % of the space finds the exhaustive best.
 TEST(CliAutotune, AWarmStartFromAnEarlierRunAtAnotherSize) {
   const auto dir = fresh_dir("tune-warm");
-  const std::string space = (source_dir() / "examples/matmul/matmul_space.json").string();
-  const std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space + " " +
-                              (source_dir() / "bench/data/matmul_tunable_h100_exhaustive.csv").string() +
-                              " BM={BM} BN={BN} BK={BK} TM={TM} TN={TN}";
+  const RecordedSgemm sgemm;
+  const std::string& space = sgemm.space;
+  const std::string& program = sgemm.program;
   const auto earlier = source_dir() / "bench/data/sgemm_1920_h200_exhaustive.csv";
   const std::string earlier_text = read_text(earlier);
   auto r = run_cli({"autotune", "--space", space, "--cmd-template", program, "--metric-regex", "sample_ms=([0-9.]+)",
@@ -370,6 +377,27 @@ TEST(CliAutotuneBadInput, EachGivesOneLineAndItsExitCode) {
   args = tune_args(dir / "out", {"--quiet", "--cache", (dir / "not_a_cache.db").string()});
   expect_error(args, 2, "not a usable autotune cache");
   EXPECT_EQ(read_text(dir / "not_a_cache.db"), "hello");
+}
+
+// Rows of the earlier CSV that are no configuration of this space are skipped with a warning
+// that counts them; the rows that are serve.
+TEST(CliAutotune, AWarmStartWithRowsOutsideTheSpaceWarnsAndUsesTheRest) {
+  const auto dir = fresh_dir("tune-warm-outside");
+  const std::string header = "order,phase,cached,A,B,C,MODE,failure,value,cv,samples,runs,seconds,detail\n";
+  const std::string earlier = header + "1,seed,0,7,8,1,fast,none,1.5,0.01,5,1,0.1,\n2,seed,0,64,16,3,fast,none,0.9,0.01,5,1,0.1,\n" +
+                              "3,guided,0,8,8,9,safe,none,0.5,0.01,5,1,0.1,\n";
+  std::ofstream(dir / "earlier.csv") << earlier;
+  auto r = run_cli(tune_args(dir / "out", {"--json", "--budget", "6", "--warm-start", (dir / "earlier.csv").string(), "--csv",
+                                           (dir / "m.csv").string()}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["warm_start"]["configurations"], 1);
+  EXPECT_NE(doc["warnings"].dump().find("warm_start_rows_outside_space: 2 rows of"), std::string::npos) << doc["warnings"];
+  // The one row of the space is the first measured.
+  const std::string measured = read_text(dir / "m.csv");
+  const auto first = measured.substr(measured.find('\n') + 1);
+  EXPECT_EQ(first.rfind("1,seed,0,64,16,3,fast,", 0), 0u) << measured;
+  EXPECT_EQ(read_text(dir / "earlier.csv"), earlier);
 }
 
 TEST(CliAutotuneBadInput, AWarmStartThatCannotServe) {

@@ -692,7 +692,7 @@ TEST(Tuner, BayesDoesNotAskForTheNeighboursOfFailuresBlindly) {
   EXPECT_GE(at_the_wall, 9u);
 }
 
-// A narrow dip in a plain whose slope leads away from it (best at A=7 B=9, 0.5 against 1 to 1.2
+// A narrow dip in a plain whose slope leads away from it (best at A=7 B=9, 0.57 against 1 to 1.2
 // elsewhere), and an earlier run of the same space where the dip lay at A=6 B=9 (another problem
 // size). Started from that run, bayes measures its best first and finds the dip a step from it at
 // 4 % of the space; cold, the same seeds mostly do not (the plain's slope takes the climb to A=1).
