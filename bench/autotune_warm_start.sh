@@ -41,6 +41,9 @@ pairs=(
   sgemm_large_1k=sgemm_large_1536 sgemm_large_wide=sgemm_large_mid
   sgemm_large_tall=sgemm_large_rect sgemm_large_rect=sgemm_large_mid sgemm_large_1536=sgemm_large
   sgemm_large_mid=sgemm_large_1536 triton_wall=triton_wall_2k triton_wall_2k=triton_wall
+  # Added on 2026-11-29 with their landscapes, each from its nearest among the 96 above (whose pairs
+  # were chosen before these two were measured: sgemm_2304's nearest is now sgemm_2560).
+  sgemm_2560=sgemm_3k_cube sgemm_768_6k=sgemm_1k_4k
 )
 priors=()
 for p in "${pairs[@]}"; do priors+=(--prior "$p"); done

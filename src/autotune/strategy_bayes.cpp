@@ -134,23 +134,31 @@ std::vector<size_t> Search::spread(size_t count, const GaussianProcess& cube) co
 
 void Search::run_bayes() {
   const size_t parameters = space_.parameters.size();
-  // An eighth of the planned budget as seeds, at least two (the fewest the process is fitted from):
-  // the maximin design, near-opposite corners where there are two. Every seed more is one pick
-  // fewer for expected improvement, and in a small space two corners are a few steps from every
-  // configuration: at 5 and 10 % of the seven landscapes of bench/ of 225 configurations or fewer
-  // (23 measured at most), two seeds found one within 3 % of the best more often than three or more
-  // (100 seeds each). In the 648 of sgemm_large, corners run 3 to 22 times slower than the best
-  // and the climb from the better of two is long: 4 seeds at 5 % (33 measured) and 8 at 10 % found
-  // one within 3 % 77 and 99 times in 100, two seeds 39 and 85 (before kAnchors).
-  const size_t seeds = std::max<size_t>(2, planned_ / 8);
+  // An eighth of the planned budget as seeds, the budget counted up to 5 % of the space, at least
+  // two (the fewest the process is fitted from): the maximin design, near-opposite corners where
+  // there are two. Every seed more is one pick fewer for expected improvement, and in a small space
+  // two corners are a few steps from every configuration: at 5 and 10 % of the seven landscapes of
+  // bench/ of 225 configurations or fewer (23 measured at most), two seeds found one within 3 % of
+  // the best more often than three or more (100 seeds each). In the 648 of sgemm_large, corners run
+  // 3 to 22 times slower than the best and the climb from the better of two is long: 4 seeds at 5 %
+  // (33 measured) found one within 3 % 77 times in 100, two 39 (before kAnchors). Past 5 % of the
+  // space the seeds stay as they are and the rest goes to the climb, so that a larger budget
+  // measures first what a smaller one did (where the measurements repeat): while the seeds grew
+  // with the budget (until 2026-11-29), at 15 % of the 225 four corners and the centre led the
+  // climb into the centre's basin where two corners at 10 % had found the best (sgemm_1536 24 of
+  // 100 seeds at 15 %, 92 at 10 %; sgemm_tall_320 13 and 97), and over 100 seeds on the 96
+  // landscapes of bench/, 240 runs at 15 % measured nothing as close to the best as the same seed
+  // at 10 % (now none). There, 23877 of 28800 runs at 5, 10 and 15 % found one within 3 % (23735).
+  const size_t seeds = std::max<size_t>(2, std::min(planned_, space_.size() / 20) / 8);
   GaussianProcess process(space_);
-  // From three seeds on, the configuration nearest the centre of the space is measured with them,
+  // From three seeds on (spaces of 480 configurations or more, at budgets of 5 % of them and
+  // more), the configuration nearest the centre of the space is measured with them,
   // as a central composite design adds its centre point to the corners: where the best lies inside
   // the ranges (a small product that a large tile leaves SMs idle in), the climb from the corners
   // is long, and the best measured seed, where local search starts, is then the centre. On the five
   // landscapes of 410 and 648 configurations, at 5 % 85, 100, 99, 96 and 80 of 100 seeds found one
-  // within 3 % of the best (were 85, 96, 85, 96, 47), sgemm_large_tall at 10 % 100 (was 72), and
-  // sgemm_tall at 15 % 98 (was 80); with two seeds the centre measured instead of a corner or with
+  // within 3 % of the best (were 85, 96, 85, 96, 47), sgemm_large_tall at 10 % 100 (was 72);
+  // with two seeds the centre measured instead of a corner or with
   // them was worse (sgemm and sgemm_rect at 5 %: 40 and 38 of 100 instead of 96 and 93; the
   // Triton matmul at 2048³, 0 instead of 100).
   const bool central = seeds >= 3;
@@ -190,8 +198,10 @@ void Search::run_bayes() {
   // deviations instead of the neighbours' 2 found 15869 and 15603: at 2.25 it is taken first.
   const bool restart = !central && !unmeasured.empty();
   if (restart) result_.centre = process.most_central(unmeasured);
-  // A large budget is chosen in at most about 50 rounds, so that fits stay affordable.
-  const size_t batch_size = std::max({options_.batch, (planned_ - std::min(planned_, seeds) + 49) / 50, size_t{1}});
+  // Past 100 measured, a round chooses a fiftieth of those measured, so that a large budget stays
+  // affordable in fits (about 100 + 50 ln(budget / 100) rounds) and a round's size does not depend
+  // on the budget: a larger budget chooses the same first configurations as a smaller one.
+  auto batch_size = [&] { return std::max({options_.batch, done() / 50, size_t{1}}); };
   size_t tuned_at = 0;  // observations when the length scales were last chosen
   while (room()) {
     std::vector<size_t> configs;
@@ -217,7 +227,7 @@ void Search::run_bayes() {
       result_.process = process.refit(configs, costs);
     }
     if (!any_success || !result_.process.fitted) {  // failures took the seeds: more of the spread
-      measure_batch(spread(std::min(batch_size, result_.budget - done()), process), "seed");
+      measure_batch(spread(std::min(batch_size(), result_.budget - done()), process), "seed");
       continue;
     }
     const double best = std::log(best_cost);
@@ -291,7 +301,8 @@ void Search::run_bayes() {
                                : candidates.size();
     auto lower_bound = [&](size_t i) { return predictions[i].mean - kLocalConfidence * predictions[i].sd; };
     std::vector<size_t> batch;
-    while (batch.size() < batch_size && batch.size() + done() < result_.budget) {
+    const size_t round = batch_size();
+    while (batch.size() < round && batch.size() + done() < result_.budget) {
       std::optional<size_t> pick;
       auto best_of = [&](int pass, size_t anchor) {
         for (size_t i = 0; i < candidates.size(); ++i) {

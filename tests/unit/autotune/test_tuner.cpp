@@ -22,6 +22,12 @@ SearchSpace grid() {
   return parse_search_space(R"({"parameters": {"A": {"min": 1, "max": 20}, "B": {"min": 1, "max": 12}}})", "grid.json");
 }
 
+// Parameters A (1..40), B (1..24): 960 configurations, where 5 % of the space is 48 measured and
+// the bayes seeds grow with the budget up to it.
+SearchSpace wide_grid() {
+  return parse_search_space(R"({"parameters": {"A": {"min": 1, "max": 40}, "B": {"min": 1, "max": 24}}})", "wide_grid.json");
+}
+
 double a_of(const SearchSpace& s, size_t c) { return *s.value(c, 0).number; }
 double b_of(const SearchSpace& s, size_t c) { return *s.value(c, 1).number; }
 
@@ -312,8 +318,9 @@ TEST(Tuner, InterruptionStopsAtAMeasurementBoundaryAndResumes) {
   for (size_t i = 0; i < r2.measured.size(); ++i) EXPECT_EQ(r2.measured[i].configuration, r3.measured[i].configuration);
 }
 
-// The default: two seeds, near-opposite corners, then each next configuration by expected
-// improvement; at a tenth of the space it lands on the bowl's best or next to it, whatever the seed.
+// The default: two seeds, near-opposite corners (an eighth of the budget counted up to 5 % of the
+// space, 12, is less), then the climb; at a tenth of the space it lands on the bowl's best or next
+// to it, whatever the seed.
 TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
   auto s = grid();
   for (uint64_t seed = 1; seed <= 5; ++seed) {
@@ -326,8 +333,8 @@ TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
     ASSERT_TRUE(r.best) << seed;
     EXPECT_LE(bowl(s, *r.best).value, 1.011) << "seed " << seed << ": A=" << a_of(s, *r.best) << " B=" << b_of(s, *r.best);
     EXPECT_EQ(r.strategy, Strategy::bayes);
-    EXPECT_EQ(r.measured_in("seed"), 4u);  // an eighth of the budget and the centre
-    EXPECT_EQ(r.measured_in("guided"), 20u);
+    EXPECT_EQ(r.measured_in("seed"), 2u);
+    EXPECT_EQ(r.measured_in("guided"), 22u);
     EXPECT_TRUE(r.process.fitted);
     // The curve: a point per configuration, never worse, its phases those that measured the best.
     ASSERT_EQ(r.curve.size(), r.measured.size());
@@ -421,10 +428,10 @@ TEST(Tuner, BayesSeedsAreAMaximinDesign) {
 }
 
 // From three seeds on, the first is the configuration nearest the centre of the unit cube, whatever
-// the seed: A of 1 to 20 and B of 1 to 12 as their log2, whose means over the space are the log2 of
-// 8.3 and 5.3; with two, no centre.
+// the seed: on wide_grid(), A of 1 to 40 and B of 1 to 24 as their log2, whose means over the space
+// are the log2 of 15.8 and 9.8; with two, no centre among the seeds.
 TEST(Tuner, BayesMeasuresTheCentreWithThreeSeedsOrMore) {
-  auto s = grid();
+  auto s = wide_grid();
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     for (size_t budget : {23, 24}) {
       FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
@@ -435,46 +442,47 @@ TEST(Tuner, BayesMeasuresTheCentreWithThreeSeedsOrMore) {
       auto r = tune(s, eval, store, o);
       ASSERT_FALSE(r.measured.empty());
       const size_t first = r.measured.front().configuration;
-      const bool central = a_of(s, first) == 8 && b_of(s, first) == 5;
+      const bool central = a_of(s, first) == 16 && b_of(s, first) == 10;
       EXPECT_EQ(central, budget == 24) << "seed " << seed << " budget " << budget << ": A=" << a_of(s, first) << " B=" << b_of(s, first);
       // The result names the centre either way: the first seed, or a candidate of the climb.
       ASSERT_TRUE(r.centre);
-      EXPECT_TRUE(a_of(s, *r.centre) == 8 && b_of(s, *r.centre) == 5) << "A=" << a_of(s, *r.centre) << " B=" << b_of(s, *r.centre);
+      EXPECT_TRUE(a_of(s, *r.centre) == 16 && b_of(s, *r.centre) == 10) << "A=" << a_of(s, *r.centre) << " B=" << b_of(s, *r.centre);
     }
   }
 }
 
-// Seeds are an eighth of the budget, at least two, and from three on the centre with them; where a
-// time alone bounds the search, as for the default budget (a fifth of the space), and the strategy
-// still guides the rest.
-TEST(Tuner, BayesSeedsAreAnEighthOfTheBudget) {
-  auto s = grid();
-  for (const auto& [budget, seeds] : std::vector<std::pair<size_t, size_t>>{{12, 2}, {23, 2}, {24, 4}, {80, 11}}) {
-    FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+// Seeds are an eighth of the budget counted up to 5 % of the space, at least two, and from three on
+// the centre with them: on wide_grid() 5 % is 48, six seeds and the centre; on grid(), 12, two.
+TEST(Tuner, BayesSeedsAreAnEighthOfTheBudgetUpToFivePercentOfTheSpace) {
+  const auto wide = wide_grid(), small = grid();
+  const std::vector<std::tuple<const SearchSpace*, size_t, size_t>> cases{
+      {&wide, 12, 2}, {&wide, 23, 2}, {&wide, 24, 4}, {&wide, 48, 7}, {&wide, 96, 7}, {&small, 24, 2}, {&small, 80, 2}};
+  for (const auto& [s, budget, seeds] : cases) {
+    FunctionEvaluator eval([&](size_t c) { return bowl(*s, c); });
     MemoryStore store;
     TuneOptions o;
     o.budget = budget;
-    auto r = tune(s, eval, store, o);
-    EXPECT_EQ(r.seed_count, seeds) << budget;
-    EXPECT_EQ(r.measured_in("seed"), seeds) << budget;
-    EXPECT_EQ(r.measured_in("guided"), budget - seeds) << budget;
+    auto r = tune(*s, eval, store, o);
+    EXPECT_EQ(r.seed_count, seeds) << s->size() << " " << budget;
+    EXPECT_EQ(r.measured_in("seed"), seeds) << s->size() << " " << budget;
+    EXPECT_EQ(r.measured_in("guided"), budget - seeds) << s->size() << " " << budget;
   }
 }
 
 TEST(Tuner, ATimeBudgetAloneStillGuidesTheSearch) {
-  auto s = grid();
+  auto s = wide_grid();
   FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
   eval.slow = true;  // 2 ms a measurement
   MemoryStore store;
   TuneOptions o;
   o.time_budget_seconds = 0.2;
   auto r = tune(s, eval, store, o);
-  EXPECT_EQ(r.budget, 240u);
-  EXPECT_EQ(r.seed_count, 7u) << "an eighth of the default budget, 48, and the centre";
+  EXPECT_EQ(r.budget, 960u);
+  EXPECT_EQ(r.seed_count, 7u) << "an eighth of the default budget (192) counted up to 5 % of the space (48), and the centre";
   EXPECT_EQ(r.measured_in("seed"), 7u);
   EXPECT_GT(r.measured_in("guided"), 0u);
   EXPECT_EQ(r.measured_in("random"), 0u);
-  EXPECT_LT(r.measured.size(), 240u);
+  EXPECT_LT(r.measured.size(), 960u);
   EXPECT_TRUE(r.out_of_time);
 }
 
@@ -498,6 +506,33 @@ bool neighbour_left(const SearchSpace& s, const std::vector<bool>& measured, siz
     if (!measured[c] && grid_neighbours(s, c, x)) return true;
   }
   return false;
+}
+
+// A larger budget runs the smaller one's search first: the same seeds (fixed past 5 % of the space)
+// and, one at a time, the same guided picks, so that it never ends on a worse configuration. (When
+// the seeds grew with the budget, 10 % and 15 % of grid() began from other corners.)
+TEST(Tuner, ALargerBudgetMeasuresWhatTheSmallerOneDidFirst) {
+  for (const auto& s : {grid(), wide_grid()}) {
+    const size_t smaller = s.size() / 10, larger = s.size() * 3 / 20;
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+      std::vector<TuneResult> runs;
+      for (size_t budget : {smaller, larger}) {
+        FunctionEvaluator eval([&](size_t c) { return bumpy(s, c); });
+        MemoryStore store;
+        TuneOptions o;
+        o.seed = seed;
+        o.budget = budget;
+        runs.push_back(tune(s, eval, store, o));
+      }
+      ASSERT_EQ(runs[0].measured.size(), smaller);
+      ASSERT_EQ(runs[1].measured.size(), larger);
+      for (size_t i = 0; i < smaller; ++i) {
+        EXPECT_EQ(runs[1].measured[i].configuration, runs[0].measured[i].configuration) << s.size() << " seed " << seed << " at " << i;
+      }
+      ASSERT_TRUE(runs[0].best && runs[1].best);
+      EXPECT_LE(bumpy(s, *runs[1].best).value, bumpy(s, *runs[0].best).value);
+    }
+  }
 }
 
 // The first guided pick is, of the best seed's neighbours, the one of lowest predicted log cost less
@@ -550,13 +585,13 @@ TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
     MemoryStore store;
     TuneOptions o;
     o.seed = seed;
-    o.budget = 50;  // 6 seeds, then one guided pick a round
+    o.budget = 50;  // 2 seeds, then one guided pick a round
     const auto r = tune(s, eval, store, o);
     ASSERT_EQ(r.measured.size(), 50u);
     std::vector<bool> measured(s.size(), false);
     std::vector<std::pair<double, size_t>> ranked;  // (value, configuration) of those measured
     for (const auto& m : r.measured) {
-      if (m.phase == "guided") {
+      if (m.phase == "guided" && m.configuration != r.centre) {  // the centre: the climb's one other candidate
         std::sort(ranked.begin(), ranked.end());
         for (size_t k = 0; k < ranked.size() && k < 8; ++k) {
           if (!neighbour_left(s, measured, ranked[k].second)) continue;
