@@ -151,16 +151,15 @@ void Search::run_bayes() {
   // at 10 % (now none). There, 23877 of 28800 runs at 5, 10 and 15 % found one within 3 % (23735).
   const size_t seeds = std::max<size_t>(2, std::min(planned_, space_.size() / 20) / 8);
   GaussianProcess process(space_);
-  // From three seeds on (spaces of 480 configurations or more, at budgets of 5 % of them and
-  // more), the configuration nearest the centre of the space is measured with them,
-  // as a central composite design adds its centre point to the corners: where the best lies inside
-  // the ranges (a small product that a large tile leaves SMs idle in), the climb from the corners
-  // is long, and the best measured seed, where local search starts, is then the centre. On the five
-  // landscapes of 410 and 648 configurations, at 5 % 85, 100, 99, 96 and 80 of 100 seeds found one
-  // within 3 % of the best (were 85, 96, 85, 96, 47), sgemm_large_tall at 10 % 100 (was 72);
-  // with two seeds the centre measured instead of a corner or with
-  // them was worse (sgemm and sgemm_rect at 5 %: 40 and 38 of 100 instead of 96 and 93; the
-  // Triton matmul at 2048³, 0 instead of 100).
+  // From three seeds on (a space of 480 configurations or more and a budget of 24 or more), the
+  // configuration nearest the centre of the space is measured with them, as a central composite
+  // design adds its centre point to the corners: where the best lies inside the ranges (a small
+  // product that a large tile leaves SMs idle in), the climb from the corners is long, and the best
+  // measured seed, where local search starts, is then the centre. On the five landscapes of 410
+  // and 648 configurations, at 5 % 85, 100, 99, 96 and 80 of 100 seeds found one within 3 % of the
+  // best (were 85, 96, 85, 96, 47), sgemm_large_tall at 10 % 100 (was 72); with two seeds the
+  // centre measured instead of a corner or with them was worse (sgemm and sgemm_rect at 5 %: 40
+  // and 38 of 100 instead of 96 and 93; the Triton matmul at 2048³, 0 instead of 100).
   const bool central = seeds >= 3;
   if (central) {
     result_.centre = process.most_central(candidates());

@@ -364,6 +364,8 @@ TEST(CliAutotuneBadInput, EachGivesOneLineAndItsExitCode) {
   expect_error(args, 2, "--budget 'lots'");
   args = tune_args(dir / "out", {"--quiet", "--budget", "5x"});
   expect_error(args, 2, "--budget '5x': give a count of configurations (45), a fraction (0.2), a percentage (20%) or a time");
+  args = tune_args(dir / "out", {"--quiet", "--budget", ""});
+  expect_error(args, 2, "--budget: empty: give a count, a fraction, a percentage or a time");
   args = tune_args(dir / "out", {"--quiet", "--strategy", "annealing"});
   expect_error(args, 2, "--strategy: annealing not in {bayes,model,random}");
   args = tune_args(dir / "out", {"--quiet", "--batch", "0"});
