@@ -107,8 +107,8 @@ std::optional<double> DiffProfile::occupancy_of(const std::string& kernel) const
 DiffResult run_diff(const DiffRequest& request, Control& control) {
   DiffResult r;
   control.stage_started("read");
-  r.before = load_profile(request.before);
-  r.after = load_profile(request.after);
+  r.before = as_written(request.before, [&] { return load_profile(request.before); });
+  r.after = as_written(request.after, [&] { return load_profile(request.after); });
   control.stage_finished("read");
   auto warn = [&](std::string message) {
     control.warning("read", message);

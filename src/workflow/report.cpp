@@ -89,17 +89,6 @@ std::vector<fs::path> timeline_databases(const std::vector<fs::path>& runs, cons
   return first_run;
 }
 
-// The page, where a document of the folder is not as rocm-perf writes it (a field of another type,
-// edited by hand or by another version) a bad input that names the folder, not an internal error.
-template <class Render>
-std::string rendered(const fs::path& folder, Render&& render) {
-  try {
-    return render();
-  } catch (const nlohmann::json::exception& e) {
-    fail(Errc::bad_input, "{}: a JSON document here is not as rocm-perf writes it ({})", folder.string(), e.what());
-  }
-}
-
 }  // namespace
 
 ReportResult run_report(const ReportRequest& request, Control& control) {
@@ -111,7 +100,7 @@ ReportResult run_report(const ReportRequest& request, Control& control) {
   // A folder of rocm-perf autotune: its search.
   if (const auto tuned = optional_json_document(folder / "autotune.json"); !tuned.is_null() && !fs::exists(folder / "profile.json", ec)) {
     OutputFile page(output);
-    page.stream() << rendered(folder, [&] { return report::autotune_report(tuned, chart_js(request.chart_js)); });
+    page.stream() << as_written(folder, [&] { return report::autotune_report(tuned, chart_js(request.chart_js)); });
     page.commit();
     return {output, "autotune"};
   }
@@ -137,7 +126,7 @@ ReportResult run_report(const ReportRequest& request, Control& control) {
   std::optional<trace::Trace> table_trace, timeline_trace;
   if (!table_dbs.empty()) table_trace = trace::read_traces(table_dbs);
   if (!timeline_dbs.empty() && timeline_dbs != table_dbs) timeline_trace = trace::read_traces(timeline_dbs);
-  in.kernels = kernels_of(table_trace ? &*table_trace : nullptr, in.roofline);
+  in.kernels = as_written(folder, [&] { return kernels_of(table_trace ? &*table_trace : nullptr, in.roofline); });
   if (!timeline_dbs.empty()) {
     const auto& trace = timeline_trace ? *timeline_trace : *table_trace;
     in.timeline = report::timeline_json(trace, analysis::analyze_dag(trace), kTimelineOperations);
@@ -145,7 +134,7 @@ ReportResult run_report(const ReportRequest& request, Control& control) {
   }
   control.stage_finished("read");
   in.chart_js = chart_js(request.chart_js);
-  page.stream() << rendered(folder, [&] { return report::html_report(in); });
+  page.stream() << as_written(folder, [&] { return report::html_report(in); });
   page.commit();
   return {output, "profile"};
 }

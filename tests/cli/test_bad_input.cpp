@@ -38,6 +38,21 @@ TEST(CliBadInput, AReportOfAMalformedAutotuneDocument) {
   EXPECT_FALSE(fs::exists(dir / "report.html"));
 }
 
+// A roofline.json beside profile.json whose kernels are not as rocm-perf writes them: the report's
+// kernel table reads it where the folder holds no traces.
+TEST(CliBadInput, AReportOfAMalformedRooflineDocument) {
+  const auto dir = fresh_dir("bad_roofline");
+  const auto out = dir / "out";
+  const auto analyzed = run_cli({"analyze", scenario("mi300x", 1, dir).string(), "--out", out.string()});
+  ASSERT_EQ(analyzed.exit_code, 0) << analyzed.err;
+  for (const std::string doc : {R"({"kernels": [{"name": "k", "time_ms": "x"}]})", R"({"kernels": [5]})", R"({"kernels": 5})"}) {
+    std::ofstream(out / "roofline.json") << doc;
+    expect_error({"report", out.string()}, 2, out.string() + ": a JSON document here is not as rocm-perf writes it");
+    EXPECT_EQ(read_text(out / "roofline.json"), doc);
+    EXPECT_FALSE(fs::exists(out / "report.html"));
+  }
+}
+
 TEST(CliBadInput, EmptyFile) {
   const auto path = fresh_dir("empty") / "empty.db";
   std::ofstream{path};

@@ -102,11 +102,18 @@ TEST(CliDiff, BadInputIsOneLineAndExitTwo) {
   fs::create_directories(dir / "empty");
   std::ofstream(dir / "not.json") << "{ nope";
   std::ofstream(dir / "wallclock.json") << R"({"kernel": null, "runtime_ms": 1.0})";
+  std::ofstream(dir / "name_a_number.json") << R"({"kernel": {"name": 5, "total_ms": 1}, "stability": {"runs": 1}})";
+  fs::create_directories(dir / "gpu_a_number");
+  std::ofstream(dir / "gpu_a_number/profile.json") << R"({"gpu": {"product": 5}, "kernel": {"name": "k", "total_ms": 1}, "stability": {"runs": 1}})";
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"diff", (dir / "empty").string(), (dir / "empty").string()}, "no profile.json here"},
            {{"diff", (dir / "missing").string(), (dir / "empty").string()}, "no such profile folder or file"},
            {{"diff", (dir / "not.json").string(), (dir / "not.json").string()}, "not a JSON document"},
-           {{"diff", (dir / "wallclock.json").string(), (dir / "wallclock.json").string()}, "not a rocm-perf profile.json with a kernel"}}) {
+           {{"diff", (dir / "wallclock.json").string(), (dir / "wallclock.json").string()}, "not a rocm-perf profile.json with a kernel"},
+           {{"diff", (dir / "name_a_number.json").string(), (dir / "wallclock.json").string()},
+            (dir / "name_a_number.json").string() + ": a JSON document here is not as rocm-perf writes it"},
+           {{"diff", (dir / "gpu_a_number").string(), (dir / "wallclock.json").string()},
+            (dir / "gpu_a_number").string() + ": a JSON document here is not as rocm-perf writes it"}}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args[1];
     EXPECT_EQ(count_lines(r.err), 1) << r.err;

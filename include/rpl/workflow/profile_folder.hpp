@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <rpl/core/error.hpp>
+
 namespace rpl::workflow {
 
 /// The folder's run databases, .rocpd_profile/run*.db, in name order (none for analyze --out).
@@ -20,5 +22,17 @@ nlohmann::json optional_json_document(const std::filesystem::path& file);
 
 /// Each kernel's roofline position (memory_bound, compute_bound) from roofline.json; empty for null.
 std::map<std::string, std::string> roofline_positions(const nlohmann::json& roofline);
+
+/// What read gives (a profile, a page), where a document of path is not as rocm-perf writes it (a
+/// field of another type, edited by hand or by another version) Error(bad_input) naming path, not
+/// an internal error.
+template <class Read>
+auto as_written(const std::filesystem::path& path, Read&& read) {
+  try {
+    return read();
+  } catch (const nlohmann::json::exception& e) {
+    fail(Errc::bad_input, "{}: a JSON document here is not as rocm-perf writes it ({})", path.string(), e.what());
+  }
+}
 
 }  // namespace rpl::workflow
