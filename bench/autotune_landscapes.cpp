@@ -1,6 +1,6 @@
 // rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none]
 //                         [--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]]
-//                         NAME=SPACE.json:MEASUREMENTS.csv ...
+//                         [--calibration] NAME=SPACE.json:MEASUREMENTS.csv ...
 // The tuner's strategies on landscapes measured exhaustively (rocm-perf autotune --csv over every
 // configuration), each answered from its table with the noise it was measured with
 // (NoisyRecordedEvaluator) or, with --noise none, exactly. For each landscape, strategy and budget
@@ -15,11 +15,15 @@
 // and true distance. With --warm-start PCT (or full), each run starts warm (TuneOptions::warm_start)
 // from another landscape of the same space: a bayes run at PCT % of it with another seed (or its
 // whole table); which one, --prior TARGET=EARLIER says (bench/autotune_warm_start.sh), else each
-// seed takes the next of the others in turn.
+// seed takes the next of the others in turn. With --calibration, at the end, the bayes runs grouped
+// by the chance their likeliest configuration left unmeasured was given to beat the best by 3 %
+// (TuneResult::likeliest_better): how many of each group's runs reported one more than 3 % from the
+// best.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -90,7 +94,8 @@ std::vector<std::pair<size_t, double>> earlier_run(const Landscape& earlier, con
 int main(int argc, char** argv) {
   int seeds = 20;
   std::vector<std::string> budgets = {"5", "10", "15"}, strategies = {"bayes", "model", "random"};
-  bool noise = true, per_seed = false, trajectory = false;
+  bool noise = true, per_seed = false, trajectory = false, calibration = false;
+  std::vector<std::pair<double, bool>> chances;  // per bayes run with something left: the chance, and whether it missed
   std::vector<std::string> landscapes, priors;
   std::string warm;  // none, "full" or a percentage
   for (int i = 1; i < argc; ++i) {
@@ -103,11 +108,13 @@ int main(int argc, char** argv) {
     else if (a == "--prior" && i + 1 < argc) priors.push_back(argv[++i]);
     else if (a == "--per-seed") per_seed = true;
     else if (a == "--trajectory") per_seed = trajectory = true;
+    else if (a == "--calibration") calibration = true;
     else landscapes.push_back(a);
   }
   if (landscapes.empty() || seeds < 1) {
     std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none] "
-                         "[--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]] NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
+                         "[--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]] [--calibration] "
+                         "NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
     return 2;
   }
   try {
@@ -147,6 +154,7 @@ int main(int argc, char** argv) {
             within += d <= 3 ? 1 : 0;
             distance += std::isfinite(d) ? d : 100;
             measured += static_cast<double>(r.measured.size());
+            if (r.likeliest_better) chances.emplace_back(r.likeliest_better->chance, d > 3);
             for (const auto& m : r.measured) failed += m.measurement.ok() ? 0 : 1;
             if (per_seed) {
               double closest = INFINITY;
@@ -169,6 +177,18 @@ int main(int argc, char** argv) {
           std::printf("%-10s %5zu  %-8s %5.0f %%  %14.1f  %12d / %-9d  %10.2f %%  %15.1f  %6.1f\n", l.name.c_str(), l.space.size(),
                       name.c_str(), pct, measured / seeds, within, seeds, distance / seeds, remeasured / seeds, failed / seeds);
         }
+      }
+    }
+    if (calibration) {
+      std::printf("\nchance to beat the best by 3 %%   runs   reported one more than 3 %% from the best\n");
+      const double bounds[] = {0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0001};
+      for (size_t b = 0; b + 1 < std::size(bounds); ++b) {
+        size_t runs = 0, missed = 0;
+        for (const auto& [chance, miss] : chances) {
+          if (chance >= bounds[b] && chance < bounds[b + 1]) ++runs, missed += miss;
+        }
+        std::printf("  %4.0f %% to %3.0f %%               %6zu   %6zu (%.1f %%)\n", 100 * bounds[b], std::min(100.0, 100 * bounds[b + 1]), runs, missed,
+                    runs ? 100.0 * static_cast<double>(missed) / static_cast<double>(runs) : 0.0);
       }
     }
     return 0;

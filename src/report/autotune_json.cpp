@@ -51,13 +51,18 @@ Json model_json(const autotune::SearchSpace& space, const autotune::TuneResult& 
                 {"measured", at ? Json(*at + 1) : Json()},
                 {"phase", at ? Json(result.measured[*at].phase) : Json()}};
     }
+    Json likeliest;
+    if (const auto& l = result.likeliest_better) {
+      likeliest = {{"configuration", space.to_json(l->configuration)}, {"chance", round6(l->chance)}, {"margin", round6(l->margin)}};
+    }
     return {{"kind", "gaussian_process_matern52_log"},
             {"fitted", p.fitted},
             {"observations", p.observations},
             {"length_scales", scales},
             {"noise", round6(p.noise)},
             {"log_likelihood", round6(p.log_likelihood)},
-            {"centre", centre}};
+            {"centre", centre},
+            {"likeliest_better", likeliest}};
   }
   if (result.strategy != autotune::Strategy::model || result.measured_in("seed") == 0) return nullptr;
   const auto& fit = result.model;
@@ -241,6 +246,10 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
     }
   } else {
     out += "Best: none: every configuration measured failed\n";
+  }
+  if (const auto& l = result.likeliest_better) {
+    out += fmt::format("Left unmeasured: likeliest to beat the best by {:.0f} %: {} (chance {:.0f} % by the process)\n", 100 * l->margin,
+                       configuration_text(space, l->configuration), 100 * l->chance);
   }
   return out;
 }

@@ -73,6 +73,13 @@ std::string model_rows(const Json& model, const Json& total, const Json& order) 
                     (at.is_number() ? "measured " + number(at, "{:.0f}") + " of " + number(total, "{:.0f}") + " (" + escaped(text_at(centre, "phase")) + ")"
                                      : std::string("not measured")));
   }
+  const Json& likeliest = model.value("likeliest_better", Json());
+  if (process && likeliest.is_object() && likeliest.value("chance", Json()).is_number() && likeliest.value("margin", Json()).is_number()) {
+    html += row("Likeliest to beat the best", "autotune-likeliest",
+                escaped(configuration(likeliest.value("configuration", Json()), order)) + ", unmeasured: chance " +
+                    number(Json(100 * likeliest["chance"].get<double>()), "{:.0f}") + " % to be " +
+                    number(Json(100 * likeliest["margin"].get<double>()), "{:.0f}") + " % better, by the process");
+  }
   return html;
 }
 

@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -288,8 +289,15 @@ TEST(CliReport, AnAutotuneFolderDrawsItsSearch) {
   EXPECT_NE(html.find("id=\"autotune-strategy\">bayes<"), std::string::npos);
   EXPECT_NE(html.find("id=\"autotune-measured\">23 of a budget of 23: "), std::string::npos);
   EXPECT_NE(html.find("<canvas id=\"curve\">"), std::string::npos);
-  EXPECT_NE(html.find("id=\"autotune-model\">a Gaussian process, last fitted to 22 configurations<"), std::string::npos);
+  EXPECT_NE(html.find("id=\"autotune-model\">a Gaussian process, last fitted to 23 configurations<"), std::string::npos);
   const auto autotune = nlohmann::json::parse(read_text(dir / "out/autotune.json"));
+  const auto& likeliest = autotune["model"]["likeliest_better"];
+  ASSERT_TRUE(likeliest.is_object()) << autotune["model"].dump();
+  EXPECT_NE(html.find(fmt::format("id=\"autotune-likeliest\">BM={} BN={} ", likeliest["configuration"]["BM"].get<int>(),
+                                  likeliest["configuration"]["BN"].get<int>())),
+            std::string::npos);
+  EXPECT_NE(html.find(fmt::format(", unmeasured: chance {:.0f} % to be 3 % better, by the process<", 100 * likeliest["chance"].get<double>())),
+            std::string::npos);
   const auto& centre = autotune["model"]["centre"];
   ASSERT_TRUE(centre["measured"].is_number()) << centre.dump();
   const std::string measured_at = std::to_string(centre["measured"].get<int>());

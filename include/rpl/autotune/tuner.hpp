@@ -105,6 +105,14 @@ struct CurvePoint {
   std::string phase;                  // the phase that measured the best
 };
 
+/// bayes: of the configurations left unmeasured, the one the process, fitted to every measurement,
+/// rates likeliest to beat the best measured by the margin (3 %), and that chance.
+struct LikeliestBetter {
+  size_t configuration = 0;
+  double chance = 0;  // 0..1
+  double margin = 0;  // a fraction of the best measured cost
+};
+
 struct TuneResult {
   Strategy strategy = Strategy::bayes;
   size_t space_size = 0;
@@ -122,6 +130,7 @@ struct TuneResult {
   ModelFit final_model;                          // refitted on every measurement, at the end
   GaussianProcessFit process;                    // bayes: the last fit
   std::optional<size_t> centre;                  // bayes: nearest the space's centre (a seed, or a candidate of the climb)
+  std::optional<LikeliestBetter> likeliest_better;  // bayes: none where nothing is left or no process fits
   bool model_trusted = false;
   double prune_factor_used = 0;
   size_t survivors = 0;                          // after pruning, unmeasured

@@ -346,6 +346,40 @@ TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
   }
 }
 
+// The search's last word: the configuration left unmeasured that the process rates likeliest to
+// beat the best by 3 %, and that chance. On the bowl, once the climb has reached its floor the
+// chance is small, and smaller than after the seeds and two steps; nothing is named where nothing
+// is left, nor by random search.
+TEST(Tuner, BayesNamesTheLikeliestBetterConfigurationLeftUnmeasured) {
+  auto s = grid();
+  auto run = [&](uint64_t seed, size_t budget, Strategy strategy = Strategy::bayes) {
+    FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
+    MemoryStore store;
+    TuneOptions o;
+    o.seed = seed;
+    o.budget = budget;
+    o.strategy = strategy;
+    return tune(s, eval, store, o);
+  };
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    const auto early = run(seed, 4), late = run(seed, 48);
+    ASSERT_TRUE(early.likeliest_better && late.likeliest_better) << seed;
+    for (const auto* r : {&early, &late}) {
+      const auto& l = *r->likeliest_better;
+      EXPECT_EQ(l.margin, 0.03);
+      EXPECT_GE(l.chance, 0);
+      EXPECT_LE(l.chance, 1);
+      EXPECT_TRUE(std::none_of(r->measured.begin(), r->measured.end(), [&](const auto& m) { return m.configuration == l.configuration; }));
+    }
+    EXPECT_LE(bowl(s, *late.best).value, 1.011) << seed;
+    EXPECT_LT(late.likeliest_better->chance, 0.1) << seed;
+    EXPECT_LT(late.likeliest_better->chance, early.likeliest_better->chance) << seed;
+    EXPECT_EQ(late.process.observations, late.measured.size()) << "the last fit is to every measurement";
+  }
+  EXPECT_FALSE(run(1, s.size()).likeliest_better);
+  EXPECT_FALSE(run(1, 24, Strategy::random).likeliest_better);
+}
+
 // A valley along the derived feature: the time follows TILE = TM * TN and, less, how square the
 // tile is. From TM=8 TN=2 every step of one parameter leaves the valley; the step of both that
 // keeps TILE (TM=4 TN=4) is the best. bayes takes it once the single steps are spent. (Without
