@@ -14,6 +14,8 @@
 #include <span>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "failure_wall.hpp"
 #include "search.hpp"
 
@@ -41,6 +43,9 @@ constexpr double kLocalConfidence = 2;
 // The margin the search's last word is about (LikeliestBetter): the benchmark's "within 3 % of the
 // best" (bench/autotune_landscapes.sh).
 constexpr double kBetterMargin = 0.03;
+// From this chance on, a warning: runs that gave it had missed the best by more than 3 % 42 times in
+// 100 (bench/data/autotune_chance_calibration.txt), under it 21 in 100 at most.
+constexpr double kWarnedChance = 0.5;
 // Random designs a spread is chosen from (enough that more hardly move its closest pair), fewer
 // where a design is large, so that about kDesignDistances distances are computed at most.
 constexpr size_t kDesigns = 10000;
@@ -354,6 +359,12 @@ void Search::run_bayes() {
     const double below = target - (predictions[i].mean + prior_of(left[i]));
     const double chance = predictions[i].sd > 0 ? 0.5 * std::erfc(-below / (predictions[i].sd * std::sqrt(2.0))) : below > 0;
     if (!result_.likeliest_better || chance > result_.likeliest_better->chance) result_.likeliest_better = {left[i], chance, kBetterMargin};
+  }
+  if (result_.likeliest_better->chance >= kWarnedChance) {
+    result_.warnings.push_back(fmt::format("likely_better_unmeasured: the process gives a configuration left unmeasured a chance of {:.2f} to "
+                                           "beat the best by {:.0f} % (model.likeliest_better), where runs missed the best 42 times in "
+                                           "100 on the benchmark's landscapes: raise --budget, or measure it",
+                                           result_.likeliest_better->chance, 100 * kBetterMargin));
   }
 }
 

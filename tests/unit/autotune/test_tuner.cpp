@@ -349,7 +349,7 @@ TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
 // The search's last word: the configuration left unmeasured that the process rates likeliest to
 // beat the best by 3 %, and that chance. On the bowl, once the climb has reached its floor the
 // chance is small, and smaller than after the seeds and two steps; nothing is named where nothing
-// is left, nor by random search.
+// is left, nor by random search; from one half on, a warning says so.
 TEST(Tuner, BayesNamesTheLikeliestBetterConfigurationLeftUnmeasured) {
   auto s = grid();
   auto run = [&](uint64_t seed, size_t budget, Strategy strategy = Strategy::bayes) {
@@ -376,6 +376,19 @@ TEST(Tuner, BayesNamesTheLikeliestBetterConfigurationLeftUnmeasured) {
     EXPECT_LT(late.likeliest_better->chance, early.likeliest_better->chance) << seed;
     EXPECT_EQ(late.process.observations, late.measured.size()) << "the last fit is to every measurement";
   }
+  // A chance of one half or more is said in a warning: on the benchmark such runs missed often.
+  size_t warned = 0, runs = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    for (size_t budget : {4u, 5u, 48u}) {
+      const auto r = run(seed, budget);
+      ASSERT_TRUE(r.likeliest_better);
+      const bool warning = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) { return w.rfind("likely_better_unmeasured: ", 0) == 0; });
+      EXPECT_EQ(warning, r.likeliest_better->chance >= 0.5) << seed << " " << budget << " " << r.likeliest_better->chance;
+      warned += warning, ++runs;
+    }
+  }
+  EXPECT_GT(warned, 0u);
+  EXPECT_LT(warned, runs);
   EXPECT_FALSE(run(1, s.size()).likeliest_better);
   EXPECT_FALSE(run(1, 24, Strategy::random).likeliest_better);
 }
