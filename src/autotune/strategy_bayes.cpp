@@ -344,8 +344,8 @@ void Search::run_bayes() {
     measure_batch(batch, "guided");
   }
   // The search's last word, where something is left: the process fitted to every measurement
-  // rates each configuration left; the likeliest to beat the best by kBetterMargin is where more
-  // budget would go first. Over 20 seeds at 5, 10, 15 and 30 % of the 98 landscapes of bench/,
+  // rates each configuration left; the likeliest to beat the best by kBetterMargin is the one to
+  // measure before trusting the best. Over 20 seeds at 5, 10, 15 and 30 % of the 98 landscapes of bench/,
   // runs whose likeliest chance was under 1 % missed the best by more than 3 % 3 times in 1,000,
   // from 50 % on 42 in 100 (bench/data/autotune_chance_calibration.txt).
   std::vector<size_t> configs;
