@@ -238,4 +238,10 @@ double expected_improvement(const LogCostPrediction& p, double best_log_cost) {
   return gain * normal_cdf(z) + p.sd * normal_pdf(z);
 }
 
+double chance_below(const LogCostPrediction& p, double log_cost) {
+  const double below = log_cost - p.mean;
+  if (p.sd <= 0) return below > 0;
+  return normal_cdf(below / p.sd);
+}
+
 }  // namespace rpl::autotune

@@ -356,8 +356,7 @@ void Search::run_bayes() {
   const double target = std::log(best_cost * (1 - kBetterMargin));
   const auto predictions = process.predict(left);
   for (size_t i = 0; i < left.size(); ++i) {
-    const double below = target - (predictions[i].mean + prior_of(left[i]));
-    const double chance = predictions[i].sd > 0 ? 0.5 * std::erfc(-below / (predictions[i].sd * std::sqrt(2.0))) : below > 0;
+    const double chance = chance_below({predictions[i].mean + prior_of(left[i]), predictions[i].sd}, target);
     if (!result_.likeliest_better || chance > result_.likeliest_better->chance) result_.likeliest_better = {left[i], chance, kBetterMargin};
   }
   if (result_.likeliest_better->chance >= kWarnedChance) {

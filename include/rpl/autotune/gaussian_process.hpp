@@ -80,5 +80,7 @@ class GaussianProcess {
 
 /// Expected improvement of a prediction on the best observed log cost, for minimization.
 double expected_improvement(const LogCostPrediction& p, double best_log_cost);
+/// The chance, under a prediction, that the log cost is below log_cost (0 or 1 where it is certain).
+double chance_below(const LogCostPrediction& p, double log_cost);
 
 }  // namespace rpl::autotune

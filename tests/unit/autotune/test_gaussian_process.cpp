@@ -61,6 +61,16 @@ TEST(GaussianProcess, ExpectedImprovementWeighsTheMeanAgainstTheUncertainty) {
   EXPECT_GT(expected_improvement({0.3, 0.2}, best), 0);
 }
 
+TEST(GaussianProcess, ChanceBelowIsTheNormalsShareUnderTheCost) {
+  EXPECT_NEAR(chance_below({0.0, 0.5}, 0.0), 0.5, 1e-12);
+  EXPECT_NEAR(chance_below({0.0, 1.0}, 1.0), 0.841344746, 1e-9);  // one standard deviation above the mean
+  EXPECT_NEAR(chance_below({0.0, 1.0}, -1.0), 1 - 0.841344746, 1e-9);
+  EXPECT_GT(chance_below({0.0, 0.1}, 0.05), chance_below({0.0, 0.2}, 0.05)) << "surer of a mean below, likelier below";
+  EXPECT_EQ(chance_below({-0.1, 0}, 0.0), 1);
+  EXPECT_EQ(chance_below({0.1, 0}, 0.0), 0);
+  EXPECT_EQ(chance_below({0.0, 0}, 0.0), 0) << "not below where it is certain to be equal";
+}
+
 TEST(Budget, ACountAFractionAPercentageOrATime) {
   auto parsed = [](const std::string& text) {
     TuneOptions o;
