@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # On the NVIDIA machine, from the repository root, with the carry of
 # `PRESET=release EXAMPLES="matmul_tunable stencil_tunable" WITH_CLANG=1 NO_TESTS=1 bash scripts/gpu/prepare_carry.sh`:
-# autotune --warm-start live. An earlier bayes run at 15 % of a neighbouring size keeps its --csv;
-# the next size is then tuned at a small budget cold and warm from it, seeds 1 to 3: the SGEMM of
+# autotune --warm-start live. An earlier bayes run at 15 % of a neighbouring size keeps its output
+# folder; the next size is then tuned at a small budget cold and warm from that folder, seeds 1 to 3: the SGEMM of
 # examples/matmul at 1536³ then 2048³ (5 %), and the Triton matmul
 # (tests/gpu/programs/triton_matmul_tunable.py, a program we did not write) at 1536³ then 2048³
 # (10 %, seeds TRITON_SEEDS, default 1 2; TRITON=0 leaves it out, SGEMM=0 the SGEMM), and the
 # stencil's launch geometry at 1920² then 2048², 50 steps (5 %, seeds 1 to 5; STENCIL=0 leaves it out;
-# TRITON_EARLIER=FILE takes the Triton matmul's earlier CSV from FILE instead of measuring it). Per run, the
-# best found and its time in summary.txt, and each autotune.json in $OUT.
+# TRITON_EARLIER=PATH takes the Triton matmul's earlier folder or CSV from PATH instead of measuring it).
+# Each earlier folder is then replayed (--replay, nothing run) at the warm runs' budget. Per run, the
+# best found and its time in summary.txt, each autotune.json in $OUT, each earlier run's
+# measurements.csv as $OUT/NAME.csv.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
@@ -29,37 +31,56 @@ try:
 except Exception as e:
     print(f"{name}: exit {rc} in {ms} ms; no autotune.json ({e})")
 PY
-  rm -rf "$out/$name"
+  case $name in
+    *_earlier) cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null; rm -rf "$out/$name/builds" ;;  # kept: warm starts name it
+    *) rm -rf "$out/$name" ;;
+  esac
 }
 mm="$carry/examples/matmul_tunable"
 sgemm() { echo "$mm $1 $1 $1 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10"; }
-[ "${SGEMM:-1}" != 0 ] && tune sgemm_1536_earlier examples/matmul/matmul_space.json "$(sgemm 1536)" --budget 15% --max-runs 2 \
-  --csv "$out/sgemm_1536_earlier.csv"
+[ "${SGEMM:-1}" != 0 ] && tune sgemm_1536_earlier examples/matmul/matmul_space.json "$(sgemm 1536)" --budget 15% --max-runs 2
 for seed in $([ "${SGEMM:-1}" != 0 ] && echo 1 2 3); do
   tune "sgemm_2048_cold_seed$seed" examples/matmul/matmul_space.json "$(sgemm 2048)" --budget 5% --max-runs 2 --seed "$seed"
   tune "sgemm_2048_warm_seed$seed" examples/matmul/matmul_space.json "$(sgemm 2048)" --budget 5% --max-runs 2 --seed "$seed" \
-    --warm-start "$out/sgemm_1536_earlier.csv"
+    --warm-start "$out/sgemm_1536_earlier"
 done
 if [ "${STENCIL:-1}" != 0 ]; then
   stencil() { echo "$carry/examples/stencil_tunable $1 50 --bx {BX} --by {BY} --rows {ROWS}"; }
   space=examples/stencil/stencil_space.json
-  tune stencil_1920_earlier $space "$(stencil 1920)" --budget 15% --max-runs 2 --csv "$out/stencil_1920_earlier.csv"
+  tune stencil_1920_earlier $space "$(stencil 1920)" --budget 15% --max-runs 2
   for seed in 1 2 3 4 5; do
     tune "stencil_2048_cold_seed$seed" $space "$(stencil 2048)" --budget 5% --max-runs 2 --seed "$seed"
     tune "stencil_2048_warm_seed$seed" $space "$(stencil 2048)" --budget 5% --max-runs 2 --seed "$seed" \
-      --warm-start "$out/stencil_1920_earlier.csv"
+      --warm-start "$out/stencil_1920_earlier"
   done
 fi
 if [ "${TRITON:-1}" != 0 ]; then
   triton() { echo "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $1"; }
   space=tests/gpu/programs/triton_space.json
-  earlier=${TRITON_EARLIER:-$out/triton_1536_earlier.csv}
-  [ -z "${TRITON_EARLIER:-}" ] && tune triton_1536_earlier $space "$(triton 1536)" --kernel matmul_kernel --max-runs 1 --budget 15% \
-    --csv "$earlier"
+  earlier=${TRITON_EARLIER:-$out/triton_1536_earlier}
+  [ -z "${TRITON_EARLIER:-}" ] && tune triton_1536_earlier $space "$(triton 1536)" --kernel matmul_kernel --max-runs 1 --budget 15%
   for seed in ${TRITON_SEEDS:-1 2}; do
     tune "triton_2048_cold_seed$seed" $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 10% --seed "$seed"
     tune "triton_2048_warm_seed$seed" $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 10% --seed "$seed" \
       --warm-start "$earlier"
   done
 fi
+# The earlier folders replayed: the same search over their measurements, nothing run.
+for earlier in "$out"/*_earlier; do
+  [ -d "$earlier" ] || continue
+  name=$(basename "$earlier")
+  field() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d[sys.argv[2]][sys.argv[3]])' "$earlier/autotune.json" "$@"; }
+  "$rp" autotune --space "$(field space file)" --cmd-template "$(field command template)" --replay "$earlier" --budget 10% \
+    --out "$out/${name}_replayed" --json > "$out/${name}_replayed.json" 2> "$out/${name}_replayed.err"
+  python3 - "$name" "$?" "$out/${name}_replayed.json" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+name, rc, path = sys.argv[1:]
+try:
+    d = json.load(open(path))
+    print(f"{name} replayed: exit {rc}; {d['device']['name']}; measured {d['measured']['total']}; best {d['best']['value']} at {json.dumps(d['best']['configuration'])}")
+except Exception as e:
+    print(f"{name} replayed: exit {rc}; no autotune.json ({e})")
+PY
+  rm -rf "$out/${name}_replayed" "$earlier"
+done
 true

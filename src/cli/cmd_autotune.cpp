@@ -41,10 +41,11 @@ Action add_autotune_command(CLI::App& app) {
   cmd->add_option("--out", o->out_dir, "output folder (autotune.json, the cache, builds)")->capture_default_str();
   cmd->add_option("--cache", o->cache_file, "the measurement cache (default OUT/cache.db)");
   cmd->add_flag("--resume", o->request.resume, "continue an interrupted run of the same space and templates from the cache");
-  cmd->add_option("--replay", o->replay_file, "answer from a measurements CSV (of --csv) instead of running anything");
+  cmd->add_option("--replay", o->replay_file,
+                  "answer from an earlier run's measurements (its --out folder or --csv) instead of running anything");
   cmd->add_option("--csv", o->csv_file, "write every measurement to this CSV file (- for stdout)");
   cmd->add_option("--warm-start", o->warm_start_file,
-                  "start from an earlier run of the same parameters (its --csv; another size or GPU): its best is the first "
+                  "start from an earlier run of the same parameters (its --out folder or --csv; another size or GPU): its best is the first "
                   "seed and its landscape the model's prior (bayes)");
   cmd->add_flag("--no-rocprof", o->request.no_rocprof, "measure the whole process's wall time instead of the kernel's");
   cmd->add_option("--backend", o->request.backend, "auto, rocm or cuda")->check(CLI::IsMember({"auto", "rocm", "cuda"}))->capture_default_str();

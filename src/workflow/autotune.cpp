@@ -34,27 +34,44 @@ void check_request(const AutotuneRequest& o) {
   }
 }
 
-// An earlier run's measurements (its --csv) as the warm start: the configurations of this space
+// Every run leaves its measurements in its folder, so that a later run can start from it or replay
+// it by naming the folder alone.
+constexpr const char* kMeasurementsFile = "measurements.csv";
+
+// The measurements CSV an option names: the file itself, or an earlier run's output folder.
+fs::path measurements_file(const fs::path& given, const char* option) {
+  std::error_code ec;
+  if (!fs::is_directory(given, ec)) return given;
+  const fs::path file = given / kMeasurementsFile;
+  if (!fs::exists(file, ec)) {
+    fail(Errc::bad_input, "{} {}: a folder without {}; give an autotune output folder or a measurements CSV (of --csv)", option,
+         given.string(), kMeasurementsFile);
+  }
+  return file;
+}
+
+// An earlier run's measurements (its folder or --csv) as the warm start: the configurations of this space
 // that succeeded in it, cheapest first (ties in the space's order, so that the same file gives the
 // same run).
 void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& space, autotune::TuneOptions& options,
                      report::AutotuneSetup& setup) {
+  const fs::path file = measurements_file(o.warm_start_file, "--warm-start");
   size_t unknown = 0;
-  const auto earlier = autotune::read_measurements_csv(o.warm_start_file, space, unknown);
+  const auto earlier = autotune::read_measurements_csv(file, space, unknown);
   for (const auto& [c, m] : earlier) {
     if (m.ok()) options.warm_start.emplace_back(c, o.maximize ? 1 / m.value : m.value);
   }
   if (options.warm_start.empty()) {
-    fail(Errc::bad_input, "--warm-start {}: none of its rows is a configuration of this space that succeeded; give the --csv of an "
-                          "earlier run of the same parameters",
-         o.warm_start_file.string());
+    fail(Errc::bad_input, "--warm-start {}: none of its rows is a configuration of this space that succeeded; give the folder or "
+                          "--csv of an earlier run of the same parameters",
+         file.string());
   }
   std::stable_sort(options.warm_start.begin(), options.warm_start.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   if (unknown) {
     setup.warnings.push_back(fmt::format("warm_start_rows_outside_space: {} rows of {} are no configuration of the space", unknown,
-                                         o.warm_start_file.string()));
+                                         file.string()));
   }
-  setup.warm_start_file = o.warm_start_file.string();
+  setup.warm_start_file = file.string();
   setup.warm_start_configurations = options.warm_start.size();
 }
 
@@ -173,15 +190,16 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
   std::string run_key;
   if (!o.replay_file.empty()) {
     autotune::check_placeholders(space, eval.command, eval.build);  // as the live run would
+    const fs::path file = measurements_file(o.replay_file, "--replay");
     size_t unknown = 0;
-    auto recorded = autotune::read_measurements_csv(o.replay_file.string(), space, unknown);
+    auto recorded = autotune::read_measurements_csv(file, space, unknown);
     if (unknown) {
       setup.warnings.push_back(fmt::format("replay_rows_outside_space: {} rows of {} are no configuration of the space", unknown,
-                                           o.replay_file.string()));
+                                           file.string()));
     }
     evaluator = std::make_unique<autotune::RecordedEvaluator>(std::move(recorded));
     store = std::make_unique<autotune::NullStore>();
-    setup.device = "replay of " + o.replay_file.string();
+    setup.device = "replay of " + file.string();
   } else {
     if (eval.objective == autotune::Objective::kernel_time) {
       eval.backend = o.backend == "auto" ? backends::choose_trace_backend() : o.backend;
@@ -253,8 +271,10 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
   out.document = report::autotune_json(space, out.result, setup, out.best_command);
   out.document_file = o.out_dir / "autotune.json";
   write_output_file(out.document_file, report::dump(out.document));
+  const std::string measurements = autotune::measurements_csv(space, out.result);
+  write_output_file(o.out_dir / kMeasurementsFile, measurements);
   if (csv) {
-    csv->stream() << autotune::measurements_csv(space, out.result);
+    csv->stream() << measurements;
     csv->commit();
   }
   for (const auto& w : out.document["warnings"]) control.warning("autotune", w.get<std::string>());

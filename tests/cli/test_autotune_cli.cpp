@@ -69,6 +69,7 @@ TEST(CliAutotune, FindsTheKnownBestOnAFifthOfTheSpaceRunningNothingTwice) {
   }
   EXPECT_EQ(repeated, 2);
   EXPECT_EQ(count_lines(read_text(dir / "m.csv")), doc["measured"]["total"].get<int>() + 1);
+  EXPECT_EQ(read_text(dir / "out/measurements.csv"), read_text(dir / "m.csv")) << "the folder keeps what --csv writes";
 }
 
 TEST(CliAutotune, FailuresAreClassified) {
@@ -402,6 +403,40 @@ TEST(CliAutotune, AWarmStartWithRowsOutsideTheSpaceWarnsAndUsesTheRest) {
   EXPECT_EQ(read_text(dir / "earlier.csv"), earlier);
 }
 
+// An earlier run's folder serves as its CSV would: for a warm start and for a replay.
+TEST(CliAutotune, AnEarlierRunsFolderStartsOrReplaysTheNext) {
+  const auto dir = fresh_dir("tune-warm-folder");
+  auto first = run_cli(tune_args(dir / "first", {"--json", "--budget", "12"}));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto earlier = nlohmann::json::parse(first.out);
+  const std::string measurements = read_text(dir / "first/measurements.csv");
+  EXPECT_EQ(count_lines(measurements), earlier["measured"]["total"].get<int>() + 1) << measurements;
+
+  auto warm = run_cli(tune_args(dir / "warm", {"--json", "--budget", "6", "--warm-start", (dir / "first").string(), "--csv",
+                                              (dir / "warm.csv").string()}));
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  const auto doc = nlohmann::json::parse(warm.out);
+  EXPECT_EQ(schema_errors(warm.out, "autotune"), "");
+  EXPECT_EQ(doc["warm_start"]["file"], (dir / "first/measurements.csv").string());
+  size_t succeeded = 0;
+  for (size_t at = measurements.find(",none,"); at != std::string::npos; at = measurements.find(",none,", at + 1)) ++succeeded;
+  EXPECT_EQ(doc["warm_start"]["configurations"], succeeded);
+  // The earlier best is measured first.
+  const std::string warm_csv = read_text(dir / "warm.csv");
+  const auto first_row = warm_csv.substr(warm_csv.find('\n') + 1);
+  const auto& best = earlier["best"]["configuration"];
+  const std::string parameters = "1,seed,0," + best["A"].dump() + "," + best["B"].dump() + "," + best["C"].dump() + "," +
+                                 best["MODE"].get<std::string>() + ",";
+  EXPECT_EQ(first_row.rfind(parameters, 0), 0u) << warm_csv;
+
+  auto replay = run_cli(tune_args(dir / "replayed", {"--json", "--budget", "12", "--replay", (dir / "first").string()}));
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  const auto replayed = nlohmann::json::parse(replay.out);
+  EXPECT_EQ(replayed["device"]["name"], "replay of " + (dir / "first/measurements.csv").string());
+  EXPECT_EQ(replayed["best"]["configuration"], best) << "the same seed over the same measurements";
+  EXPECT_EQ(read_text(dir / "first/measurements.csv"), measurements) << "read, never written";
+}
+
 TEST(CliAutotuneBadInput, AWarmStartThatCannotServe) {
   const auto dir = fresh_dir("tune-warm-bad");
   auto args = tune_args(dir / "out", {"--quiet", "--warm-start", (dir / "missing.csv").string()});
@@ -421,6 +456,13 @@ TEST(CliAutotuneBadInput, AWarmStartThatCannotServe) {
   EXPECT_EQ(read_text(dir / "nothing.csv"), nothing);
   args = tune_args(dir / "out", {"--quiet", "--strategy", "model", "--warm-start", other.string()});
   expect_error(args, 2, "--warm-start guides the bayes strategy only");
+  // A folder that is no autotune output folder, for either option.
+  fs::create_directory(dir / "empty");
+  args = tune_args(dir / "out", {"--quiet", "--warm-start", (dir / "empty").string()});
+  expect_error(args, 2, "--warm-start " + (dir / "empty").string() + ": a folder without measurements.csv");
+  args = tune_args(dir / "out", {"--quiet", "--replay", (dir / "empty").string()});
+  expect_error(args, 2, "--replay " + (dir / "empty").string() + ": a folder without measurements.csv");
+  EXPECT_TRUE(fs::is_empty(dir / "empty"));
 }
 
 TEST(CliAutotuneBadInput, EveryConfigurationFailing) {
