@@ -8,9 +8,9 @@
 # (10 %, seeds TRITON_SEEDS, default 1 2; TRITON=0 leaves it out, SGEMM=0 the SGEMM), and the
 # stencil's launch geometry at 1920² then 2048², 50 steps (5 %, seeds 1 to 5; STENCIL=0 leaves it out;
 # TRITON_EARLIER=PATH takes the Triton matmul's earlier folder or CSV from PATH instead of measuring it).
-# Each earlier folder is then replayed (--replay, nothing run) at the warm runs' budget. Per run, the
-# best found and its time in summary.txt, each autotune.json in $OUT, each earlier run's
-# measurements.csv as $OUT/NAME.csv.
+# Each earlier folder is then replayed (--replay, nothing run) at 10 %. Per run, the best found and
+# its time in summary.txt; each autotune.json and each earlier run's measurements.csv (as NAME.csv)
+# in $OUT/runs.tar.gz.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
@@ -83,4 +83,5 @@ except Exception as e:
 PY
   rm -rf "$out/${name}_replayed" "$earlier"
 done
+(cd "$out" && tar -czf runs.tar.gz --remove-files ./*.json ./*.err ./*.csv)  # a call brings back few files
 true
