@@ -38,14 +38,22 @@ void check_request(const AutotuneRequest& o) {
 // it by naming the folder alone.
 constexpr const char* kMeasurementsFile = "measurements.csv";
 
-// The measurements CSV an option names: the file itself, or an earlier run's output folder.
-fs::path measurements_file(const fs::path& given, const char* option) {
+// The measurements CSV an option names: the file itself, or an earlier run's output folder. Not
+// one this run writes (OUT/measurements.csv, --csv): it would replace what it reads.
+fs::path measurements_file(const fs::path& given, const char* option, const AutotuneRequest& o) {
   std::error_code ec;
-  if (!fs::is_directory(given, ec)) return given;
-  const fs::path file = given / kMeasurementsFile;
-  if (!fs::exists(file, ec)) {
-    fail(Errc::bad_input, "{} {}: a folder without {}; give an autotune output folder or a measurements CSV (of --csv)", option,
-         given.string(), kMeasurementsFile);
+  fs::path file = given;
+  if (fs::is_directory(given, ec)) {
+    file = given / kMeasurementsFile;
+    if (!fs::exists(file, ec)) {
+      fail(Errc::bad_input, "{} {}: a folder without {}; give an autotune output folder or a measurements CSV (of --csv)", option,
+           given.string(), kMeasurementsFile);
+    }
+  }
+  const fs::path read = fs::weakly_canonical(file, ec);
+  const auto same = [&](const fs::path& written) { return !read.empty() && fs::weakly_canonical(written, ec) == read; };
+  if (same(o.out_dir / kMeasurementsFile) || (!o.csv_file.empty() && o.csv_file != "-" && same(o.csv_file))) {
+    fail(Errc::bad_input, "{} {}: this run would write over it; give another --out or --csv", option, given.string());
   }
   return file;
 }
@@ -55,7 +63,7 @@ fs::path measurements_file(const fs::path& given, const char* option) {
 // same run).
 void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& space, autotune::TuneOptions& options,
                      report::AutotuneSetup& setup) {
-  const fs::path file = measurements_file(o.warm_start_file, "--warm-start");
+  const fs::path file = measurements_file(o.warm_start_file, "--warm-start", o);
   size_t unknown = 0;
   const auto earlier = autotune::read_measurements_csv(file, space, unknown);
   for (const auto& [c, m] : earlier) {
@@ -190,7 +198,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
   std::string run_key;
   if (!o.replay_file.empty()) {
     autotune::check_placeholders(space, eval.command, eval.build);  // as the live run would
-    const fs::path file = measurements_file(o.replay_file, "--replay");
+    const fs::path file = measurements_file(o.replay_file, "--replay", o);
     size_t unknown = 0;
     auto recorded = autotune::read_measurements_csv(file, space, unknown);
     if (unknown) {

@@ -463,6 +463,16 @@ TEST(CliAutotuneBadInput, AWarmStartThatCannotServe) {
   args = tune_args(dir / "out", {"--quiet", "--replay", (dir / "empty").string()});
   expect_error(args, 2, "--replay " + (dir / "empty").string() + ": a folder without measurements.csv");
   EXPECT_TRUE(fs::is_empty(dir / "empty"));
+  // What this run would write over: the --out folder's measurements, or its --csv.
+  ASSERT_EQ(run_cli(tune_args(dir / "earlier", {"--quiet", "--budget", "4"})).exit_code, 0);
+  const std::string kept = read_text(dir / "earlier/measurements.csv");
+  args = tune_args(dir / "earlier", {"--quiet", "--replay", (dir / "earlier").string()});
+  expect_error(args, 2, "--replay " + (dir / "earlier").string() + ": this run would write over it");
+  args = tune_args(dir / "earlier/../earlier", {"--quiet", "--warm-start", (dir / "earlier/measurements.csv").string()});
+  expect_error(args, 2, "this run would write over it; give another --out or --csv");
+  args = tune_args(dir / "out", {"--quiet", "--replay", (dir / "earlier").string(), "--csv", (dir / "earlier/measurements.csv").string()});
+  expect_error(args, 2, "this run would write over it");
+  EXPECT_EQ(read_text(dir / "earlier/measurements.csv"), kept);
 }
 
 TEST(CliAutotuneBadInput, EveryConfigurationFailing) {
