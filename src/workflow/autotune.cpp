@@ -50,8 +50,8 @@ fs::path measurements_file(const fs::path& given, const char* option, const Auto
            given.string(), kMeasurementsFile);
     }
   }
-  const fs::path read = fs::weakly_canonical(file, ec);
-  const auto same = [&](const fs::path& written) { return !read.empty() && fs::weakly_canonical(written, ec) == read; };
+  // As export's check: false where either file does not exist yet, true through links of any kind.
+  const auto same = [&](const fs::path& written) { return fs::equivalent(file, written, ec); };
   if (same(o.out_dir / kMeasurementsFile) || (!o.csv_file.empty() && o.csv_file != "-" && same(o.csv_file))) {
     fail(Errc::bad_input, "{} {}: this run would write over it; give another --out or --csv", option, given.string());
   }

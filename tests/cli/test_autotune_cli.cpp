@@ -472,6 +472,9 @@ TEST(CliAutotuneBadInput, AWarmStartThatCannotServe) {
   expect_error(args, 2, "this run would write over it; give another --out or --csv");
   args = tune_args(dir / "out", {"--quiet", "--replay", (dir / "earlier").string(), "--csv", (dir / "earlier/measurements.csv").string()});
   expect_error(args, 2, "this run would write over it");
+  fs::create_hard_link(dir / "earlier/measurements.csv", dir / "linked.csv");
+  args = tune_args(dir / "out", {"--quiet", "--replay", (dir / "earlier").string(), "--csv", (dir / "linked.csv").string()});
+  expect_error(args, 2, "this run would write over it");
   EXPECT_EQ(read_text(dir / "earlier/measurements.csv"), kept);
 }
 
