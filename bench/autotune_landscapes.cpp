@@ -67,13 +67,16 @@ Landscape load(const std::string& argument) {
   return l;
 }
 
-// What an earlier run of the landscape gives a warm start: the configurations that succeeded and
-// their costs, cheapest first, from a bayes run at `warm` percent with this seed or ("full") the table.
-std::vector<std::pair<size_t, double>> earlier_run(const Landscape& earlier, const std::string& warm, uint64_t seed) {
-  std::vector<std::pair<size_t, double>> out;
+// What an earlier run of the landscape gives a warm start (options.warm_start and its failures):
+// the configurations that succeeded and their costs, cheapest first, and those that failed, from a
+// bayes run at `warm` percent with this seed or ("full") the table.
+void earlier_run(const Landscape& earlier, const std::string& warm, uint64_t seed, TuneOptions& into) {
+  auto& out = into.warm_start;
+  auto& failed = into.warm_start_failures;
   if (warm == "full") {
     for (const auto& [c, m] : earlier.recorded) {
       if (m.ok()) out.emplace_back(c, m.value);
+      else failed.push_back(c);
     }
   } else {
     NoisyRecordedEvaluator evaluator(earlier.recorded, seed);
@@ -83,10 +86,11 @@ std::vector<std::pair<size_t, double>> earlier_run(const Landscape& earlier, con
     options.budget = static_cast<size_t>(std::ceil(std::atof(warm.c_str()) / 100 * static_cast<double>(earlier.space.size())));
     for (const auto& m : tune(earlier.space, evaluator, store, options).measured) {
       if (m.measurement.ok()) out.emplace_back(m.configuration, m.measurement.value);
+      else failed.push_back(m.configuration);
     }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.second, a.first) < std::tie(b.second, b.first); });
-  return out;
+  std::sort(failed.begin(), failed.end());
 }
 
 }  // namespace
@@ -145,7 +149,7 @@ int main(int argc, char** argv) {
             options.seed = static_cast<uint64_t>(s);
             options.budget = budget;
             if (!warm.empty() && !earlier.empty()) {
-              options.warm_start = earlier_run(all[earlier[(static_cast<size_t>(s) + li) % earlier.size()]], warm, static_cast<uint64_t>(s) + 1000);
+              earlier_run(all[earlier[(static_cast<size_t>(s) + li) % earlier.size()]], warm, static_cast<uint64_t>(s) + 1000, options);
             }
             const auto r = tune(l.space, noise ? static_cast<Evaluator&>(noisy) : exact, store, options);
             // Judged by the recorded (true) figure of what it reports, not by its own noisy one.

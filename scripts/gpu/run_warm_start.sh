@@ -8,9 +8,12 @@
 # (10 %, seeds TRITON_SEEDS, default 1 2; TRITON=0 leaves it out, SGEMM=0 the SGEMM), and the
 # stencil's launch geometry at 1920² then 2048², 50 steps (5 %, seeds 1 to 5; STENCIL=0 leaves it out;
 # TRITON_EARLIER=PATH takes the Triton matmul's earlier folder or CSV from PATH instead of measuring it).
+# WALL=1 adds the Triton matmul over tests/gpu/programs/triton_wall_space.json, whose largest tiles
+# fail to launch: an earlier run at 30 % of 2048³, then 4096³ at 15 % cold and warm, seeds
+# WALL_SEEDS (default 1 2; WALL_EARLIER=PATH as TRITON_EARLIER); the summary counts each run's
+# failures by kind.
 # Each earlier folder is then replayed (--replay, nothing run) at 10 %. Per run, the best found and
-# its time in summary.txt; each autotune.json and each earlier run's measurements.csv (as NAME.csv)
-# in $OUT/runs.tar.gz.
+# its time in summary.txt; each autotune.json and measurements.csv (as NAME.csv) in $OUT/runs.tar.gz.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
@@ -27,12 +30,13 @@ name, rc, ms, path = sys.argv[1:]
 try:
     d = json.load(open(path))
     b = d["best"]
-    print(f"{name}: exit {rc} in {ms} ms; measured {d['measured']['total']}; best {b['value']} ms at {json.dumps(b['configuration'])}; warm start {json.dumps(d['warm_start'])}")
+    print(f"{name}: exit {rc} in {ms} ms; measured {d['measured']['total']}; best {b['value']} ms at {json.dumps(b['configuration'])}; warm start {json.dumps(d['warm_start'])}; failures {json.dumps(d['failures'])}")
 except Exception as e:
     print(f"{name}: exit {rc} in {ms} ms; no autotune.json ({e})")
 PY
+  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
   case $name in
-    *_earlier) cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null; rm -rf "$out/$name/builds" ;;  # kept: warm starts name it
+    *_earlier) rm -rf "$out/$name/builds" ;;  # kept: warm starts name it
     *) rm -rf "$out/$name" ;;
   esac
 }
@@ -63,6 +67,17 @@ if [ "${TRITON:-1}" != 0 ]; then
     tune "triton_2048_cold_seed$seed" $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 10% --seed "$seed"
     tune "triton_2048_warm_seed$seed" $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 10% --seed "$seed" \
       --warm-start "$earlier"
+  done
+fi
+if [ "${WALL:-0}" != 0 ]; then
+  triton() { echo "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $1"; }
+  space=tests/gpu/programs/triton_wall_space.json
+  wall_earlier=${WALL_EARLIER:-$out/wall_2048_earlier}
+  [ -z "${WALL_EARLIER:-}" ] && tune wall_2048_earlier $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 30%
+  for seed in ${WALL_SEEDS:-1 2}; do
+    tune "wall_4096_cold_seed$seed" $space "$(triton 4096)" --kernel matmul_kernel --max-runs 1 --budget 15% --seed "$seed"
+    tune "wall_4096_warm_seed$seed" $space "$(triton 4096)" --kernel matmul_kernel --max-runs 1 --budget 15% --seed "$seed" \
+      --warm-start "$wall_earlier"
   done
 fi
 # The earlier folders replayed: the same search over their measurements, nothing run.

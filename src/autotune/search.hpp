@@ -56,6 +56,10 @@ class Search {
   /// Per candidate: whether the measured configuration nearest it in the unit cube failed (the
   /// run's process, whose cube it is, rather than a new one each round).
   std::vector<bool> nearest_measured_failed(const std::vector<size_t>& candidates, const GaussianProcess& cube) const;
+  /// Per candidate: whether it failed in the warm start's run (TuneOptions::warm_start_failures).
+  std::vector<bool> failed_before(const std::vector<size_t>& candidates) const;
+  /// Drops those that failed in the warm start's run from candidates, where `enough` others are left.
+  void drop_failed_before(std::vector<size_t>& candidates, size_t enough) const;
 
   const SearchSpace& space_;
   Evaluator& evaluator_;
@@ -64,6 +68,7 @@ class Search {
   const ProgressCallback& progress_;
   const std::atomic<bool>* cancel_;
   std::vector<bool> measured_;
+  std::vector<bool> failed_before_;  // per configuration: it failed in the warm start's run
   std::vector<size_t> order_;  // the seeded permutation the random choices come from
   std::chrono::steady_clock::time_point start_;
   TuneResult result_;

@@ -34,7 +34,12 @@ Search::Search(const SearchSpace& space, Evaluator& evaluator, MeasurementStore&
                const ProgressCallback& progress, const std::atomic<bool>* cancel)
     : space_(space), evaluator_(evaluator), store_(store), options_(options), progress_(progress), cancel_(cancel),
       measured_(space.size(), false), order_(seeded_permutation(space.size(), options.seed)),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()) {
+  failed_before_.resize(space.size(), false);
+  for (size_t c : options.warm_start_failures) {
+    if (c < space.size()) failed_before_[c] = true;
+  }
+}
 
 bool Search::out_of_time() const {
   return options_.time_budget_seconds &&

@@ -124,7 +124,8 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   j["strategy"] = autotune::strategy_name(result.strategy);
   j["warm_start"] = setup.warm_start_file.empty() ? Json()
                                                   : Json({{"file", setup.warm_start_file},
-                                                          {"configurations", setup.warm_start_configurations}});
+                                                          {"configurations", setup.warm_start_configurations},
+                                                          {"failed", setup.warm_start_failed}});
   j["budget"] = result.budget;
   j["budget_seconds"] = setup.budget_seconds ? Json(round6(*setup.budget_seconds)) : Json();
   j["measured"] = Json::object();
@@ -196,7 +197,8 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
                      setup.budget_seconds ? fmt::format(" or {:.0f} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
                      phases_text(result), cached, remeasurements);
   if (!setup.warm_start_file.empty()) {
-    out += fmt::format("Warm start: {} configurations that succeeded in {}\n", setup.warm_start_configurations, setup.warm_start_file);
+    out += fmt::format("Warm start: {} configurations that succeeded in {}{}\n", setup.warm_start_configurations, setup.warm_start_file,
+                       setup.warm_start_failed ? fmt::format(", {} that failed there left for last", setup.warm_start_failed) : "");
   }
   std::vector<std::string> failed;
   for (const auto& [kind, count] : result.failures()) {

@@ -60,7 +60,9 @@ fs::path measurements_file(const fs::path& given, const char* option, const Auto
 
 // An earlier run's measurements (its folder or --csv) as the warm start: the configurations of this space
 // that succeeded in it, cheapest first (ties in the space's order, so that the same file gives the
-// same run).
+// same run), and those that failed in it in a way the configuration itself causes (it did not build,
+// launch or finish: out of registers or shared memory, a tile the code does not allow), which
+// another size or device repeats, unlike a timeout, an unstable figure or a lost node.
 void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& space, autotune::TuneOptions& options,
                      report::AutotuneSetup& setup) {
   const fs::path file = measurements_file(o.warm_start_file, "--warm-start", o);
@@ -68,6 +70,10 @@ void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& spac
   const auto earlier = autotune::read_measurements_csv(file, space, unknown);
   for (const auto& [c, m] : earlier) {
     if (m.ok()) options.warm_start.emplace_back(c, o.maximize ? 1 / m.value : m.value);
+    else if (m.failure == autotune::Failure::build_failed || m.failure == autotune::Failure::launch_failed ||
+             m.failure == autotune::Failure::crashed) {
+      options.warm_start_failures.push_back(c);
+    }
   }
   if (options.warm_start.empty()) {
     fail(Errc::bad_input, "--warm-start {}: none of its rows is a configuration of this space that succeeded; give the folder or "
@@ -81,6 +87,7 @@ void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& spac
   }
   setup.warm_start_file = file.string();
   setup.warm_start_configurations = options.warm_start.size();
+  setup.warm_start_failed = options.warm_start_failures.size();
 }
 
 // The GPU the workers run on, named by the driver (NVIDIA) or by --device-name.
@@ -237,6 +244,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
               fmt::format("\n{} {} {} {} {} {} {} {}", o.seed, o.seed_fraction, o.prune_factor, o.min_r2, o.budget, options.top_k,
                           o.strategy, o.batch);
     for (const auto& [c, cost] : options.warm_start) run_key += fmt::format("\nwarm start {} {}", c, cost);  // --resume needs the same
+    for (size_t c : options.warm_start_failures) run_key += fmt::format("\nwarm start {} failed", c);
     const auto previous = cache->find_run(run_key);
     if (o.resume) {
       if (!previous) {

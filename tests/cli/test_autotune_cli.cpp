@@ -403,6 +403,46 @@ TEST(CliAutotune, AWarmStartWithRowsOutsideTheSpaceWarnsAndUsesTheRest) {
   EXPECT_EQ(read_text(dir / "earlier.csv"), earlier);
 }
 
+// The Triton matmul whose largest tiles fail to launch on an H200 (10 of 54), tuned at 4096³ from
+// its measured table at 2048³, where the same ten failed: none of them is measured. Started from
+// the same table without its failed rows, the same seed measures one.
+TEST(CliAutotune, AWarmStartDoesNotMeasureWhatFailedThere) {
+  const auto dir = fresh_dir("tune-warm-failed");
+  const auto space = source_dir() / "tests/gpu/programs/triton_wall_space.json";
+  const std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space.string() + " " +
+                              (source_dir() / "bench/data/triton_wall_h200_exhaustive.csv").string() +
+                              " BM={BM} BN={BN} BK={BK} WARPS={WARPS}";
+  const auto earlier = source_dir() / "bench/data/triton_wall_2k_h200_exhaustive.csv";
+  const std::string earlier_text = read_text(earlier);
+  std::string succeeded_only;
+  std::istringstream rows(earlier_text);
+  for (std::string line; std::getline(rows, line);) {
+    if (line.find(",launch_failed,") == std::string::npos) succeeded_only += line + "\n";
+  }
+  std::ofstream(dir / "succeeded_only.csv") << succeeded_only;
+  auto tune_from = [&](const fs::path& warm_start, const std::string& out) {
+    return run_cli({"autotune", "--space", space.string(), "--cmd-template", program, "--metric-regex", "sample_ms=([0-9.e+-]+)",
+                    "--device-name", "recorded H200", "--budget", "15", "--warm-start", warm_start.string(), "--out",
+                    (dir / out).string(), "--json"},
+                   {{"RPL_LANDSCAPE_SEED", "1"}});
+  };
+  auto told = tune_from(earlier, "told");
+  ASSERT_EQ(told.exit_code, 0) << told.err;
+  EXPECT_EQ(schema_errors(told.out, "autotune"), "");
+  const auto doc = nlohmann::json::parse(told.out);
+  EXPECT_EQ(doc["warm_start"]["configurations"], 44);
+  EXPECT_EQ(doc["warm_start"]["failed"], 10);
+  EXPECT_EQ(doc["measured"]["total"], 15);
+  EXPECT_EQ(doc["failures"]["launch_failed"], 0) << read_text(dir / "told/measurements.csv");
+  EXPECT_EQ(read_text(earlier), earlier_text);
+
+  auto unknowing = tune_from(dir / "succeeded_only.csv", "unknowing");
+  ASSERT_EQ(unknowing.exit_code, 0) << unknowing.err;
+  const auto unknowing_doc = nlohmann::json::parse(unknowing.out);
+  EXPECT_EQ(unknowing_doc["warm_start"]["failed"], 0);
+  EXPECT_GT(unknowing_doc["failures"]["launch_failed"], 0);
+}
+
 // An earlier run's folder serves as its CSV would: for a warm start and for a replay.
 TEST(CliAutotune, AnEarlierRunsFolderStartsOrReplaysTheNext) {
   const auto dir = fresh_dir("tune-warm-folder");

@@ -56,6 +56,7 @@ struct TuneOptions {
   size_t top_k = 5;
   int remeasure_rounds = 2;        // interleaved re-measurements of the winner and runner-up
   std::vector<std::pair<size_t, double>> warm_start;  // bayes: an earlier run's configurations and costs, best first
+  std::vector<size_t> warm_start_failures;            // bayes: those that failed in that run, not proposed while others are left
 };
 
 /// Where measurements are kept between runs (the SQLite cache) or not at all.

@@ -822,6 +822,62 @@ TEST(Tuner, AWarmStartMeasuresTheEarlierBestFirstAndClimbsFromIt) {
   EXPECT_EQ(r.measured_in("spread"), 2u);
 }
 
+// The bowl whose bottom fails to launch (A of 15 and more), tuned again after an earlier run that
+// measured a fifth of it, failures included: started warm, no configuration that failed there is
+// measured while others are left, where started from its successes alone some are; with all but
+// one of the space to measure, they are measured last; the last word names none of them.
+TEST(Tuner, AWarmStartLeavesWhatFailedThereForLast) {
+  auto s = grid();
+  auto landscape = [&](size_t c) {
+    if (a_of(s, c) >= 15) {
+      Measurement m;
+      m.failure = Failure::launch_failed;
+      m.runs = 1;
+      return m;
+    }
+    return ok(1 + 0.01 * (a_of(s, c) - 17) * (a_of(s, c) - 17) + 0.03 * (b_of(s, c) - 4) * (b_of(s, c) - 4));
+  };
+  std::vector<std::pair<size_t, double>> earlier;
+  std::vector<size_t> earlier_failed;
+  for (size_t c = 0; c < s.size(); c += 5) {
+    const auto m = landscape(c);
+    if (m.ok()) earlier.emplace_back(c, m.value);
+    else earlier_failed.push_back(c);
+  }
+  std::sort(earlier.begin(), earlier.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  auto failed_there = [&](size_t c) { return std::find(earlier_failed.begin(), earlier_failed.end(), c) != earlier_failed.end(); };
+  size_t measured_again = 0, measured_again_unknowing = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    for (bool told : {true, false}) {
+      FunctionEvaluator eval(landscape);
+      MemoryStore store;
+      TuneOptions o;
+      o.seed = seed;
+      o.budget = 60;
+      o.warm_start = earlier;
+      if (told) o.warm_start_failures = earlier_failed;
+      const auto r = tune(s, eval, store, o);
+      for (const auto& m : r.measured) (told ? measured_again : measured_again_unknowing) += failed_there(m.configuration);
+      if (told && r.likeliest_better) {
+        EXPECT_FALSE(failed_there(r.likeliest_better->configuration)) << seed;
+      }
+    }
+  }
+  EXPECT_EQ(measured_again, 0u);
+  EXPECT_GT(measured_again_unknowing, 0u);
+  FunctionEvaluator eval(landscape);
+  MemoryStore store;
+  TuneOptions o;
+  o.budget = s.size() - 1;  // all but one: the bayes search, not the whole space in the seeded order
+  o.warm_start = earlier;
+  o.warm_start_failures = earlier_failed;
+  const auto r = tune(s, eval, store, o);
+  ASSERT_EQ(r.measured.size(), s.size() - 1);
+  for (size_t i = 0; i < r.measured.size(); ++i) {
+    EXPECT_EQ(failed_there(r.measured[i].configuration), i >= s.size() - earlier_failed.size()) << i;
+  }
+}
+
 TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
   auto s = grid();
   auto run = [&](int workers, std::map<int, bool>& used) {
