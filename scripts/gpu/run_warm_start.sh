@@ -58,28 +58,23 @@ if [ "${STENCIL:-1}" != 0 ]; then
       --warm-start "$out/stencil_1920_earlier"
   done
 fi
-if [ "${TRITON:-1}" != 0 ]; then
+# The Triton matmul over SPACE: an earlier run at SMALL³ (unless EARLIER, an earlier folder or CSV,
+# is given), then LARGE³ cold and warm from it for each of SEEDS.
+triton_sizes() {  # NAME SPACE SMALL EARLIER_BUDGET LARGE BUDGET EARLIER SEEDS
+  local name=$1 space=$2 small=$3 earlier_budget=$4 large=$5 budget=$6 earlier=$7 seeds=$8
   triton() { echo "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $1"; }
-  space=tests/gpu/programs/triton_space.json
-  earlier=${TRITON_EARLIER:-$out/triton_1536_earlier}
-  [ -z "${TRITON_EARLIER:-}" ] && tune triton_1536_earlier $space "$(triton 1536)" --kernel matmul_kernel --max-runs 1 --budget 15%
-  for seed in ${TRITON_SEEDS:-1 2}; do
-    tune "triton_2048_cold_seed$seed" $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 10% --seed "$seed"
-    tune "triton_2048_warm_seed$seed" $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 10% --seed "$seed" \
+  if [ -z "$earlier" ]; then
+    earlier=$out/${name}_${small}_earlier
+    tune "${name}_${small}_earlier" "$space" "$(triton "$small")" --kernel matmul_kernel --max-runs 1 --budget "$earlier_budget"
+  fi
+  for seed in $seeds; do
+    tune "${name}_${large}_cold_seed$seed" "$space" "$(triton "$large")" --kernel matmul_kernel --max-runs 1 --budget "$budget" --seed "$seed"
+    tune "${name}_${large}_warm_seed$seed" "$space" "$(triton "$large")" --kernel matmul_kernel --max-runs 1 --budget "$budget" --seed "$seed" \
       --warm-start "$earlier"
   done
-fi
-if [ "${WALL:-0}" != 0 ]; then
-  triton() { echo "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $1"; }
-  space=tests/gpu/programs/triton_wall_space.json
-  wall_earlier=${WALL_EARLIER:-$out/wall_2048_earlier}
-  [ -z "${WALL_EARLIER:-}" ] && tune wall_2048_earlier $space "$(triton 2048)" --kernel matmul_kernel --max-runs 1 --budget 30%
-  for seed in ${WALL_SEEDS:-1 2}; do
-    tune "wall_4096_cold_seed$seed" $space "$(triton 4096)" --kernel matmul_kernel --max-runs 1 --budget 15% --seed "$seed"
-    tune "wall_4096_warm_seed$seed" $space "$(triton 4096)" --kernel matmul_kernel --max-runs 1 --budget 15% --seed "$seed" \
-      --warm-start "$wall_earlier"
-  done
-fi
+}
+[ "${TRITON:-1}" != 0 ] && triton_sizes triton tests/gpu/programs/triton_space.json 1536 15% 2048 10% "${TRITON_EARLIER:-}" "${TRITON_SEEDS:-1 2}"
+[ "${WALL:-0}" != 0 ] && triton_sizes wall tests/gpu/programs/triton_wall_space.json 2048 30% 4096 15% "${WALL_EARLIER:-}" "${WALL_SEEDS:-1 2}"
 # The earlier folders replayed: the same search over their measurements, nothing run.
 for earlier in "$out"/*_earlier; do
   [ -d "$earlier" ] || continue
