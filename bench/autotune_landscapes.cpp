@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
               if (trajectory) {
                 for (const auto& m : r.measured) {
                   std::string values;
-                  for (size_t p = 0; p < l.space.parameters.size(); ++p) values += (p ? "," : "") + *l.space.text(m.configuration, l.space.parameters[p].name);
+                  for (size_t p = 0; p < l.space.parameters.size(); ++p) values.append(p ? "," : "").append(*l.space.text(m.configuration, l.space.parameters[p].name));
                   const auto& truth = l.recorded.at(m.configuration);
                   if (truth.ok()) std::printf("      %-7s %-24s %8.2f %%\n", m.phase.c_str(), values.c_str(), 100 * (truth.value / l.best - 1));
                   else std::printf("      %-7s %-24s   failed\n", m.phase.c_str(), values.c_str());

@@ -39,7 +39,10 @@ std::atomic<size_t> records{0};
 bool zeroed = false;
 constexpr size_t buffer_bytes = 2u << 20;
 
-bool has(const std::string& list, const char* word) { return ("," + list + ",").find("," + std::string(word) + ",") != std::string::npos; }
+bool has(const std::string& list, const char* word) {
+  const std::string padded = std::string(",").append(list).append(","), wanted = std::string(",").append(word).append(",");
+  return padded.find(wanted) != std::string::npos;
+}
 
 void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *size = buffer_bytes;

@@ -66,12 +66,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 
 std::string measurements_csv(const SearchSpace& space, const TuneResult& result) {
   std::string out = "order,phase,cached";
-  for (const auto& p : space.parameters) out += "," + csv_field(p.name);
+  for (const auto& p : space.parameters) out.append(",").append(csv_field(p.name));
   out += ",failure,value,cv,samples,runs,seconds,detail\n";
   size_t order = 0;
   for (const auto& m : result.measured) {
     out += fmt::format("{},{},{}", ++order, m.phase, m.cached ? 1 : 0);
-    for (size_t p = 0; p < space.parameters.size(); ++p) out += "," + csv_field(space.value(m.configuration, p).text);
+    for (size_t p = 0; p < space.parameters.size(); ++p) out.append(",").append(csv_field(space.value(m.configuration, p).text));
     const auto& x = m.measurement;
     out += fmt::format(",{},{},{},{},{},{:.3f},{}\n", failure_name(x.failure), x.value, x.cv, x.samples, x.runs, x.seconds,
                        csv_field(x.detail));

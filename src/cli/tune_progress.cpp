@@ -35,7 +35,7 @@ void TuneProgressView::update(const autotune::TuneProgress& p) {
     drawn_ = true;
   } else {
     std::fprintf(stderr, "autotune: %s %zu/%zu, %s, ETA %s%s\n", p.phase.c_str(), p.done, p.planned, best.c_str(), eta.c_str(),
-                 busy.empty() ? "" : ("," + busy.substr(1)).c_str());
+                 busy.empty() ? "" : std::string(",").append(busy, 1).c_str());
   }
   std::fflush(stderr);
 }

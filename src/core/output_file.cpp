@@ -15,6 +15,8 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include <rpl/core/error.hpp>
 
 namespace rpl {
@@ -164,7 +166,7 @@ struct OutputFile::State {
     const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) fail(Errc::bad_input, "{}: no such folder for the output file", dir.string());
-    temporary = (dir / ("." + file.filename().string() + ".tmp.XXXXXX")).string();
+    temporary = (dir / fmt::format(".{}.tmp.XXXXXX", file.filename().string())).string();
     fd = ::mkostemp(temporary.data(), O_CLOEXEC);
     if (fd < 0) {
       temporary.clear();

@@ -53,7 +53,7 @@ class Exporter {
     collect();
     buffer_ = "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"rocm-perf\",\"time_origin_ns\":" +
               std::to_string(origin_) + ",\"sources\":[";
-    for (size_t i = 0; i < trace_.sources.size(); ++i) buffer_ += (i ? "," : "") + quoted(trace_.sources[i].path);
+    for (size_t i = 0; i < trace_.sources.size(); ++i) buffer_.append(i ? "," : "").append(quoted(trace_.sources[i].path));
     buffer_ += "]},\"traceEvents\":[";
     write_metadata();
     write_slices();

@@ -183,7 +183,7 @@ std::vector<Range> plan_ranges(SQLite::Database& db, const DispatchTable& table)
 std::vector<DispatchChunk> read_dispatch_table(SQLite::Database& db, const DispatchTable& table, DispatchList& dispatches) {
   std::string arguments;
   for (const auto& [column, fallback] : kColumns) {
-    arguments += (arguments.empty() ? "" : ", ") + (fallback ? column_or(table.columns, column, fallback) : "\"" + std::string(column) + "\"");
+    arguments.append(arguments.empty() ? "" : ", ").append(fallback ? column_or(table.columns, column, fallback) : fmt::format("\"{}\"", column));
   }
   const std::string select = fmt::format("SELECT {}({}, {}) FROM {}", kRowFunction, arguments, table.correlation, table.name);
 

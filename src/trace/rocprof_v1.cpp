@@ -46,11 +46,12 @@ std::map<int64_t, Agent> rocminfo_agents(const fs::path& file) {
   std::map<int64_t, Agent> out;
   std::ifstream in(file);
   std::string line;
-  std::optional<Agent> current;
+  Agent current;
+  bool in_agent = false;  // (an optional<Agent> here draws GCC 12's false -Wmaybe-uninitialized at -O3)
   std::optional<int64_t> node;
   auto flush = [&] {
-    if (current && node) out[*node] = *current;
-    current.reset(), node.reset();
+    if (in_agent && node) out[*node] = current;
+    in_agent = false, node.reset();
   };
   auto number = [](const std::string& v) -> std::optional<int> {
     auto n = csv_int(v.substr(0, v.find('(')));
@@ -59,23 +60,23 @@ std::map<int64_t, Agent> rocminfo_agents(const fs::path& file) {
   while (std::getline(in, line)) {
     if (line.rfind("Agent ", 0) == 0) {
       flush();
-      current.emplace();
+      current = Agent{}, in_agent = true;
       continue;
     }
-    if (!current || line.size() < 3 || line[0] != ' ' || line[1] != ' ' || line[2] == ' ') continue;
+    if (!in_agent || line.size() < 3 || line[0] != ' ' || line[1] != ' ' || line[2] == ' ') continue;
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
-    if (key == "Name" && current->name.empty()) current->name = value;
-    else if (key == "Marketing Name") current->product_name = value;
-    else if (key == "Vendor Name") current->vendor_name = value;
-    else if (key == "Device Type") current->type = value;
+    if (key == "Name" && current.name.empty()) current.name = value;
+    else if (key == "Marketing Name") current.product_name = value;
+    else if (key == "Vendor Name") current.vendor_name = value;
+    else if (key == "Device Type") current.type = value;
     else if (key == "Node") node = number(value);
-    else if (key == "Compute Unit") current->compute_units = number(value);
-    else if (key == "SIMDs per CU") current->simds_per_cu = number(value);
-    else if (key == "Wavefront Size") current->wave_size = number(value);
-    else if (key == "Max Waves Per CU") current->max_waves_per_cu = number(value);
-    else if (key == "Max Clock Freq. (MHz)") current->max_clock_mhz = number(value);
+    else if (key == "Compute Unit") current.compute_units = number(value);
+    else if (key == "SIMDs per CU") current.simds_per_cu = number(value);
+    else if (key == "Wavefront Size") current.wave_size = number(value);
+    else if (key == "Max Waves Per CU") current.max_waves_per_cu = number(value);
+    else if (key == "Max Clock Freq. (MHz)") current.max_clock_mhz = number(value);
   }
   flush();
   return out;

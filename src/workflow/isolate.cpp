@@ -37,7 +37,7 @@ void check_replaceable(const fs::path& out) {
 
 // Moves the complete staging folder to out; an earlier snapshot there goes only after that.
 void replace_folder(const fs::path& staging, const fs::path& out) {
-  const fs::path old = out.parent_path() / ("." + out.filename().string() + ".previous");
+  const fs::path old = out.parent_path() / fmt::format(".{}.previous", out.filename().string());
   std::error_code ec;
   fs::remove_all(old, ec);
   if (fs::exists(out, ec)) {
