@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # On the NVIDIA machine, from the repository root, with the carry of
-# `PRESET=release WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh` (every testbed; 57 MiB): the whole
-# gpu suite (tests/gpu), in two calls of the device tool as each may take at most 10 minutes:
-#   PART=1 (default): every test but the SGEMM optimize run (about 7.5 minutes on an H100);
-#   PART=2: that run alone (about 5.5 minutes).
+# `PRESET=release WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh` (every testbed; 55 MiB, with the
+# repository 63 of the 64 MiB a call carries): the whole gpu suite (tests/gpu), in two calls of the
+# device tool as each may take at most 10 minutes:
+#   PART=1 (default): every test but the SGEMM optimize run (about 7.5 minutes on an H100 or H200);
+#   PART=2: that run alone (about 5.5 minutes on an H100, 6 on an H200).
 # The log in $OUT/gpu_tests_part<N>.log.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
