@@ -149,7 +149,7 @@ TEST(CliAutotune, ParallelWorkersGiveTheSequentialResult) {
   const auto log_text = read_text(log);
   EXPECT_NE(log_text.find("device=0"), std::string::npos);
   EXPECT_NE(log_text.find("device=1"), std::string::npos);
-  // Off a terminal, each progress line ends with how many workers are busy.
+  // Off a terminal, a progress line ends with how many workers are busy.
   EXPECT_TRUE(std::regex_search(two.err, std::regex(R"(autotune: \w+ \d+/\d+, best [^\n]*, ETA [^\n]*, [0-2]/2 workers busy\n)"))) << two.err;
 }
 
