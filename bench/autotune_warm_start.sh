@@ -44,6 +44,8 @@ pairs=(
   # Added on 2026-11-29 with their landscapes, each from its nearest among the 96 above (whose pairs
   # were chosen before these two were measured: sgemm_2304's nearest is now sgemm_2560).
   sgemm_2560=sgemm_3k_cube sgemm_768_6k=sgemm_1k_4k
+  # Added on 2026-11-30 with their landscapes, each from its nearest among those above.
+  stencil_1600=stencil_1664 stencil_2432=stencil_2304
 )
 priors=()
 for p in "${pairs[@]}"; do priors+=(--prior "$p"); done

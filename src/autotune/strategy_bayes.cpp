@@ -40,10 +40,24 @@ constexpr size_t kAnchors = 8;
 // 3 % of the best 10883 times of 12900, 1, 1.5, 2.5 and 3 10781 to 10858, expected improvement
 // (until 2026-11-27 e) 10801; on seven sealed until then, 1723 of 2100 (expected improvement 1717).
 constexpr double kLocalConfidence = 2;
+// A pattern move, as in Hooke and Jeeves's pattern search (1961): where the last measurement was a
+// guided step of one parameter that made the best at least kPatternGain faster than the best before
+// it, the same step again from it is the next pick. The process, fitted to a few points, rates a
+// step of a parameter that matters little about as high as one of a parameter that matters much:
+// from the stencil's corner of one row per thread the climb spent its picks on BX and BY between
+// steps of ROWS. Only along a parameter of kPatternValues values or more: along one of three, the
+// step again is the far end, and taking it first lost on the SGEMMs and the Triton matmuls. Over 20
+// seeds at 5, 10 and 15 % of the 98 landscapes of bench/, 4,870 runs of 5,880 found one within 3 % of
+// the best (4,843 without; at gains of 0, 3, 5 and 15 %, 4,790, 4,857, 4,873 and 4,860; along any
+// parameter, 4,877, but 1,906 of 1,960 at 30 % where it was 1,918, now 1,920); over 100 seeds,
+// 24,532 of 29,400 (24,406), `stencil_1792` at 10 % 100 of 100 (76), `stencil_large` at 5 % 81 (91).
+// On two stencils sealed until then, 493 of 600 (460; stencil_1600 at 10 %, 100 of 100, was 76).
+constexpr double kPatternGain = 0.10;
+constexpr size_t kPatternValues = 4;
 // The margin the search's last word is about (LikeliestBetter): the benchmark's "within 3 % of the
 // best" (bench/autotune_landscapes.sh).
 constexpr double kBetterMargin = 0.03;
-// From this chance on, a warning: runs that gave it had missed the best by more than 3 % 42 times in
+// From this chance on, a warning: runs that gave it had missed the best by more than 3 % 40 times in
 // 100 (bench/data/autotune_chance_calibration.txt), under it 21 in 100 at most.
 constexpr double kWarnedChance = 0.5;
 // Random designs a spread is chosen from (enough that more hardly move its closest pair), fewer
@@ -329,6 +343,32 @@ void Search::run_bayes() {
       std::sort(ranked.begin(), ranked.end());
       for (size_t i = 0; i < ranked.size() && i < kAnchors; ++i) anchors.push_back(ranked[i].second);
     }
+    // The pattern move's pick (kPatternGain), where the last measurement calls for one.
+    auto pattern_move = [&]() -> std::optional<size_t> {
+      const auto& last = result_.measured.back();
+      if (last.phase != "guided" || !last.measurement.ok() || last.configuration != anchors.front()) return std::nullopt;
+      std::optional<size_t> before;  // the best before the last measurement
+      double before_cost = 0;
+      for (size_t k = 0; k + 1 < result_.measured.size(); ++k) {
+        const auto& m = result_.measured[k];
+        if (m.measurement.ok() && (!before || cost(m.measurement) < before_cost)) before = m.configuration, before_cost = cost(m.measurement);
+      }
+      if (!before || cost(last.measurement) >= before_cost * (1 - kPatternGain)) return std::nullopt;
+      std::vector<size_t> stepped;
+      for (size_t p = 0; p < parameters; ++p) {
+        if (index(last.configuration, p) != index(*before, p)) stepped.push_back(p);
+      }
+      if (stepped.size() != 1 || space_.parameters[stepped[0]].values.size() < kPatternValues) return std::nullopt;
+      const size_t p = stepped[0];
+      const long next = 2 * index(last.configuration, p) - index(*before, p);
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        bool again = index(candidates[i], p) == next;
+        for (size_t q = 0; q < parameters && again; ++q) again = q == p || index(candidates[i], q) == index(last.configuration, q);
+        if (again && score[i] >= 0 && !steps_past_a_failure(space_, candidates[i], last.configuration, failures)) return i;
+      }
+      return std::nullopt;
+    };
+    const auto pattern = pattern_move();
     // The centre's place among the candidates, or past them where it is measured or a seed.
     const auto centre_at = restart && !measured_[*result_.centre]
                                ? static_cast<size_t>(std::find(candidates.begin(), candidates.end(), *result_.centre) - candidates.begin())
@@ -349,6 +389,7 @@ void Search::run_bayes() {
           if (!pick || score[i] > score[*pick] || (score[i] == score[*pick] && score[i] <= 0 && sd[i] > sd[*pick])) pick = i;
         }
       };
+      if (batch.empty()) pick = pattern;
       for (size_t a = 0; a < anchors.size() && !pick; ++a) {
         best_of(kOneStep, anchors[a]);
         if (!pick) best_of(kKeepsDerived, anchors[a]);
@@ -367,9 +408,9 @@ void Search::run_bayes() {
   }
   // The search's last word, where something is left: the process fitted to every measurement
   // rates each configuration left; the likeliest to beat the best by kBetterMargin is the one to
-  // measure before trusting the best. Over 20 seeds at 5, 10, 15 and 30 % of the 98 landscapes of bench/,
-  // runs whose likeliest chance was under 1 % missed the best by more than 3 % 3 times in 1,000,
-  // from 50 % on 42 in 100 (bench/data/autotune_chance_calibration.txt).
+  // measure before trusting the best. Over 20 seeds at 5, 10, 15 and 30 % of the 100 landscapes of
+  // bench/, runs whose likeliest chance was under 1 % missed the best by more than 3 % 3 times in
+  // 1,000, from 50 % on 40 in 100 (bench/data/autotune_chance_calibration.txt).
   std::vector<size_t> configs;
   std::vector<double> costs;
   const double best_cost = modelled(configs, costs, failed());
@@ -384,7 +425,7 @@ void Search::run_bayes() {
   }
   if (result_.likeliest_better->chance >= kWarnedChance) {
     result_.warnings.push_back(fmt::format("likely_better_unmeasured: the process gives a configuration left unmeasured a chance of {:.2f} to "
-                                           "beat the best by {:.0f} % (model.likeliest_better), where runs missed the best 42 times in "
+                                           "beat the best by {:.0f} % (model.likeliest_better), where runs missed the best 40 times in "
                                            "100 on the benchmark's landscapes: raise --budget, or measure it",
                                            result_.likeliest_better->chance, 100 * kBetterMargin));
   }
