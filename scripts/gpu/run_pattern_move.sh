@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release EXAMPLES=stencil_tunable WITH_CLANG=1 NO_TESTS=1 bash scripts/gpu/prepare_carry.sh`
+# and, beside its rocm-perf, the same build without bayes's pattern move as bin/rocm-perf-before
+# (kPatternValues set past every parameter's count of values, then built and stripped):
+# the stencil's launch geometry at 1600² and 70 steps (bench/data/stencil_1600_h200_exhaustive.csv,
+# where the replays found one within 3 % of the best at 10 % in 100 of 100 seeds with the move, 76
+# without) tuned live at 10 % of its 96 configurations, seeds SEEDS (default 1 to 5), by each build
+# in turn. Per run, the best found and the configurations in the order measured in summary.txt.
+set -uo pipefail
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+space=examples/stencil/stencil_space.json
+template="$carry/examples/stencil_tunable 1600 70 --bx {BX} --by {BY} --rows {ROWS}"
+for seed in ${SEEDS:-1 2 3 4 5}; do
+  for build in rocm-perf rocm-perf-before; do
+    name="${build}_seed$seed"
+    "$carry/bin/$build" autotune --space "$space" --cmd-template "$template" --backend cuda --timeout 120 \
+      --budget 10% --max-runs 2 --seed "$seed" --out "$out/$name" --json > "$out/$name.json" 2> "$out/$name.err"
+    rc=$?
+    python3 - "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" <<'PY' | tee -a "$out/summary.txt"
+import csv, json, sys
+name, rc, path, measured = sys.argv[1:]
+try:
+    d = json.load(open(path))
+    rows = sorted(csv.DictReader(open(measured)), key=lambda r: int(r["order"]))
+    order = " ".join(f"{r['BX']},{r['BY']},{r['ROWS']}:{r['value']}" for r in rows if r["phase"] in ("seed", "guided"))
+    print(f"{name}: exit {rc}; best {d['best']['value']} ms at {json.dumps(d['best']['configuration'])}; measured {order}")
+except Exception as e:
+    print(f"{name}: exit {rc}; no result ({e})")
+PY
+    cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
+    rm -rf "$out/$name"
+  done
+done
