@@ -459,12 +459,9 @@ TEST(Tuner, BayesRepeatsAStepThatGainedTenPercent) {
       if (!one_step || time(m.configuration) >= 0.9 * before) continue;
       const long next = static_cast<long>(s.value_index(m.configuration, rows)) + step;
       if (next < 0 || next >= 4) continue;
-      std::optional<size_t> again;  // the same step from m
-      for (size_t c = 0; c < s.size(); ++c) {
-        if (s.value_index(c, rows) == static_cast<size_t>(next) && s.value_index(c, 0) == s.value_index(m.configuration, 0) &&
-            s.value_index(c, 1) == s.value_index(m.configuration, 1))
-          again = c;
-      }
+      auto values = s.to_json(m.configuration);  // the same step from m
+      values["ROWS"] = *s.parameters[rows].values[static_cast<size_t>(next)].number;
+      const auto again = s.find(values);
       if (!again || measured(*again, i + 1)) continue;
       EXPECT_EQ(r.measured[i + 1].configuration, *again) << "seed " << seed << ", measurement " << i + 1;
       ++repeats;
