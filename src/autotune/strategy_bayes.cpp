@@ -334,33 +334,27 @@ void Search::run_bayes() {
     // seeds, the row and the row beside 40 and 55 (at 5 to 15 %, the same within one seed).
     // The best measured configurations, best first: where the best's neighbours are all measured,
     // the next best's are tried before anything farther.
-    std::vector<size_t> anchors;
-    {
-      std::vector<std::pair<double, size_t>> ranked;
-      for (const auto& m : result_.measured) {
-        if (m.measurement.ok()) ranked.emplace_back(cost(m.measurement), m.configuration);
-      }
-      std::sort(ranked.begin(), ranked.end());
-      for (size_t i = 0; i < ranked.size() && i < kAnchors; ++i) anchors.push_back(ranked[i].second);
+    std::vector<std::pair<double, size_t>> ranked;  // cost, configuration
+    for (const auto& m : result_.measured) {
+      if (m.measurement.ok()) ranked.emplace_back(cost(m.measurement), m.configuration);
     }
-    // The pattern move's pick (kPatternGain), where the last measurement calls for one.
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<size_t> anchors;
+    for (size_t i = 0; i < ranked.size() && i < kAnchors; ++i) anchors.push_back(ranked[i].second);
+    // The pattern move's pick (kPatternGain), where the last measurement calls for one: it is the
+    // best, and the second best was the best before it.
     auto pattern_move = [&]() -> std::optional<size_t> {
       const auto& last = result_.measured.back();
-      if (last.phase != "guided" || !last.measurement.ok() || last.configuration != anchors.front()) return std::nullopt;
-      std::optional<size_t> before;  // the best before the last measurement
-      double before_cost = 0;
-      for (size_t k = 0; k + 1 < result_.measured.size(); ++k) {
-        const auto& m = result_.measured[k];
-        if (m.measurement.ok() && (!before || cost(m.measurement) < before_cost)) before = m.configuration, before_cost = cost(m.measurement);
-      }
-      if (!before || cost(last.measurement) >= before_cost * (1 - kPatternGain)) return std::nullopt;
+      if (last.phase != "guided" || !last.measurement.ok() || last.configuration != anchors.front() || ranked.size() < 2) return std::nullopt;
+      const auto [before_cost, before] = ranked[1];
+      if (ranked[0].first >= before_cost * (1 - kPatternGain)) return std::nullopt;
       std::vector<size_t> stepped;
       for (size_t p = 0; p < parameters; ++p) {
-        if (index(last.configuration, p) != index(*before, p)) stepped.push_back(p);
+        if (index(last.configuration, p) != index(before, p)) stepped.push_back(p);
       }
       if (stepped.size() != 1 || space_.parameters[stepped[0]].values.size() < kPatternValues) return std::nullopt;
       const size_t p = stepped[0];
-      const long next = 2 * index(last.configuration, p) - index(*before, p);
+      const long next = 2 * index(last.configuration, p) - index(before, p);
       for (size_t i = 0; i < candidates.size(); ++i) {
         bool again = index(candidates[i], p) == next;
         for (size_t q = 0; q < parameters && again; ++q) again = q == p || index(candidates[i], q) == index(last.configuration, q);
