@@ -180,4 +180,19 @@ landscape sgemm_768_6k $matmul sgemm_768_6k_h200_exhaustive.csv
 # three values each.
 landscape stencil_1600 $stencil stencil_1600_h200_exhaustive.csv
 landscape stencil_2432 $stencil stencil_2432_h200_exhaustive.csv
+# Measured on 2026-12-01 (H200) and sealed until a change was chosen on all the above (bayes's last
+# measurement on the centre), which they then checked, and with them the two Triton matmuls sealed
+# since 2026-11-28 (f): the SGEMM at 1344³, 2048 x 768 x 3072, 7168 x 448 x 2048 and 5120 x 1024 x
+# 1536, the stencil at 1216² and 90 steps, 1344² and 80, 2688² and 35, 2944² and 30, the Triton
+# matmul at 2560³ and 3072³.
+landscape sgemm_1344 $matmul sgemm_1344_h200_exhaustive.csv
+landscape sgemm_2k_768 $matmul sgemm_2k_768_h200_exhaustive.csv
+landscape sgemm_tall_448 $matmul sgemm_tall_448_h200_exhaustive.csv
+landscape sgemm_5k_1k $matmul sgemm_5k_1k_h200_exhaustive.csv
+landscape stencil_1216 $stencil stencil_1216_h200_exhaustive.csv
+landscape stencil_1344 $stencil stencil_1344_h200_exhaustive.csv
+landscape stencil_2688 $stencil stencil_2688_h200_exhaustive.csv
+landscape stencil_2944 $stencil stencil_2944_h200_exhaustive.csv
+landscape triton_2560 $triton triton_2560_h200_exhaustive.csv
+landscape triton_3k $triton triton_3k_h200_exhaustive.csv
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

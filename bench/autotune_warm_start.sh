@@ -46,6 +46,10 @@ pairs=(
   sgemm_2560=sgemm_3k_cube sgemm_768_6k=sgemm_1k_4k
   # Added on 2026-11-30 with their landscapes, each from its nearest among those above.
   stencil_1600=stencil_1664 stencil_2432=stencil_2304
+  # Added on 2026-12-01 with their landscapes, each from its nearest among those above.
+  sgemm_1344=sgemm_1408 sgemm_2k_768=sgemm_1536_640 sgemm_tall_448=sgemm_narrow sgemm_5k_1k=sgemm_2816_1k
+  stencil_1216=stencil_1152 stencil_1344=stencil_1408 stencil_2688=stencil_2816 stencil_2944=stencil_3k
+  triton_2560=triton triton_3k=triton_4k
 )
 priors=()
 for p in "${pairs[@]}"; do priors+=(--prior "$p"); done

@@ -92,6 +92,10 @@
 #            1344² and 80, 2688² and 35, 2944² and 30: measured on 2026-12-01 and sealed, once the two
 #            stencils above had checked the pattern move and moved up, to check the next change that
 #            touches the stencil's climb (where most of the misses at 10 % now are).
+#   sgemm_1344, sgemm_2k_768, sgemm_tall_448, sgemm_5k_1k: the 225 at 1344³, 2048 x 768 x 3072,
+#            7168 x 448 x 2048 and 5120 x 1024 x 1536: measured on 2026-12-01 while the next change to
+#            bayes (the centre at a run's last measurement) was being chosen, and not looked at until
+#            it was (to check it, with the four stencils above).
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -237,6 +241,10 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     stencil_1344) stencil stencil_1344 $stencils 1344 80 ;;
     stencil_2688) stencil stencil_2688 $stencils 2688 35 ;;
     stencil_2944) stencil stencil_2944 $stencils 2944 30 ;;
+    sgemm_1344) sgemm sgemm_1344 1344 1344 1344 ;;
+    sgemm_2k_768) sgemm sgemm_2k_768 2048 768 3072 ;;
+    sgemm_tall_448) sgemm sgemm_tall_448 7168 448 2048 ;;
+    sgemm_5k_1k) sgemm sgemm_5k_1k 5120 1024 1536 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"

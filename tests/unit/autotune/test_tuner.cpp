@@ -763,6 +763,33 @@ TEST(Tuner, BayesTakesTheCentreWhereTheProcessRatesItAboveTheClimb) {
   EXPECT_GT(taken_at_optimum, 0u) << "the climb never reached a local optimum first: the plane does not test that";
 }
 
+// The budget's last measurement goes to the centre, where it is still unmeasured, once the climb
+// has had a guided pick per parameter; with fewer, the climb keeps it. On a plane that falls
+// steeply toward the corner A=1 B=1 the climb takes the centre by itself only where the best's
+// neighbours are spent (seeds that start at that corner).
+TEST(Tuner, BayesSpendsTheLastMeasurementOnTheCentre) {
+  auto s = grid();
+  size_t last = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    for (size_t budget : {3, 10}) {  // 2 seeds, then 1 guided pick (fewer than the 2 parameters) or 8
+      FunctionEvaluator eval([&](size_t c) { return ok(std::exp(0.3 * (a_of(s, c) + b_of(s, c)))); });
+      MemoryStore store;
+      TuneOptions o;
+      o.seed = seed;
+      o.budget = budget;
+      const auto r = tune(s, eval, store, o);
+      ASSERT_EQ(r.seed_count, 2u);
+      ASSERT_EQ(r.measured.size(), budget);
+      ASSERT_TRUE(r.centre);
+      size_t centre_measured = 0;
+      for (const auto& m : r.measured) centre_measured += m.configuration == *r.centre;
+      EXPECT_EQ(centre_measured, budget == 10 ? 1u : 0u) << "seed " << seed << ", budget " << budget;
+      last += r.measured.back().configuration == *r.centre;
+    }
+  }
+  EXPECT_GT(last, 0u) << "the climb took the centre before its last measurement in every seed: the plane does not test the rule";
+}
+
 TEST(Tuner, RandomSearchMeasuresTheBudgetInASeededOrder) {
   auto s = grid();
   FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
