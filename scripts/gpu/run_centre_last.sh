@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release EXAMPLES=matmul_tunable WITH_CLANG=1 NO_TESTS=1 bash scripts/gpu/prepare_carry.sh`:
+# bayes's last measurement on the centre of the space, live. The SGEMM testbed at 1216³ at 5 % of its
+# 225 configurations (12 measured; bench/data/sgemm_1216_h200_exhaustive.csv, whose best is the
+# centre, BM=BN=64 BK=16 TM=TN=4: found within 3 % at 5 % in 100 of 100 replays with the change,
+# 35 without) and the Triton matmul at 2048³ at 10 % of its 54 (6 measured, Triton compiling each
+# configuration: three guided picks come before the last, fewer than its four parameters, so the
+# rule must leave the last to the climb), seeds SEEDS (default 1 to 3). Per run, the best found, the
+# centre (autotune.json:model.centre) and the configurations in the order measured in summary.txt.
+# bench/data/autotune_centre_last_h200_live.txt is its output of 2026-12-01.
+set -uo pipefail
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+run() {  # NAME SPACE BUDGET TEMPLATE [OPTIONS...]
+  local name=$1 space=$2 budget=$3 template=$4; shift 4
+  "$carry/bin/rocm-perf" autotune --space "$space" --cmd-template "$template" --backend cuda --budget "$budget" \
+    --out "$out/$name" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
+  local rc=$?
+  python3 - "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" <<'PY' | tee -a "$out/summary.txt"
+import csv, json, sys
+name, rc, path, measured = sys.argv[1:]
+try:
+    d = json.load(open(path))
+    rows = sorted(csv.DictReader(open(measured)), key=lambda r: int(r["order"]))
+    skip = {"order", "phase", "cached", "failure", "value", "cv", "samples", "runs", "seconds", "detail"}
+    order = " ".join(f"{r['phase']}:" + ",".join(v for k, v in r.items() if k not in skip) + f":{r['value']}" for r in rows)
+    centre = d.get("model", {}).get("centre")
+    print(f"{name}: exit {rc}; best {d['best']['value']} ms at {json.dumps(d['best']['configuration'])}; centre {json.dumps(centre)}; measured {order}")
+except Exception as e:
+    print(f"{name}: exit {rc}; no result ({e})")
+PY
+  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
+  rm -rf "${out:?}/$name"
+}
+for seed in ${SEEDS:-1 2 3}; do
+  run "sgemm_1216_seed$seed" examples/matmul/matmul_space.json 5% \
+    "$carry/examples/matmul_tunable 1216 1216 1216 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" \
+    --timeout 60 --max-runs 2 --seed "$seed"
+  run "triton_2k_seed$seed" tests/gpu/programs/triton_space.json 10% \
+    "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048" \
+    --kernel matmul_kernel --timeout 120 --max-runs 1 --seed "$seed"
+done
+true
