@@ -4,7 +4,7 @@
 # landscapes measured exhaustively (every configuration, in a random order), each configuration's
 # kernel time from the CUPTI trace with the spread of its launches (cv), for bench/data/ and the
 # strategies' benchmark (bench/autotune_landscapes.sh):
-# LANDSCAPES names those to measure (default "stencil sgemm_wide"):
+# LANDSCAPES names those to measure (default "stencil sgemm_wide"; PACK=1 packs the output, below):
 #   stencil: the launch geometry of examples/stencil/stencil_tunable (96 configurations, 8192², 10 steps);
 #   sgemm_wide: the SGEMM of examples/matmul/matmul_tunable at another shape, M = N = 4096 and K = 256
 #            (225 configurations, 10 launches);
@@ -96,6 +96,10 @@
 #            7168 x 448 x 2048 and 5120 x 1024 x 1536: measured on 2026-12-01 while the next change to
 #            bayes (the centre at a run's last measurement) was being chosen, and not looked at until
 #            it was (to check it, with the four stencils above).
+#   stencil_704, stencil_1472, stencil_2112, stencil_3200, sgemm_1472, sgemm_2k_1280, sgemm_3k_640:
+#            the stencil's 96 at 704² and 180 steps, 1472² and 70, 2112² and 45, 3200² and 25, the 225
+#            at 1472³, 2048 x 1280 x 2560 and 3072 x 640 x 2048: measured on 2026-12-02 and sealed
+#            (bench/data/sealed/), to check the next change to the strategies.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -245,8 +249,20 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_2k_768) sgemm sgemm_2k_768 2048 768 3072 ;;
     sgemm_tall_448) sgemm sgemm_tall_448 7168 448 2048 ;;
     sgemm_5k_1k) sgemm sgemm_5k_1k 5120 1024 1536 ;;
+    stencil_704) stencil stencil_704 $stencils 704 180 ;;
+    stencil_1472) stencil stencil_1472 $stencils 1472 70 ;;
+    stencil_2112) stencil stencil_2112 $stencils 2112 45 ;;
+    stencil_3200) stencil stencil_3200 $stencils 3200 25 ;;
+    sgemm_1472) sgemm sgemm_1472 1472 1472 1472 ;;
+    sgemm_2k_1280) sgemm sgemm_2k_1280 2048 1280 2560 ;;
+    sgemm_3k_640) sgemm sgemm_3k_640 3072 640 2048 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
 done
+# PACK=1: the tables, summary and machine in one landscapes.tgz and nothing else, for a device call
+# that brings back only a few files.
+if [ -n "${PACK:-}" ]; then
+  (cd "$out" && tar czf landscapes.tgz -- *_exhaustive.csv summary.txt machine.txt && find . -type f ! -name landscapes.tgz -delete)
+fi
 true
