@@ -100,6 +100,7 @@
 #            the stencil's 96 at 704² and 180 steps, 1472² and 70, 2112² and 45, 3200² and 25, the 225
 #            at 1472³, 2048 x 1280 x 2560 and 3072 x 640 x 2048: measured on 2026-12-02 and sealed
 #            (bench/data/sealed/), to check the next change to the strategies.
+#   triton_1792: the Triton matmul's 54 at 1792³, measured and sealed likewise on 2026-12-02.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -256,6 +257,7 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_1472) sgemm sgemm_1472 1472 1472 1472 ;;
     sgemm_2k_1280) sgemm sgemm_2k_1280 2048 1280 2560 ;;
     sgemm_3k_640) sgemm sgemm_3k_640 3072 640 2048 ;;
+    triton_1792) triton triton_1792 1792 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
