@@ -70,15 +70,21 @@ void Search::run_model() {
   if (!result_.model_trusted) result_.warnings.push_back("low_model_confidence");
 
   // Prune: keep what the model predicts within the factor of the best measured; widen the factor
-  // (square it) when the model is not trusted; without a model, keep everything.
+  // (square it) when the model is not trusted; without a model, keep everything. A model that
+  // predicts no better than the mean of what it was fitted to (a cross-validated R² at or under 0)
+  // prunes nothing either: every configuration left survives, best predicted first. (Its prune
+  // stopped a run on a rugged landscape of 144 configurations at 36 measured of a budget of 143,
+  // the best missed by 14 %.)
   std::vector<size_t> survivors;
   result_.prune_factor_used = result_.model_trusted ? options_.prune_factor : options_.prune_factor * options_.prune_factor;
   if (!result_.interrupted && !result_.out_of_time) {
     if (result_.model.fitted && best_cost_) {
+      const bool skilled = result_.model.cv_r2 > 0;
+      if (!skilled) result_.prune_factor_used = 0, result_.warnings.push_back("model_without_skill");
       size_t unmeasured = 0;
       for (size_t c : ranked_unmeasured()) {
         ++unmeasured;
-        if (model.predict(c) <= *best_cost_ * result_.prune_factor_used) survivors.push_back(c);
+        if (!skilled || model.predict(c) <= *best_cost_ * result_.prune_factor_used) survivors.push_back(c);
       }
       result_.pruned = unmeasured - survivors.size();
     } else {

@@ -228,6 +228,10 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
   } else if (result.strategy != autotune::Strategy::model || result.measured_in("seed") == 0) {
     out += result.measured_in("spread") ? "Model: none (the budget is too small for one: a spread of the space was measured)\n"
                                         : "Model: none (random search)\n";
+  } else if (fit.fitted && result.prune_factor_used == 0) {
+    out += fmt::format("Model: R² {:.2f}, cross-validated {:.2f} ({} terms, {} configurations) — no better than the mean: nothing "
+                       "pruned, {} left in the order it predicts\n",
+                       fit.r2, fit.cv_r2, fit.terms, fit.observations, result.survivors);
   } else if (fit.fitted) {
     out += fmt::format("Model: R² {:.2f}, cross-validated {:.2f} ({} terms, {} configurations){}; {} pruned, {} kept at {:.2f}x\n",
                        fit.r2, fit.cv_r2, fit.terms, fit.observations,

@@ -99,7 +99,33 @@ TEST(Tuner, FailuresAreRecordedAndNeverBest) {
   EXPECT_EQ(r.failures()[Failure::launch_failed], 3u);
 }
 
-TEST(Tuner, LowConfidenceOnARandomLandscapeWidensInsteadOfCutting) {
+// A weak model (the bowl's times spread by up to 100 % at random: a cross-validated R² of about
+// 0.5) is explored further and then prunes at the factor squared, not cutting on a poor guess.
+TEST(Tuner, LowConfidenceWidensThePruneInsteadOfCutting) {
+  auto s = grid();
+  std::vector<double> spread(s.size());
+  std::mt19937_64 rng(11);
+  for (auto& v : spread) v = 1 + static_cast<double>(rng() % 1000) / 1000;
+  FunctionEvaluator eval([&](size_t c) {
+    auto m = bowl(s, c);
+    if (m.ok()) m.value *= spread[c];
+    return m;
+  });
+  MemoryStore store;
+  TuneOptions o;
+  o.strategy = Strategy::model;
+  auto r = tune(s, eval, store, o);
+  EXPECT_FALSE(r.model_trusted);
+  EXPECT_GT(r.model.cv_r2, 0) << "the model should be weak, not without skill";
+  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "low_model_confidence"), r.warnings.end());
+  EXPECT_GT(r.explore_rounds, 0u);
+  EXPECT_NEAR(r.prune_factor_used, 1.75 * 1.75, 1e-9);
+  EXPECT_EQ(r.measured.size(), r.budget);
+}
+
+// A model that predicts a random landscape no better than its mean (a cross-validated R² under 0)
+// prunes nothing: a budget of 200 of the 240 is spent, where its prune stopped the run at 60.
+TEST(Tuner, AModelWithoutSkillPrunesNothingAndTheBudgetIsSpent) {
   auto s = grid();
   std::vector<double> random_costs(s.size());
   std::mt19937_64 rng(11);
@@ -108,12 +134,13 @@ TEST(Tuner, LowConfidenceOnARandomLandscapeWidensInsteadOfCutting) {
   MemoryStore store;
   TuneOptions o;
   o.strategy = Strategy::model;
+  o.budget = 200;
   auto r = tune(s, eval, store, o);
-  EXPECT_FALSE(r.model_trusted);
-  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "low_model_confidence"), r.warnings.end());
-  EXPECT_GT(r.explore_rounds, 0u);
-  EXPECT_NEAR(r.prune_factor_used, 1.75 * 1.75, 1e-9);
-  EXPECT_EQ(r.measured.size(), r.budget);
+  EXPECT_LE(r.model.cv_r2, 0);
+  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "model_without_skill"), r.warnings.end());
+  EXPECT_EQ(r.prune_factor_used, 0);
+  EXPECT_EQ(r.pruned, 0u);
+  EXPECT_EQ(r.measured.size(), 200u);
 }
 
 TEST(Tuner, UnstableWinnerIsReplacedByTheRunnerUp) {
@@ -287,6 +314,7 @@ TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
   EXPECT_EQ(one.size(), 1u);
   EXPECT_EQ(four.size(), 4u);
 }
+
 
 }  // namespace
 }  // namespace rpl::autotune
