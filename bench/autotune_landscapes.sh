@@ -195,4 +195,13 @@ landscape stencil_2688 $stencil stencil_2688_h200_exhaustive.csv
 landscape stencil_2944 $stencil stencil_2944_h200_exhaustive.csv
 landscape triton_2560 $triton triton_2560_h200_exhaustive.csv
 landscape triton_3k $triton triton_3k_h200_exhaustive.csv
+# Measured on 2026-12-02 (H200), of the size of the space the autotune issue was filed on (618), and
+# run once with the strategies unchanged before their bests were read: the stencil's 410 at 2048² and
+# 50 steps, 3072² and 30, 4096² and 20, the SGEMM's 648 at 768³, 1024³ and 3072 x 768 x 2048.
+landscape stencil_large_2k $stencil_large stencil_large_2k_h200_exhaustive.csv
+landscape stencil_large_3k $stencil_large stencil_large_3k_h200_exhaustive.csv
+landscape stencil_large_4k $stencil_large stencil_large_4k_h200_exhaustive.csv
+landscape sgemm_large_768 $matmul_large sgemm_large_768_h200_exhaustive.csv
+landscape sgemm_large_1k_cube $matmul_large sgemm_large_1k_cube_h200_exhaustive.csv
+landscape sgemm_large_3k_768 $matmul_large sgemm_large_3k_768_h200_exhaustive.csv
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

@@ -50,6 +50,10 @@ pairs=(
   sgemm_1344=sgemm_1408 sgemm_2k_768=sgemm_1536_640 sgemm_tall_448=sgemm_narrow sgemm_5k_1k=sgemm_2816_1k
   stencil_1216=stencil_1152 stencil_1344=stencil_1408 stencil_2688=stencil_2816 stencil_2944=stencil_3k
   triton_2560=triton triton_3k=triton_4k
+  # Added on 2026-12-02 with their landscapes, each from its nearest among those above; stencil_large,
+  # alone in its space until then (and so cold in the warm table), from the nearest of them.
+  stencil_large=stencil_large_4k stencil_large_2k=stencil_large_3k stencil_large_3k=stencil_large_4k stencil_large_4k=stencil_large_3k
+  sgemm_large_768=sgemm_large_1k_cube sgemm_large_1k_cube=sgemm_large_768 sgemm_large_3k_768=sgemm_large
 )
 priors=()
 for p in "${pairs[@]}"; do priors+=(--prior "$p"); done

@@ -101,6 +101,12 @@
 #            at 1472³, 2048 x 1280 x 2560 and 3072 x 640 x 2048: measured on 2026-12-02 and sealed
 #            (bench/data/sealed/), to check the next change to the strategies.
 #   triton_1792: the Triton matmul's 54 at 1792³, measured and sealed likewise on 2026-12-02.
+#   stencil_large_2k, stencil_large_3k, stencil_large_4k, sgemm_large_768, sgemm_large_1k_cube,
+#            sgemm_large_3k_768: the stencil's 410 at 2048² and 50 steps, 3072² and 30, 4096² and 20
+#            (the sizes of stencil_small, stencil_3k and stencil_mid), the 648 at 768³, 1024³ and
+#            3072 x 768 x 2048: spaces of the size the autotune issue was filed on, measured on
+#            2026-12-02 (later) to check the strategy unchanged there (carry EXAMPLES="matmul_tunable_large
+#            stencil_tunable").
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -258,6 +264,12 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
     sgemm_2k_1280) sgemm sgemm_2k_1280 2048 1280 2560 ;;
     sgemm_3k_640) sgemm sgemm_3k_640 3072 640 2048 ;;
     triton_1792) triton triton_1792 1792 ;;
+    stencil_large_2k) stencil stencil_large_2k examples/stencil/stencil_large_space.json 2048 50 ;;
+    stencil_large_4k) stencil stencil_large_4k examples/stencil/stencil_large_space.json 4096 20 ;;
+    sgemm_large_1k_cube) sgemm sgemm_large_1k_cube large 1024 1024 1024 ;;
+    sgemm_large_3k_768) sgemm sgemm_large_3k_768 large 3072 768 2048 ;;
+    stencil_large_3k) stencil stencil_large_3k examples/stencil/stencil_large_space.json 3072 30 ;;
+    sgemm_large_768) sgemm sgemm_large_768 large 768 768 768 ;;
     *) echo "unknown landscape $name" >&2 ;;
   esac
   rm -rf "${out:?}/$name"
