@@ -134,144 +134,154 @@ sgemm() {  # NAME [large] M N K
   [ "$1" = large ] && { binary=matmul_tunable_large space=examples/matmul/matmul_large_space.json; shift; }
   exhaustive "$name" "$space" "$carry/examples/$binary $1 $2 $3 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" --timeout 60 --max-runs 2
 }
-# The stencil testbed's launch geometry (96 configurations; stencil_large_space.json, 410) at a size and step count.
-stencil() {  # NAME SPACE SIZE STEPS
-  exhaustive "$1" "$2" "$carry/examples/stencil_tunable $3 $4 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2
+# The stencil testbed's launch geometry at a size and step count: stencil_space.json (96
+# configurations), or with "large" stencil_large_space.json (410).
+stencil() {  # NAME [large] SIZE STEPS
+  local name=$1 space=examples/stencil/stencil_space.json; shift
+  [ "$1" = large ] && { space=examples/stencil/stencil_large_space.json; shift; }
+  exhaustive "$name" "$space" "$carry/examples/stencil_tunable $1 $2 --bx {BX} --by {BY} --rows {ROWS}" --timeout 60 --max-runs 2
 }
-# The Triton matmul's blocks and warps (54 configurations, or those of SPACE) at size³.
-triton() {  # NAME SIZE [SPACE]
-  exhaustive "$1" "${3:-tests/gpu/programs/triton_space.json}" \
+# The Triton matmul's blocks and warps at size³: triton_space.json (54 configurations), or with
+# "wall" triton_wall_space.json (54, 10 of which run out of shared memory).
+triton() {  # NAME SIZE [wall]
+  local space=tests/gpu/programs/triton_space.json
+  [ "${3:-}" = wall ] && space=tests/gpu/programs/triton_wall_space.json
+  exhaustive "$1" "$space" \
     "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $2" \
     --kernel matmul_kernel --timeout 120 --max-runs 1
 }
-stencils=examples/stencil/stencil_space.json
+# NAME KIND ARGUMENTS: every landscape this script measures, KIND one of the functions above.
+landscapes="
+stencil             stencil 8192 10
+sgemm_wide          sgemm 4096 4096 256
+sgemm_1k            sgemm 1024 1024 4096
+sgemm_tall          sgemm 16384 96 2048
+sgemm_512           sgemm 512 512 8192
+sgemm_rect          sgemm 8192 1024 1024
+sgemm_large         sgemm large 2048 2048 2048
+sgemm_large_1k      sgemm large 1024 1024 4096
+sgemm_large_wide    sgemm large 4096 4096 256
+sgemm_large_tall    sgemm large 16384 96 2048
+stencil_large       stencil large 8192 10
+stencil_small       stencil 2048 50
+stencil_mid         stencil 4096 20
+triton              triton 2048
+triton_1k           triton 1024
+sgemm_large_rect    sgemm large 8192 1024 1024
+sgemm_768           sgemm 768 768 768
+sgemm_flat          sgemm 2048 2048 512
+stencil_3k          stencil 3072 30
+triton_4k           triton 4096
+sgemm_1536          sgemm 1536 1536 1536
+sgemm_3k            sgemm 3072 3072 1024
+sgemm_kbig          sgemm 1024 2048 8192
+sgemm_skinny        sgemm 4096 256 4096
+stencil_1k          stencil 1024 100
+stencil_6k          stencil 6144 10
+sgemm_1280          sgemm 1280 1280 1280
+sgemm_640           sgemm 640 1280 4096
+sgemm_4k            sgemm 4096 4096 1024
+sgemm_narrow        sgemm 6144 512 2048
+stencil_1536        stencil 1536 60
+stencil_5k          stencil 5120 10
+sgemm_large_1536    sgemm large 1536 1536 1536
+stencil_2560        stencil 2560 30
+stencil_7k          stencil 7168 10
+sgemm_896           sgemm 896 896 896
+sgemm_384           sgemm 384 2048 2048
+sgemm_3k_cube       sgemm 3072 3072 3072
+sgemm_5k_flat       sgemm 5120 5120 512
+sgemm_tall_256      sgemm 12288 256 1024
+sgemm_deep          sgemm 2048 1024 4096
+sgemm_large_mid     sgemm large 2560 1536 1024
+sgemm_1792          sgemm 1792 1792 1792
+sgemm_2560_512      sgemm 2560 512 4096
+sgemm_1k_4k         sgemm 1024 4096 1024
+sgemm_8k_flat       sgemm 8192 8192 256
+sgemm_320           sgemm 320 4096 2048
+stencil_3584        stencil 3584 20
+stencil_1280        stencil 1280 80
+sgemm_1152          sgemm 1152 1152 1152
+sgemm_448           sgemm 448 3072 2048
+sgemm_6k_k512       sgemm 6144 6144 512
+sgemm_tall_128      sgemm 8192 128 4096
+sgemm_2k_4k         sgemm 2048 4096 2048
+stencil_4608        stencil 4608 15
+stencil_1792        stencil 1792 60
+sgemm_1664          sgemm 1664 1664 1664
+sgemm_576           sgemm 576 2560 2048
+sgemm_tall_384      sgemm 4096 384 2048
+stencil_3328        stencil 3328 25
+stencil_896         stencil 896 120
+sgemm_1408          sgemm 1408 1408 1408
+sgemm_704           sgemm 704 2048 2048
+sgemm_3k_512        sgemm 3072 512 3072
+stencil_2304        stencil 2304 40
+stencil_1152        stencil 1152 90
+triton_1536         triton 1536
+sgemm_960           sgemm 960 960 960
+sgemm_512_4k        sgemm 512 4096 1024
+sgemm_2304          sgemm 2304 1536 2048
+stencil_640         stencil 640 200
+stencil_2816        stencil 2816 35
+sgemm_1920          sgemm 1920 1920 1920
+sgemm_256_4k        sgemm 256 4096 4096
+sgemm_3584_768      sgemm 3584 768 2048
+stencil_768         stencil 768 150
+stencil_1664        stencil 1664 70
+stencil_1408        stencil 1408 80
+stencil_3840        stencil 3840 25
+triton_1280         triton 1280
+sgemm_1088          sgemm 1088 1088 1088
+sgemm_832_3k        sgemm 832 3072 2048
+sgemm_2816_1k       sgemm 2816 1024 1536
+sgemm_tall_192      sgemm 6144 192 3072
+stencil_960         stencil 960 110
+stencil_1920        stencil 1920 50
+stencil_4352        stencil 4352 18
+sgemm_1216          sgemm 1216 1216 1216
+sgemm_1536_640      sgemm 1536 640 3072
+sgemm_tall_320      sgemm 10240 320 2048
+stencil_1088        stencil 1088 90
+stencil_2176        stencil 2176 40
+stencil_5632        stencil 5632 10
+triton_wall         triton 4096 wall
+triton_wall_2k      triton 2048 wall
+triton_2560         triton 2560
+triton_3k           triton 3072
+sgemm_2560          sgemm 2560 2560 2560
+sgemm_768_6k        sgemm 768 6144 1024
+stencil_1600        stencil 1600 70
+stencil_2432        stencil 2432 40
+stencil_1216        stencil 1216 90
+stencil_1344        stencil 1344 80
+stencil_2688        stencil 2688 35
+stencil_2944        stencil 2944 30
+sgemm_1344          sgemm 1344 1344 1344
+sgemm_2k_768        sgemm 2048 768 3072
+sgemm_tall_448      sgemm 7168 448 2048
+sgemm_5k_1k         sgemm 5120 1024 1536
+stencil_704         stencil 704 180
+stencil_1472        stencil 1472 70
+stencil_2112        stencil 2112 45
+stencil_3200        stencil 3200 25
+sgemm_1472          sgemm 1472 1472 1472
+sgemm_2k_1280       sgemm 2048 1280 2560
+sgemm_3k_640        sgemm 3072 640 2048
+triton_1792         triton 1792
+stencil_large_2k    stencil large 2048 50
+stencil_large_4k    stencil large 4096 20
+sgemm_large_1k_cube sgemm large 1024 1024 1024
+sgemm_large_3k_768  sgemm large 3072 768 2048
+stencil_large_3k    stencil large 3072 30
+sgemm_large_768     sgemm large 768 768 768
+"
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
-  case $name in
-    stencil) stencil stencil $stencils 8192 10 ;;
-    sgemm_wide) sgemm sgemm_wide 4096 4096 256 ;;
-    sgemm_1k) sgemm sgemm_1k 1024 1024 4096 ;;
-    sgemm_tall) sgemm sgemm_tall 16384 96 2048 ;;
-    sgemm_512) sgemm sgemm_512 512 512 8192 ;;
-    sgemm_rect) sgemm sgemm_rect 8192 1024 1024 ;;
-    sgemm_large) sgemm sgemm_large large 2048 2048 2048 ;;
-    sgemm_large_1k) sgemm sgemm_large_1k large 1024 1024 4096 ;;
-    sgemm_large_wide) sgemm sgemm_large_wide large 4096 4096 256 ;;
-    sgemm_large_tall) sgemm sgemm_large_tall large 16384 96 2048 ;;
-    stencil_large) stencil stencil_large examples/stencil/stencil_large_space.json 8192 10 ;;
-    stencil_small) stencil stencil_small $stencils 2048 50 ;;
-    stencil_mid) stencil stencil_mid $stencils 4096 20 ;;
-    triton) triton triton 2048 ;;
-    triton_1k) triton triton_1k 1024 ;;
-    sgemm_large_rect) sgemm sgemm_large_rect large 8192 1024 1024 ;;
-    sgemm_768) sgemm sgemm_768 768 768 768 ;;
-    sgemm_flat) sgemm sgemm_flat 2048 2048 512 ;;
-    stencil_3k) stencil stencil_3k $stencils 3072 30 ;;
-    triton_4k) triton triton_4k 4096 ;;
-    sgemm_1536) sgemm sgemm_1536 1536 1536 1536 ;;
-    sgemm_3k) sgemm sgemm_3k 3072 3072 1024 ;;
-    sgemm_kbig) sgemm sgemm_kbig 1024 2048 8192 ;;
-    sgemm_skinny) sgemm sgemm_skinny 4096 256 4096 ;;
-    stencil_1k) stencil stencil_1k $stencils 1024 100 ;;
-    stencil_6k) stencil stencil_6k $stencils 6144 10 ;;
-    sgemm_1280) sgemm sgemm_1280 1280 1280 1280 ;;
-    sgemm_640) sgemm sgemm_640 640 1280 4096 ;;
-    sgemm_4k) sgemm sgemm_4k 4096 4096 1024 ;;
-    sgemm_narrow) sgemm sgemm_narrow 6144 512 2048 ;;
-    stencil_1536) stencil stencil_1536 $stencils 1536 60 ;;
-    stencil_5k) stencil stencil_5k $stencils 5120 10 ;;
-    sgemm_large_1536) sgemm sgemm_large_1536 large 1536 1536 1536 ;;
-    stencil_2560) stencil stencil_2560 $stencils 2560 30 ;;
-    stencil_7k) stencil stencil_7k $stencils 7168 10 ;;
-    sgemm_896) sgemm sgemm_896 896 896 896 ;;
-    sgemm_384) sgemm sgemm_384 384 2048 2048 ;;
-    sgemm_3k_cube) sgemm sgemm_3k_cube 3072 3072 3072 ;;
-    sgemm_5k_flat) sgemm sgemm_5k_flat 5120 5120 512 ;;
-    sgemm_tall_256) sgemm sgemm_tall_256 12288 256 1024 ;;
-    sgemm_deep) sgemm sgemm_deep 2048 1024 4096 ;;
-    sgemm_large_mid) sgemm sgemm_large_mid large 2560 1536 1024 ;;
-    sgemm_1792) sgemm sgemm_1792 1792 1792 1792 ;;
-    sgemm_2560_512) sgemm sgemm_2560_512 2560 512 4096 ;;
-    sgemm_1k_4k) sgemm sgemm_1k_4k 1024 4096 1024 ;;
-    sgemm_8k_flat) sgemm sgemm_8k_flat 8192 8192 256 ;;
-    sgemm_320) sgemm sgemm_320 320 4096 2048 ;;
-    stencil_3584) stencil stencil_3584 $stencils 3584 20 ;;
-    stencil_1280) stencil stencil_1280 $stencils 1280 80 ;;
-    sgemm_1152) sgemm sgemm_1152 1152 1152 1152 ;;
-    sgemm_448) sgemm sgemm_448 448 3072 2048 ;;
-    sgemm_6k_k512) sgemm sgemm_6k_k512 6144 6144 512 ;;
-    sgemm_tall_128) sgemm sgemm_tall_128 8192 128 4096 ;;
-    sgemm_2k_4k) sgemm sgemm_2k_4k 2048 4096 2048 ;;
-    stencil_4608) stencil stencil_4608 $stencils 4608 15 ;;
-    stencil_1792) stencil stencil_1792 $stencils 1792 60 ;;
-    sgemm_1664) sgemm sgemm_1664 1664 1664 1664 ;;
-    sgemm_576) sgemm sgemm_576 576 2560 2048 ;;
-    sgemm_tall_384) sgemm sgemm_tall_384 4096 384 2048 ;;
-    stencil_3328) stencil stencil_3328 $stencils 3328 25 ;;
-    stencil_896) stencil stencil_896 $stencils 896 120 ;;
-    sgemm_1408) sgemm sgemm_1408 1408 1408 1408 ;;
-    sgemm_704) sgemm sgemm_704 704 2048 2048 ;;
-    sgemm_3k_512) sgemm sgemm_3k_512 3072 512 3072 ;;
-    stencil_2304) stencil stencil_2304 $stencils 2304 40 ;;
-    stencil_1152) stencil stencil_1152 $stencils 1152 90 ;;
-    triton_1536) triton triton_1536 1536 ;;
-    sgemm_960) sgemm sgemm_960 960 960 960 ;;
-    sgemm_512_4k) sgemm sgemm_512_4k 512 4096 1024 ;;
-    sgemm_2304) sgemm sgemm_2304 2304 1536 2048 ;;
-    stencil_640) stencil stencil_640 $stencils 640 200 ;;
-    stencil_2816) stencil stencil_2816 $stencils 2816 35 ;;
-    sgemm_1920) sgemm sgemm_1920 1920 1920 1920 ;;
-    sgemm_256_4k) sgemm sgemm_256_4k 256 4096 4096 ;;
-    sgemm_3584_768) sgemm sgemm_3584_768 3584 768 2048 ;;
-    stencil_768) stencil stencil_768 $stencils 768 150 ;;
-    stencil_1664) stencil stencil_1664 $stencils 1664 70 ;;
-    stencil_1408) stencil stencil_1408 $stencils 1408 80 ;;
-    stencil_3840) stencil stencil_3840 $stencils 3840 25 ;;
-    triton_1280) triton triton_1280 1280 ;;
-    sgemm_1088) sgemm sgemm_1088 1088 1088 1088 ;;
-    sgemm_832_3k) sgemm sgemm_832_3k 832 3072 2048 ;;
-    sgemm_2816_1k) sgemm sgemm_2816_1k 2816 1024 1536 ;;
-    sgemm_tall_192) sgemm sgemm_tall_192 6144 192 3072 ;;
-    stencil_960) stencil stencil_960 $stencils 960 110 ;;
-    stencil_1920) stencil stencil_1920 $stencils 1920 50 ;;
-    stencil_4352) stencil stencil_4352 $stencils 4352 18 ;;
-    sgemm_1216) sgemm sgemm_1216 1216 1216 1216 ;;
-    sgemm_1536_640) sgemm sgemm_1536_640 1536 640 3072 ;;
-    sgemm_tall_320) sgemm sgemm_tall_320 10240 320 2048 ;;
-    stencil_1088) stencil stencil_1088 $stencils 1088 90 ;;
-    stencil_2176) stencil stencil_2176 $stencils 2176 40 ;;
-    stencil_5632) stencil stencil_5632 $stencils 5632 10 ;;
-    triton_wall) triton triton_wall 4096 tests/gpu/programs/triton_wall_space.json ;;
-    triton_wall_2k) triton triton_wall_2k 2048 tests/gpu/programs/triton_wall_space.json ;;
-    triton_2560) triton triton_2560 2560 ;;
-    triton_3k) triton triton_3k 3072 ;;
-    sgemm_2560) sgemm sgemm_2560 2560 2560 2560 ;;
-    sgemm_768_6k) sgemm sgemm_768_6k 768 6144 1024 ;;
-    stencil_1600) stencil stencil_1600 $stencils 1600 70 ;;
-    stencil_2432) stencil stencil_2432 $stencils 2432 40 ;;
-    stencil_1216) stencil stencil_1216 $stencils 1216 90 ;;
-    stencil_1344) stencil stencil_1344 $stencils 1344 80 ;;
-    stencil_2688) stencil stencil_2688 $stencils 2688 35 ;;
-    stencil_2944) stencil stencil_2944 $stencils 2944 30 ;;
-    sgemm_1344) sgemm sgemm_1344 1344 1344 1344 ;;
-    sgemm_2k_768) sgemm sgemm_2k_768 2048 768 3072 ;;
-    sgemm_tall_448) sgemm sgemm_tall_448 7168 448 2048 ;;
-    sgemm_5k_1k) sgemm sgemm_5k_1k 5120 1024 1536 ;;
-    stencil_704) stencil stencil_704 $stencils 704 180 ;;
-    stencil_1472) stencil stencil_1472 $stencils 1472 70 ;;
-    stencil_2112) stencil stencil_2112 $stencils 2112 45 ;;
-    stencil_3200) stencil stencil_3200 $stencils 3200 25 ;;
-    sgemm_1472) sgemm sgemm_1472 1472 1472 1472 ;;
-    sgemm_2k_1280) sgemm sgemm_2k_1280 2048 1280 2560 ;;
-    sgemm_3k_640) sgemm sgemm_3k_640 3072 640 2048 ;;
-    triton_1792) triton triton_1792 1792 ;;
-    stencil_large_2k) stencil stencil_large_2k examples/stencil/stencil_large_space.json 2048 50 ;;
-    stencil_large_4k) stencil stencil_large_4k examples/stencil/stencil_large_space.json 4096 20 ;;
-    sgemm_large_1k_cube) sgemm sgemm_large_1k_cube large 1024 1024 1024 ;;
-    sgemm_large_3k_768) sgemm sgemm_large_3k_768 large 3072 768 2048 ;;
-    stencil_large_3k) stencil stencil_large_3k examples/stencil/stencil_large_space.json 3072 30 ;;
-    sgemm_large_768) sgemm sgemm_large_768 large 768 768 768 ;;
-    *) echo "unknown landscape $name" >&2 ;;
-  esac
+  row=$(awk -v n="$name" '$1 == n' <<< "$landscapes")
+  if [ -z "$row" ]; then echo "unknown landscape $name" >&2; continue; fi
+  read -r _ kind arguments <<< "$row"
+  # shellcheck disable=SC2086 # the table's arguments are words of this script, split on purpose
+  "$kind" "$name" $arguments
   rm -rf "${out:?}/$name"
 done
 # PACK=1: the tables, summary and machine in one landscapes.tgz and nothing else, for a device call
