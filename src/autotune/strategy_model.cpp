@@ -80,7 +80,10 @@ void Search::run_model() {
   if (!result_.interrupted && !result_.out_of_time) {
     if (result_.model.fitted && best_cost_) {
       const bool skilled = result_.model.cv_r2 > 0;
-      if (!skilled) result_.prune_factor_used = 0, result_.warnings.push_back("model_without_skill");
+      if (!skilled) {
+        result_.prune_factor_used = 0;
+        result_.warnings.push_back("model_without_skill");
+      }
       size_t unmeasured = 0;
       for (size_t c : ranked_unmeasured()) {
         ++unmeasured;

@@ -315,6 +315,5 @@ TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
   EXPECT_EQ(four.size(), 4u);
 }
 
-
 }  // namespace
 }  // namespace rpl::autotune
