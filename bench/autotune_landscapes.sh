@@ -204,4 +204,22 @@ landscape stencil_large_4k $stencil_large stencil_large_4k_h200_exhaustive.csv
 landscape sgemm_large_768 $matmul_large sgemm_large_768_h200_exhaustive.csv
 landscape sgemm_large_1k_cube $matmul_large sgemm_large_1k_cube_h200_exhaustive.csv
 landscape sgemm_large_3k_768 $matmul_large sgemm_large_3k_768_h200_exhaustive.csv
+# Measured on 2026-12-02 (H200) and sealed until a change was chosen on all the above (bayes's steps
+# of two parameters, 2026-12-02, third session), which they then checked: the stencil at 704² and 180
+# steps, 1472² and 70, 2112² and 45, 3200² and 25, the SGEMM at 1472³, 2048 x 1280 x 2560 and 3072 x
+# 640 x 2048, the Triton matmul at 1792³; and four of the size measured once the change was
+# chosen, to check it there: the stencil's 410 at 1536² and 80 steps and 2560² and 40, the SGEMM's 648
+# at 1280³ and 6144 x 512 x 1024.
+landscape stencil_704 $stencil stencil_704_h200_exhaustive.csv
+landscape stencil_1472 $stencil stencil_1472_h200_exhaustive.csv
+landscape stencil_2112 $stencil stencil_2112_h200_exhaustive.csv
+landscape stencil_3200 $stencil stencil_3200_h200_exhaustive.csv
+landscape sgemm_1472 $matmul sgemm_1472_h200_exhaustive.csv
+landscape sgemm_2k_1280 $matmul sgemm_2k_1280_h200_exhaustive.csv
+landscape sgemm_3k_640 $matmul sgemm_3k_640_h200_exhaustive.csv
+landscape triton_1792 $triton triton_1792_h200_exhaustive.csv
+landscape stencil_large_1536 $stencil_large stencil_large_1536_h200_exhaustive.csv
+landscape stencil_large_2560 $stencil_large stencil_large_2560_h200_exhaustive.csv
+landscape sgemm_large_1280 $matmul_large sgemm_large_1280_h200_exhaustive.csv
+landscape sgemm_large_6k_512 $matmul_large sgemm_large_6k_512_h200_exhaustive.csv
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

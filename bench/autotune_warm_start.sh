@@ -54,6 +54,11 @@ pairs=(
   # alone in its space until then (and so cold in the warm table), from the nearest of them.
   stencil_large=stencil_large_4k stencil_large_2k=stencil_large_3k stencil_large_3k=stencil_large_4k stencil_large_4k=stencil_large_3k
   sgemm_large_768=sgemm_large_1k_cube sgemm_large_1k_cube=sgemm_large_768 sgemm_large_3k_768=sgemm_large
+  # Added on 2026-12-02 (third session) with their landscapes, each from its nearest among those above.
+  stencil_704=stencil_640 stencil_1472=stencil_1600 stencil_2112=stencil_small stencil_3200=stencil_3328
+  sgemm_1472=sgemm_1536 sgemm_2k_1280=sgemm_2304 sgemm_3k_640=sgemm_3584_768 triton_1792=triton
+  stencil_large_1536=stencil_large_2k stencil_large_2560=stencil_large_2k sgemm_large_1280=sgemm_large_1536
+  sgemm_large_6k_512=sgemm_large_rect
 )
 priors=()
 for p in "${pairs[@]}"; do priors+=(--prior "$p"); done

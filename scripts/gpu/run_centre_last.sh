@@ -17,19 +17,7 @@ run() {  # NAME SPACE BUDGET TEMPLATE [OPTIONS...]
   "$carry/bin/rocm-perf" autotune --space "$space" --cmd-template "$template" --backend cuda --budget "$budget" \
     --out "$out/$name" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
   local rc=$?
-  python3 - "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" <<'PY' | tee -a "$out/summary.txt"
-import csv, json, sys
-name, rc, path, measured = sys.argv[1:]
-try:
-    d = json.load(open(path))
-    rows = sorted(csv.DictReader(open(measured)), key=lambda r: int(r["order"]))
-    skip = {"order", "phase", "cached", "failure", "value", "cv", "samples", "runs", "seconds", "detail"}
-    order = " ".join(f"{r['phase']}:" + ",".join(v for k, v in r.items() if k not in skip) + f":{r['value']}" for r in rows)
-    centre = d.get("model", {}).get("centre")
-    print(f"{name}: exit {rc}; best {d['best']['value']} ms at {json.dumps(d['best']['configuration'])}; centre {json.dumps(centre)}; measured {order}")
-except Exception as e:
-    print(f"{name}: exit {rc}; no result ({e})")
-PY
+  python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
   cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
   rm -rf "${out:?}/$name"
 }

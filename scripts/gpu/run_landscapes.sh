@@ -99,7 +99,8 @@
 #   stencil_704, stencil_1472, stencil_2112, stencil_3200, sgemm_1472, sgemm_2k_1280, sgemm_3k_640:
 #            the stencil's 96 at 704² and 180 steps, 1472² and 70, 2112² and 45, 3200² and 25, the 225
 #            at 1472³, 2048 x 1280 x 2560 and 3072 x 640 x 2048: measured on 2026-12-02 and sealed
-#            (bench/data/sealed/), to check the next change to the strategies.
+#            (then in bench/data/sealed/) until they checked the next change to the strategies (bayes's
+#            steps of two parameters, 2026-12-02, third session).
 #   triton_1792: the Triton matmul's 54 at 1792³, measured and sealed likewise on 2026-12-02.
 #   stencil_large_2k, stencil_large_3k, stencil_large_4k, sgemm_large_768, sgemm_large_1k_cube,
 #            sgemm_large_3k_768: the stencil's 410 at 2048² and 50 steps, 3072² and 30, 4096² and 20
@@ -107,6 +108,10 @@
 #            3072 x 768 x 2048: spaces of the size the autotune issue was filed on, measured on
 #            2026-12-02 (later) to check the strategy unchanged there (carry EXAMPLES="matmul_tunable_large
 #            stencil_tunable").
+#   stencil_large_1536, stencil_large_2560, sgemm_large_1280, sgemm_large_6k_512: the stencil's 410
+#            at 1536² and 80 steps and 2560² and 40, the 648 at 1280³ and 6144 x 512 x 1024: measured
+#            on 2026-12-02 (third session) after bayes's steps of two parameters were chosen, to check
+#            them at the size the autotune issue was filed on.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -275,6 +280,10 @@ sgemm_large_1k_cube sgemm large 1024 1024 1024
 sgemm_large_3k_768  sgemm large 3072 768 2048
 stencil_large_3k    stencil large 3072 30
 sgemm_large_768     sgemm large 768 768 768
+stencil_large_1536  stencil large 1536 80
+stencil_large_2560  stencil large 2560 40
+sgemm_large_1280    sgemm large 1280 1280 1280
+sgemm_large_6k_512  sgemm large 6144 512 1024
 "
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
   row=$(awk -v n="$name" '$1 == n' <<< "$landscapes")

@@ -18,17 +18,7 @@ for seed in ${SEEDS:-1 2 3 4 5}; do
     "$carry/bin/$build" autotune --space "$space" --cmd-template "$template" --backend cuda --timeout 120 \
       --budget 10% --max-runs 2 --seed "$seed" --out "$out/$name" --json > "$out/$name.json" 2> "$out/$name.err"
     rc=$?
-    python3 - "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" <<'PY' | tee -a "$out/summary.txt"
-import csv, json, sys
-name, rc, path, measured = sys.argv[1:]
-try:
-    d = json.load(open(path))
-    rows = sorted(csv.DictReader(open(measured)), key=lambda r: int(r["order"]))
-    order = " ".join(f"{r['BX']},{r['BY']},{r['ROWS']}:{r['value']}" for r in rows if r["phase"] in ("seed", "guided"))
-    print(f"{name}: exit {rc}; best {d['best']['value']} ms at {json.dumps(d['best']['configuration'])}; measured {order}")
-except Exception as e:
-    print(f"{name}: exit {rc}; no result ({e})")
-PY
+    python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
     cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
     rm -rf "$out/$name"
   done

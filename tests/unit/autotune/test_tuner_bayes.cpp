@@ -235,10 +235,17 @@ bool grid_neighbours(const SearchSpace& s, size_t x, size_t y) {
   return (da == 0 && db != 0 && std::abs(db) <= 2) || (db == 0 && da != 0 && std::abs(da) <= 4);
 }
 
-// Whether a neighbour of x on grid() is left unmeasured.
-bool neighbour_left(const SearchSpace& s, const std::vector<bool>& measured, size_t x) {
+// On grid(), a step of both parameters, each within a step's reach.
+bool grid_two_steps(const SearchSpace& s, size_t x, size_t y) {
+  const long da = static_cast<long>(s.value_index(x, 0)) - static_cast<long>(s.value_index(y, 0));
+  const long db = static_cast<long>(s.value_index(x, 1)) - static_cast<long>(s.value_index(y, 1));
+  return da != 0 && db != 0 && std::abs(da) <= 4 && std::abs(db) <= 2;
+}
+
+// Whether a configuration that is to x as `is_step` says is left unmeasured on grid().
+bool left(const SearchSpace& s, const std::vector<bool>& measured, size_t x, bool (*is_step)(const SearchSpace&, size_t, size_t)) {
   for (size_t c = 0; c < s.size(); ++c) {
-    if (!measured[c] && grid_neighbours(s, c, x)) return true;
+    if (!measured[c] && is_step(s, c, x)) return true;
   }
   return false;
 }
@@ -305,12 +312,14 @@ TEST(Tuner, BayesStepsToTheNeighbourOfLowestLowerConfidenceBound) {
 }
 
 // Local search steps from the best measured configuration; where all its neighbours (one step of
-// one parameter, up to a fifth of its values) are measured, from the next best's, up to the 8th
-// best, before anything farther. Replayed pick by pick on a bumpy bowl whose bumps are local optima:
-// each guided pick is a neighbour of the first of the best measured that has one left.
+// one parameter, up to a fifth of its values) are measured, from the next best's, and once those
+// are spent too, by a step of both parameters from the best; and so on up to the 8th best, before
+// anything farther. Replayed pick by pick on a bumpy bowl whose bumps are local optima: each guided
+// pick is a neighbour of the first of the best measured that has one left, or a step of two from
+// the one before it, where that one has such a step left and this one no neighbour.
 TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
   auto s = grid();
-  size_t from_next_best = 0;
+  size_t from_next_best = 0, two_steps = 0;
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     TuneOptions o;
     o.seed = seed;
@@ -323,12 +332,20 @@ TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
       if (m.phase == "guided" && m.configuration != r.centre) {  // the centre: the climb's one other candidate
         std::sort(ranked.begin(), ranked.end());
         for (size_t k = 0; k < ranked.size() && k < 8; ++k) {
-          if (!neighbour_left(s, measured, ranked[k].second)) continue;
-          EXPECT_TRUE(grid_neighbours(s, m.configuration, ranked[k].second))
-              << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration) << " is no neighbour of the best " << k + 1
-              << " measured with one left";
-          from_next_best += k > 0;
-          break;
+          if (left(s, measured, ranked[k].second, grid_neighbours)) {
+            EXPECT_TRUE(grid_neighbours(s, m.configuration, ranked[k].second))
+                << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration) << " is no neighbour of the best "
+                << k + 1 << " measured with one left";
+            from_next_best += k > 0;
+            break;
+          }
+          if (k > 0 && left(s, measured, ranked[k - 1].second, grid_two_steps)) {
+            EXPECT_TRUE(grid_two_steps(s, m.configuration, ranked[k - 1].second))
+                << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration) << " is no step of two from the best "
+                << k << " measured with one left";
+            ++two_steps;
+            break;
+          }
         }
       }
       measured[m.configuration] = true;
@@ -336,6 +353,7 @@ TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
     }
   }
   EXPECT_GT(from_next_best, 0u) << "no best's neighbours were ever spent: the landscape does not test the rule";
+  EXPECT_GT(two_steps, 0u) << "no next best's neighbours were ever spent: the landscape does not test the steps of two";
 }
 
 // With two seeds (no centre among them), the configuration nearest the centre (A=8 B=5 on grid()) is
@@ -371,11 +389,11 @@ TEST(Tuner, BayesTakesTheCentreWhereTheProcessRatesItAboveTheClimb) {
     for (const auto& m : r.measured) {
       const bool centre = a_of(s, m.configuration) == 8 && b_of(s, m.configuration) == 5;
       if (m.phase == "guided" && !centre_measured) {
-        const bool left = neighbour_left(s, measured, best->second);
-        if (!left) {
+        const bool neighbour = left(s, measured, best->second, grid_neighbours);
+        if (!neighbour) {
           EXPECT_TRUE(centre) << "seed " << seed << ": A=" << a_of(s, m.configuration) << " B=" << b_of(s, m.configuration);
         }
-        if (centre) ++(left ? taken_early : taken_at_optimum);
+        if (centre) ++(neighbour ? taken_early : taken_at_optimum);
       }
       centre_measured = centre_measured || centre;
       measured[m.configuration] = true;
