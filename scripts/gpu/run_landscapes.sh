@@ -285,6 +285,7 @@ stencil_large_2560  stencil large 2560 40
 sgemm_large_1280    sgemm large 1280 1280 1280
 sgemm_large_6k_512  sgemm large 6144 512 1024
 "
+written=(summary.txt machine.txt)  # what this run leaves in $out
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
   row=$(awk -v n="$name" '$1 == n' <<< "$landscapes")
   if [ -z "$row" ]; then echo "unknown landscape $name" >&2; continue; fi
@@ -292,10 +293,12 @@ for name in ${LANDSCAPES:-stencil sgemm_wide}; do
   # shellcheck disable=SC2086 # the table's arguments are words of this script, split on purpose
   "$kind" "$name" $arguments
   rm -rf "${out:?}/$name"
+  written+=("${name}_${gpu:-gpu}_exhaustive.csv" "$name.txt" "$name.err")
 done
-# PACK=1: the tables, summary and machine in one landscapes.tgz and nothing else, for a device call
-# that brings back only a few files.
+# PACK=1: the tables, summary and machine in one landscapes.tgz in place of what this run wrote, for
+# a device call that brings back only a few files; what else is in $out (another script's output)
+# stays.
 if [ -n "${PACK:-}" ]; then
-  (cd "$out" && tar czf landscapes.tgz -- *_exhaustive.csv summary.txt machine.txt && find . -type f ! -name landscapes.tgz -delete)
+  (cd "$out" && tar czf landscapes.tgz -- *_exhaustive.csv summary.txt machine.txt && rm -f -- "${written[@]}")
 fi
 true
