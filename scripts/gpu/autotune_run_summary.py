@@ -16,7 +16,7 @@ def main(name, rc, document, measurements):
         rows = sorted(csv.DictReader(open(measurements)), key=lambda r: int(r["order"]))
         order = " ".join(f"{r['phase']}:" + ",".join(v for k, v in r.items() if k not in NOT_PARAMETERS) + f":{r['value']}"
                          for r in rows)
-        centre = d.get("model", {}).get("centre")
+        centre = (d.get("model") or {}).get("centre")  # null where the strategy has no model
         print(f"{name}: exit {rc}; best {d['best']['value']} ms at {json.dumps(d['best']['configuration'])}; "
               f"centre {json.dumps(centre)}; measured {order}")
     except (OSError, ValueError, KeyError, TypeError) as e:  # no file, no JSON, no best (all failed)
