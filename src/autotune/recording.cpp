@@ -1,6 +1,7 @@
 #include <rpl/autotune/recording.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
 #include <fmt/format.h>
@@ -93,6 +94,7 @@ std::map<size_t, Measurement> read_measurements_csv(const std::filesystem::path&
   std::vector<size_t> params;
   for (const auto& p : space.parameters) params.push_back(column(p.name));
   const size_t failure = column("failure"), value = column("value"), cv = column("cv"), samples = column("samples");
+  const auto seconds = std::find(header.begin(), header.end(), "seconds");  // what a replayed time budget spends
   std::map<size_t, Measurement> out;
   unknown = 0;
   for (size_t r = 1; r < rows.size(); ++r) {
@@ -121,8 +123,12 @@ std::map<size_t, Measurement> read_measurements_csv(const std::filesystem::path&
       m.value = std::stod(row[value]);
       m.cv = std::stod(row[cv]);
       m.samples = std::stoi(row[samples]);
+      if (seconds != header.end()) m.seconds = std::stod(row[static_cast<size_t>(seconds - header.begin())]);
     } catch (const std::exception&) {
-      fail(Errc::bad_input, "{}: row {}: value, cv or samples is not a number", file.string(), r + 1);
+      fail(Errc::bad_input, "{}: row {}: value, cv, samples or seconds is not a number", file.string(), r + 1);
+    }
+    if (!(m.seconds >= 0) || !std::isfinite(m.seconds)) {
+      fail(Errc::bad_input, "{}: row {}: seconds {} is not a time taken", file.string(), r + 1, m.seconds);
     }
     m.runs = 1;
     m.stable = m.ok();

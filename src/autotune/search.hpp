@@ -27,6 +27,8 @@ class Search {
  private:
   double cost(const Measurement& m) const { return options_.maximize ? 1.0 / m.value : m.value; }
   bool cancelled() const { return cancel_ && cancel_->load(); }
+  /// Whether the time budget is spent: the wall clock since the start or, where the evaluator
+  /// replays a recording, the seconds its measurements took when recorded.
   bool out_of_time() const;
   size_t done() const { return result_.measured.size(); }
   /// Whether the budget (of configurations, and of time) allows measuring more.
@@ -75,6 +77,9 @@ class Search {
   size_t planned_ = 0;  // the count the strategy plans for (the budget; the default one where a time alone bounds it)
   std::optional<double> best_cost_;
   std::atomic<size_t> busy_{0};  // workers measuring now
+  // The seconds of the measurements made, as their evaluator gives them: where it replays a
+  // recording, the clock a time budget is spent on (as though one worker had measured them all).
+  std::atomic<double> recorded_seconds_{0};
 };
 
 }  // namespace rpl::autotune

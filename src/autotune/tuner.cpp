@@ -42,8 +42,10 @@ Search::Search(const SearchSpace& space, Evaluator& evaluator, MeasurementStore&
 }
 
 bool Search::out_of_time() const {
-  return options_.time_budget_seconds &&
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >= *options_.time_budget_seconds;
+  if (!options_.time_budget_seconds) return false;
+  const double spent = evaluator_.replays_recorded_time() ? recorded_seconds_.load()
+                                                          : std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return spent >= *options_.time_budget_seconds;
 }
 
 void Search::report(const std::string& phase, size_t done_now) {
@@ -113,6 +115,7 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
         --busy_;
         std::lock_guard<std::mutex> guard(mutex);
         const auto& m = entry.measurement;
+        recorded_seconds_ += m.seconds;
         // A node's failure is not the configuration's: a later run measures it again.
         if (!m.interrupted && m.failure != Failure::node_failed) store_.store(entry.configuration, m);
         if (m.ok() && !m.interrupted && (!best_cost_ || cost(m) < *best_cost_)) best_cost_ = cost(m);

@@ -194,7 +194,7 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
   out += fmt::format("Measured: {} of {} ({:.1f} %, budget {}{}), {} strategy: {}; {} from the cache; {} re-measurements\n",
                      result.measured.size(), result.space_size,
                      100.0 * static_cast<double>(result.measured.size()) / static_cast<double>(result.space_size), result.budget,
-                     setup.budget_seconds ? fmt::format(" or {:.0f} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
+                     setup.budget_seconds ? fmt::format(" or {:g} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
                      phases_text(result), cached, remeasurements);
   if (!setup.warm_start_file.empty()) {
     out += fmt::format("Warm start: {} configurations that succeeded in {}{}\n", setup.warm_start_configurations, setup.warm_start_file,

@@ -98,7 +98,7 @@ std::string summary(const Json& a, const Json& order) {
   html += row("Measured", "autotune-measured",
               fmt::format("{} of a budget of {}{}: {}", number(measured.value("total", Json()), "{:.0f}"),
                           number(a.value("budget", Json()), "{:.0f}"),
-                          a.value("budget_seconds", Json()).is_number() ? " or " + number(a["budget_seconds"], "{:.0f}") + " s" : "",
+                          a.value("budget_seconds", Json()).is_number() ? " or " + number(a["budget_seconds"], "{:g}") + " s" : "",
                           escaped(phases.empty() ? "none" : phases)));
   if (a.contains("failures")) html += row("Failures", "autotune-failures", escaped(failures(a["failures"])));
   const Json& best = a.value("best", Json());

@@ -212,6 +212,13 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
       setup.warnings.push_back(fmt::format("replay_rows_outside_space: {} rows of {} are no configuration of the space", unknown,
                                            file.string()));
     }
+    // A time budget spends each measurement's recorded seconds (Evaluator::replays_recorded_time).
+    const bool timed = std::any_of(recorded.begin(), recorded.end(), [](const auto& r) { return r.second.seconds > 0; });
+    if (options.time_budget_seconds && !timed) {
+      fail(Errc::bad_input, "--budget {}: --replay {} records no time taken (its seconds are absent or 0), so a time budget cannot be "
+                            "replayed from it; give a count or a percentage",
+           o.budget, file.string());
+    }
     evaluator = std::make_unique<autotune::RecordedEvaluator>(std::move(recorded));
     store = std::make_unique<autotune::NullStore>();
     setup.device = "replay of " + file.string();

@@ -521,6 +521,31 @@ TEST(CliAutotuneBadInput, AWarmStartThatCannotServe) {
   EXPECT_EQ(read_text(dir / "earlier/measurements.csv"), kept);
 }
 
+// A time budget replayed from a CSV that records no time, or a time that is none, is refused; the
+// file is left as it was.
+TEST(CliAutotuneBadInput, AReplayedTimeBudgetNeedsRecordedTimes) {
+  const auto dir = fresh_dir("tune-replay-time");
+  const std::string untimed = "order,phase,cached,A,B,C,MODE,failure,value,cv,samples,detail\n1,seed,0,40,32,4,fast,none,1.5,0.01,5,\n";
+  std::ofstream(dir / "untimed.csv") << untimed;
+  auto args = tune_args(dir / "out", {"--quiet", "--budget", "10m", "--replay", (dir / "untimed.csv").string()});
+  expect_error(args, 2, "--budget 10m: --replay " + (dir / "untimed.csv").string() + " records no time taken");
+  EXPECT_EQ(read_text(dir / "untimed.csv"), untimed);
+  args = tune_args(dir / "out", {"--quiet", "--budget", "4", "--replay", (dir / "untimed.csv").string()});
+  const auto counted = run_cli(args);  // the one configuration recorded is seldom among the four it measures: exit 1
+  EXPECT_NE(counted.exit_code, 2) << counted.err;
+  EXPECT_EQ(counted.err.find("records no time"), std::string::npos) << "a count needs no time: " << counted.err;
+  const std::string header = "order,phase,cached,A,B,C,MODE,failure,value,cv,samples,runs,seconds,detail\n";
+  std::ofstream(dir / "zero.csv") << header + "1,seed,0,40,32,4,fast,none,1.5,0.01,5,1,0.000,\n";
+  args = tune_args(dir / "out", {"--quiet", "--budget", "90s", "--replay", (dir / "zero.csv").string()});
+  expect_error(args, 2, "records no time taken (its seconds are absent or 0)");
+  std::ofstream(dir / "negative.csv") << header + "1,seed,0,40,32,4,fast,none,1.5,0.01,5,1,-2,\n";
+  args = tune_args(dir / "out", {"--quiet", "--budget", "90s", "--replay", (dir / "negative.csv").string()});
+  expect_error(args, 2, "negative.csv: row 2: seconds -2 is not a time taken");
+  std::ofstream(dir / "word.csv") << header + "1,seed,0,40,32,4,fast,none,1.5,0.01,5,1,soon,\n";
+  args = tune_args(dir / "out", {"--quiet", "--replay", (dir / "word.csv").string()});
+  expect_error(args, 2, "word.csv: row 2: value, cv, samples or seconds is not a number");
+}
+
 TEST(CliAutotuneBadInput, EveryConfigurationFailing) {
   const auto dir = fresh_dir("tune-allfail");
   auto args = tune_args(dir / "out", {"--quiet"});

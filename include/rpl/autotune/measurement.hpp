@@ -35,7 +35,7 @@ struct Measurement {
   double cv = 0;        // sample standard deviation / mean
   int samples = 0;
   int runs = 0;         // program runs
-  double seconds = 0;   // wall time spent on it
+  double seconds = 0;   // wall time spent on it (its build and runs)
   bool stable = false;  // cv within the policy's max_cv
   bool interrupted = false;  // stopped by a signal: not a result, never stored
   bool ok() const { return failure == Failure::none; }
@@ -52,6 +52,10 @@ class Evaluator {
   /// A measurement or a failure; throws Error only for what stops the whole tuning run (a tool
   /// that refuses to run). When *cancel becomes true it returns soon, marked interrupted.
   virtual Measurement measure(size_t configuration, int worker, const std::atomic<bool>* cancel) = 0;
+  /// Whether it answers from a recording instead of running anything: then a measurement's seconds
+  /// are the time it took when recorded, and a time budget spends those (as Kernel Tuner's
+  /// simulation mode does), not the replay's own few microseconds.
+  virtual bool replays_recorded_time() const { return false; }
 };
 
 }  // namespace rpl::autotune

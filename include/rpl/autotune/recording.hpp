@@ -19,8 +19,9 @@ namespace rpl::autotune {
 std::string measurements_csv(const SearchSpace& space, const TuneResult& result);
 
 /// Reads such a CSV into measurements per configuration of the space; rows whose parameters are
-/// not a configuration of the space are counted in `unknown`. Error(bad_input) naming the file
-/// for a file that is not such a CSV.
+/// not a configuration of the space are counted in `unknown`. The seconds column may be absent
+/// (then every measurement's seconds are 0). Error(bad_input) naming the file for a file that is
+/// not such a CSV.
 std::map<size_t, Measurement> read_measurements_csv(const std::filesystem::path& file, const SearchSpace& space,
                                                     size_t& unknown);
 
@@ -30,6 +31,7 @@ class RecordedEvaluator : public Evaluator {
  public:
   explicit RecordedEvaluator(std::map<size_t, Measurement> recorded) : recorded_(std::move(recorded)) {}
   Measurement measure(size_t configuration, int worker, const std::atomic<bool>* cancel) override;
+  bool replays_recorded_time() const override { return true; }
 
  private:
   std::map<size_t, Measurement> recorded_;
@@ -47,6 +49,7 @@ class NoisyRecordedEvaluator : public Evaluator {
  public:
   NoisyRecordedEvaluator(std::map<size_t, Measurement> recorded, uint64_t seed) : recorded_(std::move(recorded)), seed_(seed) {}
   Measurement measure(size_t configuration, int worker, const std::atomic<bool>* cancel) override;
+  bool replays_recorded_time() const override { return true; }
 
  private:
   std::map<size_t, Measurement> recorded_;

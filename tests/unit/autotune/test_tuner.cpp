@@ -294,6 +294,35 @@ TEST(Tuner, ATimeBudgetStopsTheSearch) {
   EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "time_budget_reached"), r.warnings.end());
 }
 
+// A replay spends a time budget in the seconds each measurement took when recorded, as a live run
+// would have, not in its own microseconds: at 10 s each, 35 s start four (at 0, 10, 20 and 30 s).
+TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
+  auto s = grid();
+  std::map<size_t, Measurement> recorded;
+  for (size_t c = 0; c < s.size(); ++c) {
+    recorded[c] = bowl(s, c);
+    recorded[c].seconds = 10;
+  }
+  for (const auto strategy : {Strategy::random, Strategy::model, Strategy::bayes}) {
+    RecordedEvaluator replay(recorded);
+    MemoryStore store;
+    TuneOptions o;
+    o.strategy = strategy;
+    o.time_budget_seconds = 35;
+    const auto r = tune(s, replay, store, o);
+    EXPECT_EQ(r.measured.size(), 4u) << strategy_name(strategy);
+    EXPECT_TRUE(r.out_of_time) << strategy_name(strategy);
+  }
+  // A live evaluator's seconds are not the clock: there the wall clock decides, and 35 s is ample.
+  FunctionEvaluator live([&](size_t c) { return recorded[c]; });
+  MemoryStore store;
+  TuneOptions o;
+  o.time_budget_seconds = 35;
+  const auto r = tune(s, live, store, o);
+  EXPECT_EQ(r.measured.size(), s.size());
+  EXPECT_FALSE(r.out_of_time);
+}
+
 TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
   auto s = grid();
   auto run = [&](int workers, std::map<int, bool>& used) {

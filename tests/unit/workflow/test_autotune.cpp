@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <rpl/core/error.hpp>
+#include <rpl/report/autotune_json.hpp>
 #include <rpl/workflow/autotune.hpp>
 
 #include "test_support.hpp"
@@ -37,6 +38,27 @@ TEST(WorkflowAutotune, SearchesARecordedLandscapeAndWritesItsDocument) {
   EXPECT_EQ(r.document["strategy"], "bayes");
   EXPECT_EQ(r.best_command.front(), "stencil");
   EXPECT_EQ(schema_errors(r.document.dump(), "autotune"), "");
+}
+
+// Replayed, a time budget is spent in the seconds the table recorded for each configuration (about
+// 0.2 s each): the last configuration started before 1.5 s had passed, and none after.
+TEST(WorkflowAutotune, AReplayedTimeBudgetSpendsTheRecordedSeconds) {
+  const auto dir = fresh_dir("workflow_autotune_time");
+  auto request = stencil_replay(dir / "out");
+  request.budget = "1.5s";
+  workflow::Control control;
+  const auto r = workflow::run_autotune(request, control);
+  ASSERT_GE(r.result.measured.size(), 2u);
+  EXPECT_LT(r.result.measured.size(), 96u);
+  double before_last = 0;
+  for (size_t i = 0; i + 1 < r.result.measured.size(); ++i) before_last += r.result.measured[i].measurement.seconds;
+  EXPECT_GT(before_last, 0);
+  EXPECT_LT(before_last, 1.5);
+  EXPECT_GE(before_last + r.result.measured.back().measurement.seconds, 1.5);
+  EXPECT_TRUE(r.result.out_of_time);
+  EXPECT_EQ(r.document["budget_seconds"], 1.5);
+  const auto text = report::autotune_text(r.space, r.result, r.setup, r.best_command);
+  EXPECT_NE(text.find("budget 96 or 1.5 s)"), std::string::npos) << text;
 }
 
 TEST(WorkflowAutotune, ACancelledSearchReturnsInterrupted) {
