@@ -1,10 +1,11 @@
-// rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none]
+// rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none]
 //                         [--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]]
 //                         [--calibration] NAME=SPACE.json:MEASUREMENTS.csv ...
 // The tuner's strategies on landscapes measured exhaustively (rocm-perf autotune --csv over every
 // configuration), each answered from its table with the noise it was measured with
 // (NoisyRecordedEvaluator) or, with --noise none, exactly. For each landscape, strategy and budget
-// (a percentage of the space), over seeds 1..N: how many seeds report a best whose recorded value
+// (a percentage of the space, or a time such as 60s: the seconds each configuration took when its
+// table was measured, builds and runs, are what such a budget spends), over seeds 1..N: how many seeds report a best whose recorded value
 // is within 3 % of the exhaustive best, and how many configurations each measured on average (and
 // the re-measurements of the two best beside them, and how many of those measured failed: a
 // landscape's failures, a launch out of resources, cost a measurement each). One line per
@@ -20,6 +21,7 @@
 // (TuneResult::likeliest_better): how many of each group's runs reported one more than 3 % from the
 // best.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,9 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include <rpl/autotune/budget.hpp>
 #include <rpl/autotune/recording.hpp>
 #include <rpl/autotune/search_space.hpp>
 #include <rpl/autotune/tuner.hpp>
@@ -116,7 +121,7 @@ int main(int argc, char** argv) {
     else landscapes.push_back(a);
   }
   if (landscapes.empty() || seeds < 1) {
-    std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15] [--strategies bayes,model,random] [--noise measured|none] "
+    std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none] "
                          "[--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]] [--calibration] "
                          "NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
     return 2;
@@ -133,8 +138,10 @@ int main(int argc, char** argv) {
         if (o != li && all[o].space_file == l.space_file && (priors.empty() || named)) earlier.push_back(o);
       }
       for (const auto& budget_text : budgets) {
+        const bool timed = !budget_text.empty() && std::isalpha(static_cast<unsigned char>(budget_text.back()));
         const double pct = std::atof(budget_text.c_str());
         const auto budget = static_cast<size_t>(std::ceil(pct / 100 * static_cast<double>(l.space.size())));
+        const std::string budget_column = timed ? fmt::format("{:>7}", budget_text) : fmt::format("{:5.0f} %", pct);
         for (const auto& name : strategies) {
           const auto strategy = strategy_from_name(name);
           if (!strategy) rpl::fail(rpl::Errc::bad_input, "unknown strategy '{}'", name);
@@ -147,7 +154,8 @@ int main(int argc, char** argv) {
             TuneOptions options;
             options.strategy = *strategy;
             options.seed = static_cast<uint64_t>(s);
-            options.budget = budget;
+            if (timed) apply_budget(budget_text, options);
+            else options.budget = budget;
             if (!warm.empty() && !earlier.empty()) {
               earlier_run(all[earlier[(static_cast<size_t>(s) + li) % earlier.size()]], warm, static_cast<uint64_t>(s) + 1000, options);
             }
@@ -178,8 +186,8 @@ int main(int argc, char** argv) {
             }
             for (const auto& rm : r.remeasured) remeasured += static_cast<double>(rm.rounds.size());
           }
-          std::printf("%-10s %5zu  %-8s %5.0f %%  %14.1f  %12d / %-9d  %10.2f %%  %15.1f  %6.1f\n", l.name.c_str(), l.space.size(),
-                      name.c_str(), pct, measured / seeds, within, seeds, distance / seeds, remeasured / seeds, failed / seeds);
+          std::printf("%-10s %5zu  %-8s %s  %14.1f  %12d / %-9d  %10.2f %%  %15.1f  %6.1f\n", l.name.c_str(), l.space.size(),
+                      name.c_str(), budget_column.c_str(), measured / seeds, within, seeds, distance / seeds, remeasured / seeds, failed / seeds);
         }
       }
     }
