@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release EXAMPLES=stencil_tunable WITH_CLANG=1 NO_TESTS=1 bash scripts/gpu/prepare_carry.sh`:
+# whether a replayed time budget spends time as a live run does. The Triton matmul
+# (tests/gpu/programs/triton_matmul_tunable.py, a program we did not write) at 2048³ is tuned live
+# with --budget ${BUDGET:-60s}, seeds ${SEEDS:-1 2 3}, each run with a Triton cache of its own (as the
+# exhaustive table was measured: every configuration built anew). Then each live run's measurements
+# are replayed (--replay, nothing run) at the same budget and seed, and so is the exhaustive table of
+# the same program and size measured on an H200 (bench/data/triton_h200_exhaustive.csv). Per run, in
+# summary.txt: its wall time, how many configurations it measured and the seconds they took, its best
+# (scripts/gpu/autotune_run_summary.py); each run's measurements.csv as NAME.csv.
+set -uo pipefail
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+rp="$carry/bin/rocm-perf"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+space=tests/gpu/programs/triton_space.json
+template="python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048"
+run() {  # NAME OPTIONS...
+  local name=$1; shift
+  local t0=$(date +%s%N)
+  TRITON_CACHE_DIR=$(mktemp -d) "$rp" autotune --space $space --cmd-template "$template" --backend cuda --kernel matmul_kernel \
+    --timeout 120 --max-runs 1 --budget "${BUDGET:-60s}" --out "$out/$name" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
+  local rc=$?
+  echo -n "$(( ($(date +%s%N) - t0) / 1000000 )) ms wall; " >> "$out/summary.txt"
+  python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
+  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
+  rm -rf "$out/$name"
+}
+for seed in ${SEEDS:-1 2 3}; do
+  run "live_seed$seed" --seed "$seed"
+  run "replay_live_seed$seed" --seed "$seed" --replay "$out/live_seed$seed.csv"
+  run "replay_table_seed$seed" --seed "$seed" --replay bench/data/triton_h200_exhaustive.csv
+done
