@@ -5,21 +5,21 @@
 // configuration), each answered from its table with the noise it was measured with
 // (NoisyRecordedEvaluator) or, with --noise none, exactly. For each landscape, strategy and budget
 // (a percentage of the space, or a time such as 60s: the seconds each configuration took when its
-// table was measured, builds and runs, are what such a budget spends), over seeds 1..N: how many seeds report a best whose recorded value
-// is within 3 % of the exhaustive best, and how many configurations each measured on average (and
-// the re-measurements of the two best beside them, and how many of those measured failed: a
-// landscape's failures, a launch out of resources, cost a measurement each). One line per
-// landscape, strategy and budget; with --per-seed, before it a line per seed: how far its reported
-// best is from the true best, and how far the closest configuration it measured was (a search that
-// found the best but reported another lost it to noise; one that never measured it, to the search);
-// with --trajectory, under each seed's line the configurations it measured in order, their phase
-// and true distance. With --warm-start PCT (or full), each run starts warm (TuneOptions::warm_start)
-// from another landscape of the same space: a bayes run at PCT % of it with another seed (or its
-// whole table); which one, --prior TARGET=EARLIER says (bench/autotune_warm_start.sh), else each
-// seed takes the next of the others in turn. With --calibration, at the end, the bayes runs grouped
-// by the chance their likeliest configuration left unmeasured was given to beat the best by 3 %
-// (TuneResult::likeliest_better): how many of each group's runs reported one more than 3 % from the
-// best.
+// table was measured, builds and runs, are what such a budget spends), over seeds 1..N: how many
+// seeds report a best whose recorded value is within 3 % of the exhaustive best, and how many
+// configurations each measured on average (and the re-measurements of the two best beside them, and
+// how many of those measured failed: a landscape's failures, a launch out of resources, cost a
+// measurement each). One line per landscape, strategy and budget; with --per-seed, before it a line
+// per seed: how far its reported best is from the true best, and how far the closest configuration
+// it measured was (a search that found the best but reported another lost it to noise; one that
+// never measured it, to the search); with --trajectory, under each seed's line the configurations
+// it measured in order, their phase and true distance. With --warm-start PCT (or full), each run
+// starts warm (TuneOptions::warm_start) from another landscape of the same space: a bayes run at
+// PCT % of it with another seed (or its whole table); which one, --prior TARGET=EARLIER says
+// (bench/autotune_warm_start.sh), else each seed takes the next of the others in turn. With
+// --calibration, at the end, the bayes runs grouped by the chance their likeliest configuration
+// left unmeasured was given to beat the best by 3 % (TuneResult::likeliest_better): how many of
+// each group's runs reported one more than 3 % from the best.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
