@@ -112,6 +112,11 @@
 #            at 1536² and 80 steps and 2560² and 40, the 648 at 1280³ and 6144 x 512 x 1024: measured
 #            on 2026-12-02 (third session) after bayes's steps of two parameters were chosen, to check
 #            them at the size the autotune issue was filed on.
+#   stencil_large_1792, stencil_large_2304, stencil_large_3584, stencil_large_5k, sgemm_large_1792,
+#            sgemm_large_4k_1k, sgemm_large_tall_256: the stencil's 410 at 1792² and 60 steps, 2304² and
+#            40, 3584² and 20, 5120² and 10, the 648 at 1792³, 4096 x 4096 x 1024 and 12288 x 256 x
+#            1024: measured on 2026-12-02 (fifth session) and sealed before any change to the
+#            strategies at 5 % of spaces of the issue's size was chosen, to check it.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -284,6 +289,13 @@ stencil_large_1536  stencil large 1536 80
 stencil_large_2560  stencil large 2560 40
 sgemm_large_1280    sgemm large 1280 1280 1280
 sgemm_large_6k_512  sgemm large 6144 512 1024
+stencil_large_1792  stencil large 1792 60
+stencil_large_2304  stencil large 2304 40
+stencil_large_3584  stencil large 3584 20
+stencil_large_5k    stencil large 5120 10
+sgemm_large_1792    sgemm large 1792 1792 1792
+sgemm_large_4k_1k   sgemm large 4096 4096 1024
+sgemm_large_tall_256 sgemm large 12288 256 1024
 "
 written=(summary.txt machine.txt)  # what this run leaves in $out
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
