@@ -117,6 +117,9 @@
 #            40, 3584² and 20, 5120² and 10, the 648 at 1792³, 4096 x 4096 x 1024 and 12288 x 256 x
 #            1024: measured on 2026-12-02 (fifth session) and sealed before any change to the
 #            strategies at 5 % of spaces of the issue's size was chosen, to check it.
+#   stencil_large_1280, stencil_large_2816, stencil_large_4608: the stencil's 410 at 1280² and 100
+#            steps, 2816² and 35, 4608² and 15: measured on 2026-12-02 (fifth session) and sealed
+#            likewise, once the four stencils above had been looked at.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -296,6 +299,9 @@ stencil_large_5k    stencil large 5120 10
 sgemm_large_1792    sgemm large 1792 1792 1792
 sgemm_large_4k_1k   sgemm large 4096 4096 1024
 sgemm_large_tall_256 sgemm large 12288 256 1024
+stencil_large_1280  stencil large 1280 100
+stencil_large_2816  stencil large 2816 35
+stencil_large_4608  stencil large 4608 15
 "
 written=(summary.txt machine.txt)  # what this run leaves in $out
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
