@@ -120,6 +120,9 @@
 #   stencil_large_1280, stencil_large_2816, stencil_large_4608: the stencil's 410 at 1280² and 100
 #            steps, 2816² and 35, 4608² and 15: measured on 2026-12-02 (fifth session) and sealed
 #            likewise, once the four stencils above had been looked at.
+#   stencil_large_2432, stencil_large_3328, stencil_large_3840: the stencil's 410 at 2432² and 35
+#            steps, 3328² and 25, 3840² and 20: measured on 2026-12-02 (sixth session) and sealed
+#            before the next change to the local steps on that space was chosen, to check it.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -302,6 +305,9 @@ sgemm_large_tall_256 sgemm large 12288 256 1024
 stencil_large_1280  stencil large 1280 100
 stencil_large_2816  stencil large 2816 35
 stencil_large_4608  stencil large 4608 15
+stencil_large_2432  stencil large 2432 35
+stencil_large_3328  stencil large 3328 25
+stencil_large_3840  stencil large 3840 20
 "
 written=(summary.txt machine.txt)  # what this run leaves in $out
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
