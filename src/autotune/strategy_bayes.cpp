@@ -13,6 +13,7 @@
 #include <random>
 #include <span>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -405,8 +406,8 @@ void Search::run_bayes() {
     while (batch.size() < round && batch.size() + done() < result_.budget) {
       std::optional<size_t> pick;
       auto best_of = [&](int pass, size_t anchor) {
-        const ValuesNear near(space_, anchor, measured);
-        auto local_order = [&](size_t i) { return std::pair(pass == kOneStep && !near.brings_new(candidates[i]), lower_bound(i)); };
+        const auto near = pass == kOneStep ? std::optional<ValuesNear>(std::in_place, space_, anchor, measured) : std::nullopt;
+        auto local_order = [&](size_t i) { return std::pair(near && !near->brings_new(candidates[i]), lower_bound(i)); };
         for (size_t i = 0; i < candidates.size(); ++i) {
           if (score[i] < 0 || (pass != kAnywhere && step(candidates[i], anchor) != pass)) continue;  // taken, or not this kind of step
           if (pass == kOneStep && steps_past_a_failure(space_, candidates[i], anchor, failures)) continue;
