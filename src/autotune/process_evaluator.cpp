@@ -331,6 +331,7 @@ Measurement ProcessEvaluator::measure(size_t c, int worker, const std::atomic<bo
   std::string build_dir;
   if (!o.build.empty()) {
     auto dir = impl_->build(c, m, cancel);
+    m.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!dir) return finish();
     build_dir = dir->string();
   }

@@ -68,14 +68,14 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 std::string measurements_csv(const SearchSpace& space, const TuneResult& result) {
   std::string out = "order,phase,cached";
   for (const auto& p : space.parameters) out.append(",").append(csv_field(p.name));
-  out += ",failure,value,cv,samples,runs,seconds,detail\n";
+  out += ",failure,value,cv,samples,runs,seconds,build_seconds,detail\n";
   size_t order = 0;
   for (const auto& m : result.measured) {
     out += fmt::format("{},{},{}", ++order, m.phase, m.cached ? 1 : 0);
     for (size_t p = 0; p < space.parameters.size(); ++p) out.append(",").append(csv_field(space.value(m.configuration, p).text));
     const auto& x = m.measurement;
-    out += fmt::format(",{},{},{},{},{},{:.3f},{}\n", failure_name(x.failure), x.value, x.cv, x.samples, x.runs, x.seconds,
-                       csv_field(x.detail));
+    out += fmt::format(",{},{},{},{},{},{:.3f},{:.3f},{}\n", failure_name(x.failure), x.value, x.cv, x.samples, x.runs,
+                       x.seconds, x.build_seconds, csv_field(x.detail));
   }
   return out;
 }
@@ -94,7 +94,9 @@ std::map<size_t, Measurement> read_measurements_csv(const std::filesystem::path&
   std::vector<size_t> params;
   for (const auto& p : space.parameters) params.push_back(column(p.name));
   const size_t failure = column("failure"), value = column("value"), cv = column("cv"), samples = column("samples");
-  const auto seconds = std::find(header.begin(), header.end(), "seconds");  // what a replayed time budget spends
+  // What a replayed time budget spends, and the part of it a re-measurement does not (none in older files).
+  const auto seconds = std::find(header.begin(), header.end(), "seconds");
+  const auto build_seconds = std::find(header.begin(), header.end(), "build_seconds");
   std::map<size_t, Measurement> out;
   unknown = 0;
   for (size_t r = 1; r < rows.size(); ++r) {
@@ -124,11 +126,16 @@ std::map<size_t, Measurement> read_measurements_csv(const std::filesystem::path&
       m.cv = std::stod(row[cv]);
       m.samples = std::stoi(row[samples]);
       if (seconds != header.end()) m.seconds = std::stod(row[static_cast<size_t>(seconds - header.begin())]);
+      if (build_seconds != header.end()) m.build_seconds = std::stod(row[static_cast<size_t>(build_seconds - header.begin())]);
     } catch (const std::exception&) {
-      fail(Errc::bad_input, "{}: row {}: value, cv, samples or seconds is not a number", file.string(), r + 1);
+      fail(Errc::bad_input, "{}: row {}: value, cv, samples, seconds or build_seconds is not a number", file.string(), r + 1);
     }
     if (!(m.seconds >= 0) || !std::isfinite(m.seconds)) {
       fail(Errc::bad_input, "{}: row {}: seconds {} is not a time taken", file.string(), r + 1, m.seconds);
+    }
+    if (!(m.build_seconds >= 0) || !(m.build_seconds <= m.seconds)) {
+      fail(Errc::bad_input, "{}: row {}: build_seconds {} is not a part of its seconds {}", file.string(), r + 1, m.build_seconds,
+           m.seconds);
     }
     m.runs = 1;
     m.stable = m.ok();

@@ -27,9 +27,16 @@ class Search {
  private:
   double cost(const Measurement& m) const { return options_.maximize ? 1.0 / m.value : m.value; }
   bool cancelled() const { return cancel_ && cancel_->load(); }
-  /// Whether the time budget is spent: the wall clock since the start or, where the evaluator
-  /// replays a recording, the seconds its measurements took when recorded.
+  /// The time budget's clock: the wall clock since the start or, where the evaluator replays a
+  /// recording, the seconds its measurements took when recorded.
+  double spent_seconds() const;
+  /// Whether the time budget leaves no room for another configuration: its measurement and one round
+  /// of re-measuring the two best, as long as those measured so far took, would end after it.
   bool out_of_time() const;
+  /// Whether one more round of re-measuring `count` configurations is expected to end within the time budget.
+  bool remeasure_round_fits(size_t count) const;
+  /// Notes how long a measurement that ran took, for the estimates above (under the batch's mutex).
+  void note_time_taken(const Measurement& m);
   size_t done() const { return result_.measured.size(); }
   /// Whether the budget (of configurations, and of time) allows measuring more.
   bool room() const { return done() < result_.budget && !result_.interrupted && !out_of_time(); }
@@ -80,6 +87,11 @@ class Search {
   // The seconds of the measurements made, as their evaluator gives them: where it replays a
   // recording, the clock a time budget is spent on (as though one worker had measured them all).
   std::atomic<double> recorded_seconds_{0};
+  // Means over the measurements that ran in this search: one configuration's (its build and any
+  // failure included), and one re-measurement's (its build reused, so without it; those that succeeded).
+  size_t ran_ = 0, ran_ok_ = 0;
+  double ran_seconds_ = 0, ran_ok_run_seconds_ = 0;
+  std::atomic<double> measurement_seconds_{0}, remeasurement_seconds_{0};
 };
 
 }  // namespace rpl::autotune

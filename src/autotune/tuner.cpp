@@ -41,11 +41,31 @@ Search::Search(const SearchSpace& space, Evaluator& evaluator, MeasurementStore&
   }
 }
 
+double Search::spent_seconds() const {
+  return evaluator_.replays_recorded_time() ? recorded_seconds_.load()
+                                            : std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+// The re-measurement of the best is part of a time budget, so the search leaves it a round: a user
+// who asks for 60 s gets the answer after about 60 s, not after the search's 60 s and the rounds.
 bool Search::out_of_time() const {
   if (!options_.time_budget_seconds) return false;
-  const double spent = evaluator_.replays_recorded_time() ? recorded_seconds_.load()
-                                                          : std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  return spent >= *options_.time_budget_seconds;
+  const double spent = spent_seconds(), budget = *options_.time_budget_seconds;
+  return spent >= budget || spent + measurement_seconds_ + 2 * remeasurement_seconds_ > budget;
+}
+
+bool Search::remeasure_round_fits(size_t count) const {
+  if (!options_.time_budget_seconds) return true;
+  return spent_seconds() + static_cast<double>(count) * remeasurement_seconds_ <= *options_.time_budget_seconds;
+}
+
+void Search::note_time_taken(const Measurement& m) {
+  recorded_seconds_ += m.seconds;
+  ran_seconds_ += m.seconds;
+  measurement_seconds_ = ran_seconds_ / static_cast<double>(++ran_);
+  if (!m.ok()) return;
+  ran_ok_run_seconds_ += m.seconds - m.build_seconds;
+  remeasurement_seconds_ = ran_ok_run_seconds_ / static_cast<double>(++ran_ok_);
 }
 
 void Search::report(const std::string& phase, size_t done_now) {
@@ -80,7 +100,7 @@ void Search::record(MeasuredConfiguration entry) {
 
 // Measures the configurations (each at most once over the whole search), one worker each at a
 // time; results are recorded in the list's order, whichever worker finished first. None is
-// started once the time budget is spent or the run is cancelled.
+// started once the time budget has no room for it (out_of_time) or the run is cancelled.
 void Search::measure_batch(const std::vector<size_t>& configurations, const std::string& phase) {
   std::vector<size_t> to_run;
   std::vector<MeasuredConfiguration> batch;
@@ -115,7 +135,7 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
         --busy_;
         std::lock_guard<std::mutex> guard(mutex);
         const auto& m = entry.measurement;
-        recorded_seconds_ += m.seconds;
+        if (!m.interrupted) note_time_taken(m);
         // A node's failure is not the configuration's: a later run measures it again.
         if (!m.interrupted && m.failure != Failure::node_failed) store_.store(entry.configuration, m);
         if (m.ok() && !m.interrupted && (!best_cost_ || cost(m) < *best_cost_)) best_cost_ = cost(m);
@@ -203,9 +223,11 @@ void Search::confirm_best() {
     if (pair.empty()) break;
     std::vector<Remeasurement> rounds(pair.size());
     for (size_t k = 0; k < pair.size(); ++k) rounds[k].configuration = result_.measured[pair[k]].configuration;
-    for (int r = 0; r < options_.remeasure_rounds && !cancelled(); ++r) {
+    // Under a time budget the first round always runs (the search left room for it), the rest where they fit.
+    for (int r = 0; r < options_.remeasure_rounds && !cancelled() && (r == 0 || remeasure_round_fits(pair.size())); ++r) {
       for (size_t k = 0; k < pair.size(); ++k) {
         auto m = evaluator_.measure(rounds[k].configuration, 0, cancel_);
+        recorded_seconds_ += m.seconds;
         if (!m.interrupted && m.failure != Failure::node_failed) rounds[k].rounds.push_back(m);
       }
     }

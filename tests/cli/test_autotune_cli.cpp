@@ -543,7 +543,11 @@ TEST(CliAutotuneBadInput, AReplayedTimeBudgetNeedsRecordedTimes) {
   expect_error(args, 2, "negative.csv: row 2: seconds -2 is not a time taken");
   std::ofstream(dir / "word.csv") << header + "1,seed,0,40,32,4,fast,none,1.5,0.01,5,1,soon,\n";
   args = tune_args(dir / "out", {"--quiet", "--replay", (dir / "word.csv").string()});
-  expect_error(args, 2, "word.csv: row 2: value, cv, samples or seconds is not a number");
+  expect_error(args, 2, "word.csv: row 2: value, cv, samples, seconds or build_seconds is not a number");
+  const std::string built = "order,phase,cached,A,B,C,MODE,failure,value,cv,samples,runs,seconds,build_seconds,detail\n";
+  std::ofstream(dir / "build.csv") << built + "1,seed,0,40,32,4,fast,none,1.5,0.01,5,1,2.000,3.000,\n";
+  args = tune_args(dir / "out", {"--quiet", "--replay", (dir / "build.csv").string()});
+  expect_error(args, 2, "build.csv: row 2: build_seconds 3 is not a part of its seconds 2");
 }
 
 TEST(CliAutotuneBadInput, EveryConfigurationFailing) {

@@ -36,6 +36,7 @@ struct Measurement {
   int samples = 0;
   int runs = 0;         // program runs
   double seconds = 0;   // wall time spent on it (its build and runs)
+  double build_seconds = 0;  // the part of seconds its build took (0 where the build was already made)
   bool stable = false;  // cv within the policy's max_cv
   bool interrupted = false;  // stopped by a signal: not a result, never stored
   bool ok() const { return failure == Failure::none; }

@@ -48,7 +48,8 @@ struct TuneOptions {
   std::optional<size_t> budget;    // distinct configurations to measure, at most
   std::optional<double> budget_fraction;  // of the space, when budget is not given; none: 20 %, at least
                                           // 10 configurations (or the whole of a smaller space)
-  std::optional<double> time_budget_seconds;  // no configuration is started after this long
+  std::optional<double> time_budget_seconds;  // the whole run's: the search stops where a configuration and
+                                              // a round of re-measuring the two best would end after it
   size_t batch = 1;                // bayes: configurations chosen together between fits
   int workers = 1;                 // measure at once; the search does not depend on it
   size_t confirm_batch = 8;        // survivors measured between refits of the model

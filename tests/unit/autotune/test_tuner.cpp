@@ -4,6 +4,7 @@
 #include <atomic>
 #include <map>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -295,7 +296,10 @@ TEST(Tuner, ATimeBudgetStopsTheSearch) {
 }
 
 // A replay spends a time budget in the seconds each measurement took when recorded, as a live run
-// would have, not in its own microseconds: at 10 s each, 35 s start four (at 0, 10, 20 and 30 s).
+// would have, not in its own microseconds; the re-measurement of the best is part of it. At 10 s
+// each, 100 s start eight (at 0 to 70 s: each leaves room for itself and a round of re-measuring two,
+// 20 s), then re-measure the two best once (80 to 100 s), not twice; 35 s start one, and re-measure
+// it twice (10 to 30 s).
 TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   auto s = grid();
   std::map<size_t, Measurement> recorded;
@@ -304,14 +308,19 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
     recorded[c].seconds = 10;
   }
   for (const auto strategy : {Strategy::random, Strategy::model, Strategy::bayes}) {
-    RecordedEvaluator replay(recorded);
-    MemoryStore store;
-    TuneOptions o;
-    o.strategy = strategy;
-    o.time_budget_seconds = 35;
-    const auto r = tune(s, replay, store, o);
-    EXPECT_EQ(r.measured.size(), 4u) << strategy_name(strategy);
-    EXPECT_TRUE(r.out_of_time) << strategy_name(strategy);
+    for (const auto& [budget, measured, remeasured, rounds] : {std::tuple{100.0, 8u, 2u, 1u}, std::tuple{35.0, 1u, 1u, 2u}}) {
+      RecordedEvaluator replay(recorded);
+      MemoryStore store;
+      TuneOptions o;
+      o.strategy = strategy;
+      o.time_budget_seconds = budget;
+      const auto r = tune(s, replay, store, o);
+      EXPECT_EQ(r.measured.size(), measured) << strategy_name(strategy) << " " << budget;
+      EXPECT_TRUE(r.out_of_time) << strategy_name(strategy);
+      ASSERT_EQ(r.remeasured.size(), remeasured) << strategy_name(strategy) << " " << budget;
+      for (const auto& rm : r.remeasured) EXPECT_EQ(rm.rounds.size(), rounds) << strategy_name(strategy) << " " << budget;
+      EXPECT_TRUE(r.best) << strategy_name(strategy);
+    }
   }
   // A live evaluator's seconds are not the clock: there the wall clock decides, and 35 s is ample.
   FunctionEvaluator live([&](size_t c) { return recorded[c]; });
@@ -321,6 +330,27 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   const auto r = tune(s, live, store, o);
   EXPECT_EQ(r.measured.size(), s.size());
   EXPECT_FALSE(r.out_of_time);
+}
+
+// Where half of each 10 s went on its build, a re-measurement (the build reused) is expected to take
+// 5 s: at 100 s nine start (up to 80 s, then 10 s more and a round of two, 10 s, end by 100 s).
+TEST(Tuner, ATimeBudgetExpectsReMeasurementsWithoutTheirBuilds) {
+  auto s = grid();
+  std::map<size_t, Measurement> recorded;
+  for (size_t c = 0; c < s.size(); ++c) {
+    recorded[c] = bowl(s, c);
+    recorded[c].seconds = 10;
+    recorded[c].build_seconds = 5;
+  }
+  RecordedEvaluator replay(recorded);
+  MemoryStore store;
+  TuneOptions o;
+  o.strategy = Strategy::random;
+  o.time_budget_seconds = 100;
+  const auto r = tune(s, replay, store, o);
+  EXPECT_EQ(r.measured.size(), 9u);
+  ASSERT_EQ(r.remeasured.size(), 2u);
+  for (const auto& rm : r.remeasured) EXPECT_EQ(rm.rounds.size(), 1u);
 }
 
 TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
