@@ -8,7 +8,7 @@ import csv
 import json
 import sys
 
-NOT_PARAMETERS = {"order", "phase", "cached", "failure", "value", "cv", "samples", "runs", "seconds", "detail"}
+NOT_PARAMETERS = {"order", "phase", "cached", "failure", "value", "cv", "samples", "runs", "seconds", "build_seconds", "detail"}
 
 
 def main(name, rc, document, measurements):

@@ -65,7 +65,7 @@ Action add_autotune_command(CLI::App& app) {
       ->check(CLI::Range(-1e9, 1.0))
       ->capture_default_str();
   cmd->add_option("--budget", o->request.budget, "configurations to measure at most: a count, a fraction or a percentage (default 20%), or a "
-                                       "time (90s, 20m, 1h30m) after which none is started")
+                                       "time (90s, 20m, 1h30m) for the whole run: the search leaves room to re-measure the best")
       ->check([](const std::string& text) { return text.empty() ? "empty: give a count, a fraction, a percentage or a time" : ""; });
   cmd->add_option("--strategy", o->request.strategy, "bayes (a Gaussian process guiding a local search), model (a quadratic model and a "
                                              "prune) or random")
