@@ -217,14 +217,16 @@ void Search::confirm_best() {
   for (size_t i : order) result_.final_value[result_.measured[i].configuration] = result_.measured[i].measurement.value;
 
   size_t next = 0;
+  bool first_round = true;  // the one a time budget's search left room for; later ones run where they fit
   while (!cancelled()) {
     std::vector<size_t> pair;
     while (pair.size() < 2 && next < order.size()) pair.push_back(order[next++]);
     if (pair.empty()) break;
     std::vector<Remeasurement> rounds(pair.size());
     for (size_t k = 0; k < pair.size(); ++k) rounds[k].configuration = result_.measured[pair[k]].configuration;
-    // Under a time budget the first round always runs (the search left room for it), the rest where they fit.
-    for (int r = 0; r < options_.remeasure_rounds && !cancelled() && (r == 0 || remeasure_round_fits(pair.size())); ++r) {
+    for (int r = 0; r < options_.remeasure_rounds && !cancelled(); ++r) {
+      if (!first_round && !remeasure_round_fits(pair.size())) break;
+      first_round = false;
       for (size_t k = 0; k < pair.size(); ++k) {
         auto m = evaluator_.measure(rounds[k].configuration, 0, cancel_);
         recorded_seconds_ += m.seconds;
