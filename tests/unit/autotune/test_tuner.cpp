@@ -295,6 +295,17 @@ TEST(Tuner, ATimeBudgetStopsTheSearch) {
   EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "time_budget_reached"), r.warnings.end());
 }
 
+// The bowl recorded as though each configuration had taken `seconds`, `build_seconds` of them its build.
+std::map<size_t, Measurement> recorded_bowl(const SearchSpace& s, double seconds, double build_seconds) {
+  std::map<size_t, Measurement> recorded;
+  for (size_t c = 0; c < s.size(); ++c) {
+    recorded[c] = bowl(s, c);
+    recorded[c].seconds = seconds;
+    recorded[c].build_seconds = build_seconds;
+  }
+  return recorded;
+}
+
 // A replay spends a time budget in the seconds each measurement took when recorded, as a live run
 // would have, not in its own microseconds; the re-measurement of the best is part of it. At 10 s
 // each, 100 s start eight (at 0 to 70 s: each leaves room for itself and a round of re-measuring two,
@@ -302,11 +313,7 @@ TEST(Tuner, ATimeBudgetStopsTheSearch) {
 // it twice (10 to 30 s).
 TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   auto s = grid();
-  std::map<size_t, Measurement> recorded;
-  for (size_t c = 0; c < s.size(); ++c) {
-    recorded[c] = bowl(s, c);
-    recorded[c].seconds = 10;
-  }
+  auto recorded = recorded_bowl(s, 10, 0);
   for (const auto strategy : {Strategy::random, Strategy::model, Strategy::bayes}) {
     for (const auto& [budget, measured, remeasured, rounds] : {std::tuple{100.0, 8u, 2u, 1u}, std::tuple{35.0, 1u, 1u, 2u}}) {
       RecordedEvaluator replay(recorded);
@@ -336,13 +343,7 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
 // 5 s: at 100 s nine start (up to 80 s, then 10 s more and a round of two, 10 s, end by 100 s).
 TEST(Tuner, ATimeBudgetExpectsReMeasurementsWithoutTheirBuilds) {
   auto s = grid();
-  std::map<size_t, Measurement> recorded;
-  for (size_t c = 0; c < s.size(); ++c) {
-    recorded[c] = bowl(s, c);
-    recorded[c].seconds = 10;
-    recorded[c].build_seconds = 5;
-  }
-  RecordedEvaluator replay(recorded);
+  RecordedEvaluator replay(recorded_bowl(s, 10, 5));
   MemoryStore store;
   TuneOptions o;
   o.strategy = Strategy::random;
