@@ -1,5 +1,7 @@
 #include <rpl/report/autotune_json.hpp>
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include <rpl/core/subprocess.hpp>
@@ -91,6 +93,17 @@ std::string phases_text(const autotune::TuneResult& result) {
   return out.empty() ? "none" : out;
 }
 
+// The seconds the search's measurements took in this run (those from the cache none) and the
+// re-measurements of the best: what a time budget spends, replayed in the recorded seconds.
+std::pair<double, double> seconds_taken(const autotune::TuneResult& result) {
+  double search = 0, remeasure = 0;
+  for (const auto& m : result.measured) search += m.cached ? 0 : m.measurement.seconds;
+  for (const auto& r : result.remeasured) {
+    for (const auto& m : r.rounds) remeasure += m.seconds;
+  }
+  return {search, remeasure};
+}
+
 }  // namespace
 
 nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const autotune::TuneResult& result,
@@ -134,6 +147,9 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   j["measured"]["fraction_of_space"] = round6(static_cast<double>(total) / static_cast<double>(result.space_size));
   j["measured"]["from_cache"] = cached;
   j["measured"]["remeasurements"] = remeasurements;
+  const auto [search_seconds, remeasure_seconds] = seconds_taken(result);
+  j["measured"]["seconds"] = round6(search_seconds);
+  j["measured"]["remeasurement_seconds"] = round6(remeasure_seconds);
   Json failures = Json::object();
   for (const auto& [kind, count] : result.failures()) failures[std::string(autotune::failure_name(kind))] = count;
   j["failures"] = failures;
@@ -191,11 +207,13 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
   size_t cached = 0, remeasurements = 0;
   for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
   for (const auto& r : result.remeasured) remeasurements += r.rounds.size();
-  out += fmt::format("Measured: {} of {} ({:.1f} %, budget {}{}), {} strategy: {}; {} from the cache; {} re-measurements\n",
+  const auto [search_seconds, remeasure_seconds] = seconds_taken(result);
+  out += fmt::format("Measured: {} of {} ({:.1f} %, budget {}{}), {} strategy: {}; {} from the cache; {} re-measurements; "
+                     "{:.1f} s measuring, {:.1f} s re-measuring\n",
                      result.measured.size(), result.space_size,
                      100.0 * static_cast<double>(result.measured.size()) / static_cast<double>(result.space_size), result.budget,
                      setup.budget_seconds ? fmt::format(" or {:g} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
-                     phases_text(result), cached, remeasurements);
+                     phases_text(result), cached, remeasurements, search_seconds, remeasure_seconds);
   if (!setup.warm_start_file.empty()) {
     out += fmt::format("Warm start: {} configurations that succeeded in {}{}\n", setup.warm_start_configurations, setup.warm_start_file,
                        setup.warm_start_failed ? fmt::format(", {} that failed there left for last", setup.warm_start_failed) : "");

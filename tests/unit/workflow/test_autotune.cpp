@@ -2,6 +2,7 @@
 // document written, the progress observed, a cancelled search, and bad requests refused.
 #include <atomic>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <rpl/core/error.hpp>
@@ -63,8 +64,11 @@ TEST(WorkflowAutotune, AReplayedTimeBudgetSpendsTheRecordedSeconds) {
   EXPECT_LE(search + remeasured, 5.0 * 1.05) << "search " << search << " s, re-measured " << remeasured << " s";
   EXPECT_TRUE(r.result.out_of_time);
   EXPECT_EQ(r.document["budget_seconds"], 5.0);
+  EXPECT_NEAR(r.document["measured"]["seconds"].get<double>(), search, 1e-6);
+  EXPECT_NEAR(r.document["measured"]["remeasurement_seconds"].get<double>(), remeasured, 1e-6);
   const auto text = report::autotune_text(r.space, r.result, r.setup, r.best_command);
   EXPECT_NE(text.find("budget 96 or 5 s)"), std::string::npos) << text;
+  EXPECT_NE(text.find(fmt::format("{:.1f} s measuring, {:.1f} s re-measuring", search, remeasured)), std::string::npos) << text;
 }
 
 TEST(WorkflowAutotune, ACancelledSearchReturnsInterrupted) {
