@@ -223,6 +223,23 @@ TEST(CliAutotune, BuildTemplateRunsOncePerDistinctBuild) {
     ++builds;
   }
   EXPECT_EQ(builds, 2);
+  // Each measurement says what part of its seconds its build took (none where the build was made).
+  std::istringstream csv(read_text(dir / "out/measurements.csv"));
+  std::string line;
+  std::getline(csv, line);
+  ASSERT_NE(line.find(",runs,seconds,build_seconds,detail"), std::string::npos) << line;
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> fields;  // the 14 before detail, which may hold commas
+    std::istringstream row(line);
+    for (std::string field; fields.size() < 14 && std::getline(row, field, ',');) fields.push_back(field);
+    ASSERT_EQ(fields.size(), 14u) << line;
+    const double seconds = std::stod(fields[12]), build = std::stod(fields[13]);
+    EXPECT_GE(build, 0) << line;
+    EXPECT_LE(build, seconds) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, doc["measured"]["total"].get<int>());
   // A build that fails is a build_failed configuration, and every one failing ends with exit 1.
   args = tune_args(dir / "out2", {"--quiet", "--build-template", "cp /nonexistent/{MODE} {BUILD_DIR}/x"});
   args[4] = "{BUILD_DIR}/x --a {A} --b {B} --c {C}";
