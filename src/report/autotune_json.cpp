@@ -243,9 +243,12 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
                          at ? fmt::format("measured {} of {} ({})", *at + 1, result.measured.size(), result.measured[*at].phase)
                             : std::string("not measured"));
     }
+  } else if (result.measured_in("spread")) {
+    out += "Model: none (the budget is too small for one: a spread of the space was measured)\n";
+  } else if (result.strategy == autotune::Strategy::bayes) {
+    out += "Model: none (the search ended with its seeds, before the process guided any)\n";
   } else if (result.strategy != autotune::Strategy::model || result.measured_in("seed") == 0) {
-    out += result.measured_in("spread") ? "Model: none (the budget is too small for one: a spread of the space was measured)\n"
-                                        : "Model: none (random search)\n";
+    out += "Model: none (random search)\n";
   } else if (fit.fitted && result.prune_factor_used == 0) {
     out += fmt::format("Model: R² {:.2f}, cross-validated {:.2f} ({} terms, {} configurations) — no better than the mean: nothing "
                        "pruned, {} left in the order it predicts\n",

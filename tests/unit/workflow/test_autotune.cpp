@@ -71,6 +71,22 @@ TEST(WorkflowAutotune, AReplayedTimeBudgetSpendsTheRecordedSeconds) {
   EXPECT_NE(text.find(fmt::format("{:.1f} s measuring, {:.1f} s re-measuring", search, remeasured)), std::string::npos) << text;
 }
 
+// 1 s leaves room for one configuration (0.58 s) and no second: the seeds are cut short, and the
+// text says that no model guided the search rather than that it was random.
+TEST(WorkflowAutotune, ATimeBudgetThatEndsWithTheSeedsSaysSo) {
+  const auto dir = fresh_dir("workflow_autotune_seeds_only");
+  auto request = stencil_replay(dir / "out");
+  request.budget = "1s";
+  workflow::Control control;
+  const auto r = workflow::run_autotune(request, control);
+  EXPECT_EQ(r.result.measured.size(), 1u);
+  EXPECT_EQ(r.result.measured_in("seed"), 1u);
+  EXPECT_TRUE(r.result.out_of_time);
+  const auto text = report::autotune_text(r.space, r.result, r.setup, r.best_command);
+  EXPECT_NE(text.find("Model: none (the search ended with its seeds, before the process guided any)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("random search"), std::string::npos) << text;
+}
+
 TEST(WorkflowAutotune, ACancelledSearchReturnsInterrupted) {
   const auto dir = fresh_dir("workflow_autotune_cancel");
   const std::atomic<bool> cancel{true};
