@@ -78,6 +78,7 @@ void Search::report(const std::string& phase, size_t done_now) {
   p.planned = result_.budget;
   if (best_cost_) p.best_value = options_.maximize ? 1.0 / *best_cost_ : *best_cost_;
   p.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (options_.time_budget_seconds) p.time_left_seconds = std::max(0.0, *options_.time_budget_seconds - spent_seconds());
   progress_(p);
 }
 

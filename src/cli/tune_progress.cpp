@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -18,13 +19,17 @@ void TuneProgressView::update(const autotune::TuneProgress& p) {
   if (!enabled_) return;
   const std::string best =
       p.best_value ? fmt::format("best {:.4g}{}{}", *p.best_value, unit_.empty() ? "" : " ", unit_) : "best -";
-  std::string eta = "-";
+  // The budget's count at the pace so far, or what is left of a time budget where that comes first
+  // (a time budget alone plans the whole space's count).
+  std::optional<double> left;
   if (p.done > 0 && p.planned > p.done) {
-    const double seconds = p.elapsed_seconds / static_cast<double>(p.done) * static_cast<double>(p.planned - p.done);
-    eta = seconds >= 60 ? fmt::format("{:.0f} min", seconds / 60) : fmt::format("{:.0f} s", seconds);
+    left = p.elapsed_seconds / static_cast<double>(p.done) * static_cast<double>(p.planned - p.done);
   } else if (p.planned <= p.done) {
-    eta = "0 s";
+    left = 0;
   }
+  if (p.time_left_seconds) left = std::min(left.value_or(*p.time_left_seconds), *p.time_left_seconds);
+  std::string eta = "-";
+  if (left) eta = *left >= 60 ? fmt::format("{:.0f} min", *left / 60) : fmt::format("{:.0f} s", *left);
   const std::string busy = p.workers > 1 ? fmt::format("  {}/{} workers busy", p.busy, p.workers) : "";
   if (terminal_) {
     constexpr int width = 24;

@@ -351,6 +351,13 @@ TEST(CliAutotune, ABudgetOfTime) {
   EXPECT_EQ(doc["budget_seconds"], 1.0);
   EXPECT_LT(doc["measured"]["total"].get<int>(), 20);
   EXPECT_NE(doc["warnings"].dump().find("time_budget_reached"), std::string::npos) << doc["warnings"];
+  // The progress's ETA is what is left of the second, not the whole space's count at that pace.
+  const std::regex eta(R"(ETA ([^\n,]*))");
+  int etas = 0;
+  for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), eta); it != std::sregex_iterator(); ++it, ++etas) {
+    EXPECT_TRUE((*it)[1] == "0 s" || (*it)[1] == "1 s") << (*it)[1];
+  }
+  EXPECT_GT(etas, 0) << r.err;
 }
 
 void expect_error(const std::vector<std::string>& args, int code, const std::string& message) {

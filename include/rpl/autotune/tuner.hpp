@@ -97,6 +97,7 @@ struct TuneProgress {
   size_t busy = 0;       // workers measuring now
   std::optional<double> best_value;
   double elapsed_seconds = 0;
+  std::optional<double> time_left_seconds;  // under a time budget, what is left of it (on its clock)
 };
 
 /// The best so far once a configuration was measured.
