@@ -1,7 +1,5 @@
 #include <rpl/report/autotune_json.hpp>
 
-#include <utility>
-
 #include <fmt/format.h>
 
 #include <rpl/core/subprocess.hpp>
@@ -93,15 +91,25 @@ std::string phases_text(const autotune::TuneResult& result) {
   return out.empty() ? "none" : out;
 }
 
-// The seconds the search's measurements took in this run (those from the cache none) and the
-// re-measurements of the best: what a time budget spends, replayed in the recorded seconds.
-std::pair<double, double> seconds_taken(const autotune::TuneResult& result) {
-  double search = 0, remeasure = 0;
-  for (const auto& m : result.measured) search += m.cached ? 0 : m.measurement.seconds;
-  for (const auto& r : result.remeasured) {
-    for (const auto& m : r.rounds) remeasure += m.seconds;
+// What the JSON and the text both count: the measurements answered from the cache, the
+// re-measurements of the best, and the seconds each took in this run (those from the cache none):
+// what a time budget spends, replayed in the recorded seconds.
+struct MeasuredTotals {
+  size_t cached = 0, remeasurements = 0;
+  double seconds = 0, remeasurement_seconds = 0;
+};
+
+MeasuredTotals measured_totals(const autotune::TuneResult& result) {
+  MeasuredTotals t;
+  for (const auto& m : result.measured) {
+    t.cached += m.cached ? 1 : 0;
+    t.seconds += m.cached ? 0 : m.measurement.seconds;
   }
-  return {search, remeasure};
+  for (const auto& r : result.remeasured) {
+    t.remeasurements += r.rounds.size();
+    for (const auto& m : r.rounds) t.remeasurement_seconds += m.seconds;
+  }
+  return t;
 }
 
 }  // namespace
@@ -131,9 +139,7 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
     j["launcher"] = {{"kind", "local"}};
   }
   const size_t total = result.measured.size();
-  size_t cached = 0, remeasurements = 0;
-  for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
-  for (const auto& r : result.remeasured) remeasurements += r.rounds.size();
+  const auto totals = measured_totals(result);
   j["strategy"] = autotune::strategy_name(result.strategy);
   j["warm_start"] = setup.warm_start_file.empty() ? Json()
                                                   : Json({{"file", setup.warm_start_file},
@@ -145,11 +151,10 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   for (const char* phase : {"seed", "explore", "confirm", "guided", "random", "spread"}) j["measured"][phase] = result.measured_in(phase);
   j["measured"]["total"] = total;
   j["measured"]["fraction_of_space"] = round6(static_cast<double>(total) / static_cast<double>(result.space_size));
-  j["measured"]["from_cache"] = cached;
-  j["measured"]["remeasurements"] = remeasurements;
-  const auto [search_seconds, remeasure_seconds] = seconds_taken(result);
-  j["measured"]["seconds"] = round6(search_seconds);
-  j["measured"]["remeasurement_seconds"] = round6(remeasure_seconds);
+  j["measured"]["from_cache"] = totals.cached;
+  j["measured"]["remeasurements"] = totals.remeasurements;
+  j["measured"]["seconds"] = round6(totals.seconds);
+  j["measured"]["remeasurement_seconds"] = round6(totals.remeasurement_seconds);
   Json failures = Json::object();
   for (const auto& [kind, count] : result.failures()) failures[std::string(autotune::failure_name(kind))] = count;
   j["failures"] = failures;
@@ -204,16 +209,13 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
   std::string out;
   out += fmt::format("Search space: {} configurations ({} combinations, {} removed by constraints)\n", result.space_size,
                      result.combinations, result.rejected);
-  size_t cached = 0, remeasurements = 0;
-  for (const auto& m : result.measured) cached += m.cached ? 1 : 0;
-  for (const auto& r : result.remeasured) remeasurements += r.rounds.size();
-  const auto [search_seconds, remeasure_seconds] = seconds_taken(result);
+  const auto totals = measured_totals(result);
   out += fmt::format("Measured: {} of {} ({:.1f} %, budget {}{}), {} strategy: {}; {} from the cache; {} re-measurements; "
                      "{:.1f} s measuring, {:.1f} s re-measuring\n",
                      result.measured.size(), result.space_size,
                      100.0 * static_cast<double>(result.measured.size()) / static_cast<double>(result.space_size), result.budget,
                      setup.budget_seconds ? fmt::format(" or {:g} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
-                     phases_text(result), cached, remeasurements, search_seconds, remeasure_seconds);
+                     phases_text(result), totals.cached, totals.remeasurements, totals.seconds, totals.remeasurement_seconds);
   if (!setup.warm_start_file.empty()) {
     out += fmt::format("Warm start: {} configurations that succeeded in {}{}\n", setup.warm_start_configurations, setup.warm_start_file,
                        setup.warm_start_failed ? fmt::format(", {} that failed there left for last", setup.warm_start_failed) : "");

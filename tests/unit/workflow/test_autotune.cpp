@@ -25,6 +25,14 @@ workflow::AutotuneRequest stencil_replay(const fs::path& out) {
   return r;
 }
 
+// The stencil's replay at `budget`, in a fresh folder of that name.
+auto stencil_replay_at(const std::string& dir_name, const std::string& budget) {
+  auto request = stencil_replay(fresh_dir(dir_name) / "out");
+  request.budget = budget;
+  workflow::Control control;
+  return workflow::run_autotune(request, control);
+}
+
 TEST(WorkflowAutotune, SearchesARecordedLandscapeAndWritesItsDocument) {
   const auto dir = fresh_dir("workflow_autotune");
   auto request = stencil_replay(dir / "out");
@@ -45,11 +53,7 @@ TEST(WorkflowAutotune, SearchesARecordedLandscapeAndWritesItsDocument) {
 // 0.69 s), the re-measurement of the best included: the search stops where a configuration and a
 // round of re-measuring the two best, as long as those before took, would end after 5 s.
 TEST(WorkflowAutotune, AReplayedTimeBudgetSpendsTheRecordedSeconds) {
-  const auto dir = fresh_dir("workflow_autotune_time");
-  auto request = stencil_replay(dir / "out");
-  request.budget = "5s";
-  workflow::Control control;
-  const auto r = workflow::run_autotune(request, control);
+  const auto r = stencil_replay_at("workflow_autotune_time", "5s");
   ASSERT_GE(r.result.measured.size(), 2u);
   EXPECT_LT(r.result.measured.size(), 96u);
   double search = 0, remeasured = 0;
@@ -74,11 +78,7 @@ TEST(WorkflowAutotune, AReplayedTimeBudgetSpendsTheRecordedSeconds) {
 // 1 s leaves room for one configuration (0.58 s) and no second: the seeds are cut short, and the
 // text says that no model guided the search rather than that it was random.
 TEST(WorkflowAutotune, ATimeBudgetThatEndsWithTheSeedsSaysSo) {
-  const auto dir = fresh_dir("workflow_autotune_seeds_only");
-  auto request = stencil_replay(dir / "out");
-  request.budget = "1s";
-  workflow::Control control;
-  const auto r = workflow::run_autotune(request, control);
+  const auto r = stencil_replay_at("workflow_autotune_seeds_only", "1s");
   EXPECT_EQ(r.result.measured.size(), 1u);
   EXPECT_EQ(r.result.measured_in("seed"), 1u);
   EXPECT_TRUE(r.result.out_of_time);
