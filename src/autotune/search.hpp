@@ -41,7 +41,7 @@ class Search {
   /// Whether the budget (of configurations, and of time) allows measuring more.
   bool room() const { return done() < result_.budget && !result_.interrupted && !out_of_time(); }
   void measure_batch(const std::vector<size_t>& configurations, const std::string& phase);
-  void record(MeasuredConfiguration entry);
+  void record(MeasuredConfiguration entry, double ended_seconds);
   void confirm_best();
   void report(const std::string& phase, size_t done_now);
   /// The measured configurations that succeeded, and their costs.

@@ -82,10 +82,13 @@ void Search::report(const std::string& phase, size_t done_now) {
   progress_(p);
 }
 
-// Keeps a measured configuration, and the best so far after it.
-void Search::record(MeasuredConfiguration entry) {
+// Keeps a measured configuration, and the best so far after it. Workers may end a batch out of
+// its order: a point's seconds are when it and all before it had ended, so that the curve never
+// runs back in time.
+void Search::record(MeasuredConfiguration entry, double ended_seconds) {
   CurvePoint point = result_.curve.empty() ? CurvePoint{} : result_.curve.back();
   point.measured = result_.measured.size() + 1;
+  point.seconds = std::max(point.seconds, ended_seconds);
   if (entry.measurement.ok()) {
     const double c = cost(entry.measurement);
     if (!best_cost_ || c < *best_cost_) best_cost_ = c;
@@ -118,6 +121,7 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
     batch.push_back(entry);
   }
   std::vector<char> started(batch.size(), 0);
+  std::vector<double> ended(batch.size(), spent_seconds());  // a stored one costs nothing: it ends now
   std::mutex mutex;
   std::exception_ptr error;
   std::atomic<bool> stop{false};
@@ -137,6 +141,7 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
         std::lock_guard<std::mutex> guard(mutex);
         const auto& m = entry.measurement;
         if (!m.interrupted) note_time_taken(m);
+        ended[to_run[i]] = spent_seconds();
         // A node's failure is not the configuration's: a later run measures it again.
         if (!m.interrupted && m.failure != Failure::node_failed) store_.store(entry.configuration, m);
         if (m.ok() && !m.interrupted && (!best_cost_ || cost(m) < *best_cost_)) best_cost_ = cost(m);
@@ -170,7 +175,7 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
       }
       continue;
     }
-    record(std::move(entry));
+    record(std::move(entry), ended[i]);
   }
   if (to_run.empty() && !batch.empty()) report(phase, done());  // all of it from the store
   if (cancelled()) result_.interrupted = true;

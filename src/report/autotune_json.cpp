@@ -163,7 +163,8 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   for (const auto& point : result.curve) {
     curve.push_back({{"measured", point.measured},
                      {"best_value", point.best ? Json(round6(point.best_value)) : Json()},
-                     {"phase", point.best ? Json(point.phase) : Json()}});
+                     {"phase", point.best ? Json(point.phase) : Json()},
+                     {"seconds", round6(point.seconds)}});
   }
   j["curve"] = curve;
   if (result.best) {

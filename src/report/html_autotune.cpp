@@ -133,13 +133,25 @@ constexpr const char* kScript = R"js(
   const colours = { seed: '#888', spread: '#888', explore: '#c80', guided: '#28c', confirm: '#2a2', random: '#a4a' };
   // The centre of the space, where it was measured, is drawn as a triangle on the curve.
   const centre = data.centre && typeof data.centre.measured === 'number' ? data.centre.measured : null;
-  new Chart(canvas, { type: 'line', data: { datasets: [{ label: 'best so far', stepped: true, data: curve.map(p => ({ x: p.measured, y: p.best_value })),
+  // Under a time budget the curve runs against its clock, up to a line at the budget: what a
+  // shorter budget would have found is read off it. Otherwise against the configurations measured.
+  const budget = typeof data.budget_seconds === 'number' ? data.budget_seconds : null;
+  const timed = budget !== null && curve.every(p => typeof p.seconds === 'number');
+  const x = p => timed ? p.seconds : p.measured;
+  const datasets = [{ label: 'best so far', stepped: true, data: curve.map(p => ({ x: x(p), y: p.best_value })),
       pointBackgroundColor: curve.map(p => colours[p.phase] || '#000'), borderColor: '#888',
-      pointStyle: curve.map(p => p.measured === centre ? 'triangle' : 'circle'), pointRadius: curve.map(p => p.measured === centre ? 7 : 3) }] },
+      pointStyle: curve.map(p => p.measured === centre ? 'triangle' : 'circle'), pointRadius: curve.map(p => p.measured === centre ? 7 : 3) }];
+  if (timed && curve.length) {
+    const values = curve.map(p => p.best_value);
+    datasets.push({ label: 'time budget', data: [{ x: budget, y: Math.min(...values) }, { x: budget, y: Math.max(...values) }],
+      borderColor: '#c33', borderDash: [6, 4], pointRadius: 0 });
+  }
+  new Chart(canvas, { type: 'line', data: { datasets },
     options: { animation: false, parsing: false, scales: {
-      x: { type: 'linear', title: { display: true, text: 'configurations measured' } },
+      x: { type: 'linear', title: { display: true, text: timed ? 'seconds into the run, on the time budget clock' : 'configurations measured' } },
       y: { title: { display: true, text: 'best value so far (colour: the phase that found it; triangle: the centre of the space measured)' } } } } });
   canvas.dataset.points = String(curve.length);
+  canvas.dataset.axis = timed ? 'seconds' : 'configurations';
   if (curve.some(p => p.measured === centre)) canvas.dataset.centre = String(centre);
   document.querySelectorAll('table.sortable th').forEach((th, column) => th.addEventListener('click', () => {
     const body = th.closest('table').tBodies[0];
@@ -178,7 +190,7 @@ std::string autotune_report(const Json& a, const std::string& chart_js) {
   html += "<h2>Summary</h2>\n" + summary(document, order);
   html += "<h2>Best so far</h2>\n<div class=\"chart\"><canvas id=\"curve\"></canvas></div>\n";
   html += "<h2>Best configurations</h2>\n" + top_table(document, order);
-  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}}) + "</script>\n";
+  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}, {"budget_seconds", a.is_object() ? a.value("budget_seconds", Json()) : Json()}}) + "</script>\n";
   html += "<script>\n" + chart_js + "\n</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
   return html;
 }

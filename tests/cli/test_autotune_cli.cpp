@@ -148,6 +148,7 @@ TEST(CliAutotune, ParallelWorkersGiveTheSequentialResult) {
       EXPECT_GT((*d)["measured"][clock].get<double>(), 0);
       (*d)["measured"].erase(clock);
     }
+    for (auto& point : (*d)["curve"]) point.erase("seconds");
   }
   EXPECT_EQ(a, b);
   const auto log_text = read_text(log);

@@ -309,6 +309,7 @@ TEST(CliReport, AnAutotuneFolderDrawsItsSearch) {
   EXPECT_EQ(page->console, "");
   EXPECT_NE(page->dom.find("data-ready=\"yes\""), std::string::npos);
   EXPECT_NE(page->dom.find("data-points=\"23\""), std::string::npos);
+  EXPECT_NE(page->dom.find("data-axis=\"configurations\""), std::string::npos) << "no time budget: against the count";
   EXPECT_NE(page->dom.find("data-centre=\"" + measured_at + "\""), std::string::npos);
 }
 
@@ -331,6 +332,27 @@ TEST(CliReport, AnAutotuneFolderCountsItsFailures) {
   ASSERT_NE(best, std::string::npos);
   EXPECT_NE(html.find(" BN=", best), std::string::npos);
   EXPECT_LT(html.find(" BN=", best), html.find(" BK=", best)) << "BM, BN, BK, WARPS: the space's order";
+}
+
+// Under a time budget the curve is drawn against the budget's clock (a replay's: the seconds the
+// stencil's table recorded), with the budget as a line, so that what a shorter one would have found
+// can be read off it.
+TEST(CliReport, AnAutotuneFolderWithATimeBudgetDrawsTheCurveAgainstItsClock) {
+  const auto dir = fresh_dir("report_autotune_time");
+  auto tuned = run_cli({"autotune", "--space", (source_dir() / "examples/stencil/stencil_space.json").string(), "--cmd-template",
+                        "true {BX} {BY} {ROWS}", "--metric-regex", "x(1)", "--replay",
+                        (source_dir() / "bench/data/stencil_h100_exhaustive.csv").string(), "--budget", "5s", "--out",
+                        (dir / "out").string(), "--quiet"});
+  ASSERT_EQ(tuned.exit_code, 0) << tuned.err;
+  const auto curve = nlohmann::json::parse(read_text(dir / "out/autotune.json"))["curve"];
+  ASSERT_GE(curve.size(), 2u);
+  EXPECT_GT(curve.back()["seconds"].get<double>(), curve.front()["seconds"].get<double>());
+  EXPECT_LE(curve.back()["seconds"].get<double>(), 5.0);
+  ASSERT_EQ(run_cli({"report", (dir / "out").string()}).exit_code, 0);
+  OPEN_OR_SKIP(page, open_in_chromium(dir / "out/report.html"));
+  EXPECT_EQ(page->console, "");
+  EXPECT_NE(page->dom.find("data-axis=\"seconds\""), std::string::npos);
+  EXPECT_NE(page->dom.find("data-points=\"" + std::to_string(curve.size()) + "\""), std::string::npos);
 }
 
 // A PyTorch program's trace opens where the GPU works (from 225 ms), not on its start-up; the

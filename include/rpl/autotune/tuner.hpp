@@ -106,6 +106,7 @@ struct CurvePoint {
   std::optional<size_t> best;         // none while every one failed
   double best_value = 0;
   std::string phase;                  // the phase that measured the best
+  double seconds = 0;                 // into the run, when all of these had been measured (the time budget's clock)
 };
 
 /// bayes: of the configurations left unmeasured, the one the process, fitted to every measurement,

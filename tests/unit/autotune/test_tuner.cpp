@@ -186,6 +186,7 @@ TEST(Tuner, StoredMeasurementsCountAsMeasuredAndAreNotRunAgain) {
   auto r2 = tune(s, second, store, o);
   EXPECT_EQ(r2.measured.size(), r1.measured.size());
   for (const auto& m : r2.measured) EXPECT_TRUE(m.cached);
+  for (size_t i = 1; i < r2.curve.size(); ++i) EXPECT_GE(r2.curve[i].seconds, r2.curve[i - 1].seconds) << "the curve never runs back in time";
   size_t runs = 0;
   for (const auto& [c, n] : second.calls) runs += static_cast<size_t>(n);
   EXPECT_EQ(runs, 4u);  // only the deliberate re-measurements
@@ -327,6 +328,9 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
       ASSERT_EQ(r.remeasured.size(), remeasured) << strategy_name(strategy) << " " << budget;
       for (const auto& rm : r.remeasured) EXPECT_EQ(rm.rounds.size(), rounds) << strategy_name(strategy) << " " << budget;
       EXPECT_TRUE(r.best) << strategy_name(strategy);
+      // The curve runs on the same clock: each configuration ended 10 s after the one before.
+      ASSERT_EQ(r.curve.size(), measured);
+      for (size_t i = 0; i < r.curve.size(); ++i) EXPECT_DOUBLE_EQ(r.curve[i].seconds, 10.0 * static_cast<double>(i + 1));
     }
   }
   // A live evaluator's seconds are not the clock: there the wall clock decides, and 35 s is ample.

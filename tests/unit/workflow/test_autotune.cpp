@@ -70,6 +70,15 @@ TEST(WorkflowAutotune, AReplayedTimeBudgetSpendsTheRecordedSeconds) {
   EXPECT_EQ(r.document["budget_seconds"], 5.0);
   EXPECT_NEAR(r.document["measured"]["seconds"].get<double>(), search, 1e-6);
   EXPECT_NEAR(r.document["measured"]["remeasurement_seconds"].get<double>(), remeasured, 1e-6);
+  // The curve's seconds: each configuration's end, one after the other, on the budget's clock.
+  const auto& curve = r.document["curve"];
+  ASSERT_EQ(curve.size(), r.result.measured.size());
+  double ended = 0;
+  for (size_t i = 0; i < curve.size(); ++i) {
+    ended += r.result.measured[i].measurement.seconds;
+    EXPECT_NEAR(curve[i]["seconds"].get<double>(), ended, 1e-6) << i;
+  }
+  EXPECT_EQ(schema_errors(r.document.dump(), "autotune"), "");
   const auto text = report::autotune_text(r.space, r.result, r.setup, r.best_command);
   EXPECT_NE(text.find("budget 96 or 5 s)"), std::string::npos) << text;
   EXPECT_NE(text.find(fmt::format("{:.1f} s measuring, {:.1f} s re-measuring", search, remeasured)), std::string::npos) << text;
