@@ -8,7 +8,8 @@
 # are replayed (--replay, nothing run) at the same budget and seed, and so is the exhaustive table of
 # the same program and size measured on an H200 (bench/data/triton_h200_exhaustive.csv). Per run, in
 # summary.txt: its wall time, how many configurations it measured and the seconds they took, its best
-# (scripts/gpu/autotune_run_summary.py); each run's measurements.csv as NAME.csv.
+# (scripts/gpu/autotune_run_summary.py); each run's measurements.csv as NAME.csv, its autotune.json
+# (the curve, with the seconds into the run of each point) as NAME.autotune.json.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 rp="$carry/bin/rocm-perf"
@@ -24,6 +25,7 @@ run() {  # NAME OPTIONS...
   echo -n "$(( ($(date +%s%N) - t0) / 1000000 )) ms wall; " >> "$out/summary.txt"
   python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
   cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
+  cp "$out/$name/autotune.json" "$out/$name.autotune.json" 2>/dev/null  # the curve and its seconds
   rm -rf "$out/$name"
 }
 for seed in ${SEEDS:-1 2 3}; do

@@ -148,7 +148,7 @@ constexpr const char* kScript = R"js(
   }
   new Chart(canvas, { type: 'line', data: { datasets },
     options: { animation: false, parsing: false, scales: {
-      x: { type: 'linear', title: { display: true, text: timed ? 'seconds into the run, on the time budget clock' : 'configurations measured' } },
+      x: { type: 'linear', min: timed ? 0 : undefined, title: { display: true, text: timed ? 'seconds into the run, on the time budget clock' : 'configurations measured' } },
       y: { title: { display: true, text: 'best value so far (colour: the phase that found it; triangle: the centre of the space measured)' } } } } });
   canvas.dataset.points = String(curve.length);
   canvas.dataset.axis = timed ? 'seconds' : 'configurations';

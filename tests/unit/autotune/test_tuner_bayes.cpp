@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -228,17 +229,21 @@ Measurement bumpy(const SearchSpace& s, size_t c) {
   return ok(1 + 0.01 * (a - 14) * (a - 14) + 0.02 * (b - 8) * (b - 8) + (bump ? 0.3 : 0));
 }
 
+// On grid(), how many values of A and of B lie between x and y.
+std::pair<long, long> grid_offsets(const SearchSpace& s, size_t x, size_t y) {
+  auto offset = [&](size_t p) { return static_cast<long>(s.value_index(x, p)) - static_cast<long>(s.value_index(y, p)); };
+  return {offset(0), offset(1)};
+}
+
 // On grid(), one step of one parameter: up to a fifth of its values (A 4, B 2).
 bool grid_neighbours(const SearchSpace& s, size_t x, size_t y) {
-  const long da = static_cast<long>(s.value_index(x, 0)) - static_cast<long>(s.value_index(y, 0));
-  const long db = static_cast<long>(s.value_index(x, 1)) - static_cast<long>(s.value_index(y, 1));
+  const auto [da, db] = grid_offsets(s, x, y);
   return (da == 0 && db != 0 && std::abs(db) <= 2) || (db == 0 && da != 0 && std::abs(da) <= 4);
 }
 
 // On grid(), a step of both parameters, each within a step's reach.
 bool grid_two_steps(const SearchSpace& s, size_t x, size_t y) {
-  const long da = static_cast<long>(s.value_index(x, 0)) - static_cast<long>(s.value_index(y, 0));
-  const long db = static_cast<long>(s.value_index(x, 1)) - static_cast<long>(s.value_index(y, 1));
+  const auto [da, db] = grid_offsets(s, x, y);
   return da != 0 && db != 0 && std::abs(da) <= 4 && std::abs(db) <= 2;
 }
 
