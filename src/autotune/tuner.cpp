@@ -121,7 +121,8 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
     batch.push_back(entry);
   }
   std::vector<char> started(batch.size(), 0);
-  std::vector<double> ended(batch.size(), spent_seconds());  // a stored one costs nothing: it ends now
+  const double began = spent_seconds();
+  std::vector<double> ended(batch.size(), began);  // a stored one costs nothing: it ends now
   std::mutex mutex;
   std::exception_ptr error;
   std::atomic<bool> stop{false};
@@ -164,6 +165,15 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
     for (auto& t : threads) t.join();
   }
   if (error) std::rethrow_exception(error);
+  // A replay's clock is the recorded seconds: summed in the list's order, whichever worker ended
+  // first, so that the same replay gives the same curve.
+  if (evaluator_.replays_recorded_time()) {
+    double clock = began;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (started[i] && !batch[i].measurement.interrupted) clock += batch[i].measurement.seconds;
+      ended[i] = clock;
+    }
+  }
   for (size_t i = 0; i < batch.size(); ++i) {
     auto& entry = batch[i];
     if (!entry.cached && (!started[i] || entry.measurement.interrupted || entry.measurement.runs == 0) && entry.measurement.ok()) {

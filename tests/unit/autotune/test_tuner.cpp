@@ -2,8 +2,10 @@
 // random strategies.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <random>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -377,6 +379,43 @@ TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
   EXPECT_EQ(sequential, parallel);
   EXPECT_EQ(one.size(), 1u);
   EXPECT_EQ(four.size(), 4u);
+}
+
+// A replay whose answers for even configurations come last: its workers end a batch out of order.
+class EvenLastReplay : public Evaluator {
+ public:
+  explicit EvenLastReplay(std::map<size_t, Measurement> recorded) : replay_(std::move(recorded)) {}
+  Measurement measure(size_t configuration, int worker, const std::atomic<bool>* cancel) override {
+    if (configuration % 2 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return replay_.measure(configuration, worker, cancel);
+  }
+  bool replays_recorded_time() const override { return true; }
+
+ private:
+  RecordedEvaluator replay_;
+};
+
+// A replay's curve is on the recorded seconds summed in the order measured, whichever worker ended
+// first: four workers give the same seconds as one (7 s for an even configuration, 3 s for an odd).
+TEST(Tuner, AReplayWithSeveralWorkersGivesTheSameCurve) {
+  auto s = grid();
+  auto recorded = recorded_bowl(s, 7, 0);
+  for (auto& [c, m] : recorded) m.seconds = c % 2 ? 3 : 7;
+  auto curve = [&](int workers) {
+    EvenLastReplay replay(recorded);
+    MemoryStore store;
+    TuneOptions o;
+    o.strategy = Strategy::random;  // batches of the whole budget: the most to end out of order
+    o.budget = 12;
+    o.workers = workers;
+    std::vector<double> seconds;
+    for (const auto& point : tune(s, replay, store, o).curve) seconds.push_back(point.seconds);
+    return seconds;
+  };
+  const auto sequential = curve(1);
+  ASSERT_EQ(sequential.size(), 12u);
+  for (size_t i = 1; i < sequential.size(); ++i) EXPECT_GT(sequential[i], sequential[i - 1]);
+  EXPECT_EQ(curve(4), sequential);
 }
 
 }  // namespace
