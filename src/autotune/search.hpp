@@ -50,6 +50,7 @@ class Search {
 
   /// Measures the best configuration of the warm start not measured yet, where there is one, as a seed.
   bool measure_warm_start_best(const std::string& phase);
+  void warn_if_no_model_chose();
   void run_random();
   void run_model();
   void run_bayes();

@@ -7,6 +7,8 @@
 #include <random>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include <rpl/core/error.hpp>
 
 #include "search.hpp"
@@ -332,7 +334,10 @@ TuneResult Search::run() {
   } else {
     run_random();
   }
-  if (result_.out_of_time) result_.warnings.push_back("time_budget_reached");
+  if (result_.out_of_time) {
+    result_.warnings.push_back("time_budget_reached");
+    warn_if_no_model_chose();
+  }
   if (!result_.interrupted) {
     report("remeasure", done());
     confirm_best();
@@ -343,6 +348,21 @@ TuneResult Search::run() {
   std::sort(ranked.begin(), ranked.end());
   for (size_t i = 0; i < ranked.size() && i < options_.top_k; ++i) result_.top.push_back(ranked[i].second);
   return result_;
+}
+
+// Where the time ran out before a model chose any configuration (the seeds took it all), the run
+// is no better than its seeds: says so, and about how long would let the model choose one per
+// parameter after them, at the pace measured (a count budget too small says so up front instead).
+void Search::warn_if_no_model_chose() {
+  if (options_.strategy == Strategy::random || result_.measured_in("spread") || done() == 0) return;
+  for (const char* chosen : {"guided", "explore", "confirm"}) {
+    if (result_.measured_in(chosen)) return;
+  }
+  const size_t before_a_model = std::max(done(), result_.seed_count) + space_.parameters.size();
+  const double enough = static_cast<double>(before_a_model) * measurement_seconds_ + 2 * remeasurement_seconds_;
+  result_.warnings.push_back(fmt::format("time_budget_too_small_for_a_model: the time ran out after {} configuration{} ({:.1f} s each), "
+                                         "before a model chose any; about --budget {:.0f}s would let it choose one per parameter",
+                                         done(), done() == 1 ? "" : "s", measurement_seconds_.load(), std::ceil(enough)));
 }
 
 bool Search::measure_warm_start_best(const std::string& phase) {

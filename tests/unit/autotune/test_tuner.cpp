@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 #include <random>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -333,7 +334,23 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
       // The curve runs on the same clock: each configuration ended 10 s after the one before.
       ASSERT_EQ(r.curve.size(), measured);
       for (size_t i = 0; i < r.curve.size(); ++i) EXPECT_DOUBLE_EQ(r.curve[i].seconds, 10.0 * static_cast<double>(i + 1));
+      // At 35 s the one measured is a seed: no model chose, which random search has none to.
+      const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+        return w.starts_with("time_budget_too_small_for_a_model: the time ran out after 1 configuration (10.0 s each)");
+      });
+      EXPECT_EQ(warned, budget == 35.0 && strategy != Strategy::random) << strategy_name(strategy) << " " << budget;
     }
+  }
+  {  // bayes: its two seeds and a pick per parameter (two), then a round of two re-measurements.
+    RecordedEvaluator replay(recorded);
+    MemoryStore store;
+    TuneOptions o;
+    o.time_budget_seconds = 35;
+    const auto r = tune(s, replay, store, o);
+    EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(),
+                        "time_budget_too_small_for_a_model: the time ran out after 1 configuration (10.0 s each), before a model chose "
+                        "any; about --budget 60s would let it choose one per parameter"),
+              r.warnings.end());
   }
   // A live evaluator's seconds are not the clock: there the wall clock decides, and 35 s is ample.
   FunctionEvaluator live([&](size_t c) { return recorded[c]; });

@@ -1,6 +1,7 @@
 // workflow::run_autotune in-process, answered from a landscape measured on an H100 (--replay): the
 // document written, the progress observed, a cancelled search, and bad requests refused.
 #include <atomic>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -94,6 +95,15 @@ TEST(WorkflowAutotune, ATimeBudgetThatEndsWithTheSeedsSaysSo) {
   const auto text = report::autotune_text(r.space, r.result, r.setup, r.best_command);
   EXPECT_NE(text.find("Model: none (the search ended with its seeds, before the process guided any)"), std::string::npos) << text;
   EXPECT_EQ(text.find("random search"), std::string::npos) << text;
+  // And the warnings say how long would let the process choose: the two seeds and one pick per
+  // parameter (three), then a round of two re-measurements, seven at the one measured's pace.
+  const double pace = r.result.measured[0].measurement.seconds;
+  const auto& warnings = r.document["warnings"];
+  ASSERT_EQ(warnings.size(), 2u) << warnings;
+  EXPECT_EQ(warnings[0], "time_budget_reached");
+  EXPECT_EQ(warnings[1], fmt::format("time_budget_too_small_for_a_model: the time ran out after 1 configuration ({:.1f} s each), before a "
+                                     "model chose any; about --budget {:.0f}s would let it choose one per parameter",
+                                     pace, std::ceil(7 * pace)));
 }
 
 TEST(WorkflowAutotune, ACancelledSearchReturnsInterrupted) {
