@@ -190,7 +190,7 @@ std::string autotune_report(const Json& a, const std::string& chart_js) {
   html += "<h2>Summary</h2>\n" + summary(document, order);
   html += "<h2>Best so far</h2>\n<div class=\"chart\"><canvas id=\"curve\"></canvas></div>\n";
   html += "<h2>Best configurations</h2>\n" + top_table(document, order);
-  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}, {"budget_seconds", a.is_object() ? a.value("budget_seconds", Json()) : Json()}}) + "</script>\n";
+  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}, {"budget_seconds", document.value("budget_seconds", Json())}}) + "</script>\n";
   html += "<script>\n" + chart_js + "\n</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
   return html;
 }
