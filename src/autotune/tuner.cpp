@@ -84,13 +84,15 @@ void Search::report(const std::string& phase, size_t done_now) {
   progress_(p);
 }
 
-// Keeps a measured configuration, and the best so far after it. Workers may end a batch out of
-// its order: a point's seconds are when it and all before it had ended, so that the curve never
-// runs back in time.
+// Keeps a measured configuration, and the best so far after it. A point's seconds are when it and
+// all before it had ended: workers may end a batch out of its order, so that live the curve takes
+// the later clock; a replay's clock is the recorded seconds, summed here in the order recorded,
+// whichever worker ended first, so that the same replay gives the same curve.
 void Search::record(MeasuredConfiguration entry, double ended_seconds) {
   CurvePoint point = result_.curve.empty() ? CurvePoint{} : result_.curve.back();
   point.measured = result_.measured.size() + 1;
-  point.seconds = std::max(point.seconds, ended_seconds);
+  point.seconds = evaluator_.replays_recorded_time() ? point.seconds + (entry.cached ? 0 : entry.measurement.seconds)
+                                                     : std::max(point.seconds, ended_seconds);
   if (entry.measurement.ok()) {
     const double c = cost(entry.measurement);
     if (!best_cost_ || c < *best_cost_) best_cost_ = c;
@@ -123,8 +125,7 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
     batch.push_back(entry);
   }
   std::vector<char> started(batch.size(), 0);
-  const double began = spent_seconds();
-  std::vector<double> ended(batch.size(), began);  // a stored one costs nothing: it ends now
+  std::vector<double> ended(batch.size(), spent_seconds());  // a stored one costs nothing: it ends now
   std::mutex mutex;
   std::exception_ptr error;
   std::atomic<bool> stop{false};
@@ -167,15 +168,6 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
     for (auto& t : threads) t.join();
   }
   if (error) std::rethrow_exception(error);
-  // A replay's clock is the recorded seconds: summed in the list's order, whichever worker ended
-  // first, so that the same replay gives the same curve.
-  if (evaluator_.replays_recorded_time()) {
-    double clock = began;
-    for (size_t i = 0; i < batch.size(); ++i) {
-      if (started[i] && !batch[i].measurement.interrupted) clock += batch[i].measurement.seconds;
-      ended[i] = clock;
-    }
-  }
   for (size_t i = 0; i < batch.size(); ++i) {
     auto& entry = batch[i];
     if (!entry.cached && (!started[i] || entry.measurement.interrupted || entry.measurement.runs == 0) && entry.measurement.ok()) {
