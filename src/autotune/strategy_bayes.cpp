@@ -4,8 +4,8 @@
 // that failed (a build, a launch, out of resources) enters the process as 1.5 times the worst cost
 // measured: its neighbourhood then looks unpromising rather than unknown, and is not tried blindly.
 // (Twice made a wall of the failures that hid the best beside them: the largest tile that still
-// fits is often the fastest.) A warm start, an earlier run of the space, gives the first seed and
-// the process's prior, and what failed in it is proposed last.
+// fits is often the fastest.) A warm start, earlier runs of the space, gives the first seed and
+// the process's prior, and what failed there is proposed last.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -84,9 +84,10 @@ void thin(std::vector<size_t>& configs, std::vector<double>& costs, const std::v
   costs = std::move(v);
 }
 
-// The prior mean a warm start gives the process: a process fitted to the earlier run's costs
-// (their best half and a sample of the rest, as thin keeps) predicts each configuration's log
-// cost, less the mean of those predictions. Empty where fewer than two succeeded or the fit failed.
+// The prior mean a warm start gives the process: a process fitted to the earlier runs' costs (each
+// relative to its run's best, add_earlier_run; their best half and a sample of the rest, as thin
+// keeps) predicts each configuration's log cost, less the mean of those predictions. Empty where
+// fewer than two succeeded or the fit failed.
 std::unordered_map<size_t, double> earlier_log_costs(const SearchSpace& space, const std::vector<std::pair<size_t, double>>& earlier,
                                                      std::vector<size_t> configurations, const std::vector<MeasuredConfiguration>& measured,
                                                      const std::vector<size_t>& order) {

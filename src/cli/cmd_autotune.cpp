@@ -22,7 +22,8 @@ namespace {
 struct AutotuneOptions {
   OutputOptions output;
   workflow::AutotuneRequest request;
-  std::string space_file, out_dir = "rocm-perf-autotune", cache_file, replay_file, csv_file, warm_start_file;
+  std::string space_file, out_dir = "rocm-perf-autotune", cache_file, replay_file, csv_file;
+  std::vector<std::string> warm_start_files;
   bool minimize = false;
 };
 
@@ -44,9 +45,10 @@ Action add_autotune_command(CLI::App& app) {
   cmd->add_option("--replay", o->replay_file,
                   "answer from an earlier run's measurements (its --out folder or --csv) instead of running anything");
   cmd->add_option("--csv", o->csv_file, "write every measurement to this CSV file (- for stdout)");
-  cmd->add_option("--warm-start", o->warm_start_file,
+  cmd->add_option("--warm-start", o->warm_start_files,
                   "start from an earlier run of the same parameters (its --out folder or --csv; another size or GPU): its best is the first "
-                  "seed and its landscape the model's prior (bayes)");
+                  "seed and its landscape the model's prior (bayes); again for more runs, the first's best the first seed")
+      ->allow_extra_args(false);
   cmd->add_flag("--no-rocprof", o->request.no_rocprof, "measure the whole process's wall time instead of the kernel's");
   cmd->add_option("--backend", o->request.backend, "auto, rocm or cuda")->check(CLI::IsMember({"auto", "rocm", "cuda"}))->capture_default_str();
   cmd->add_option("--kernel", o->request.kernel, "regular expression choosing the kernel whose time counts (default: the dominant one)");
@@ -110,7 +112,7 @@ Action add_autotune_command(CLI::App& app) {
     request.cache_file = o->cache_file;
     request.replay_file = o->replay_file;
     request.csv_file = o->csv_file;
-    request.warm_start_file = o->warm_start_file;
+    request.warm_start_files.assign(o->warm_start_files.begin(), o->warm_start_files.end());
     request.keep_runs = o->output.debug;
     StopSignals stop;  // Ctrl-C ends the search at a measurement boundary (or cancels a pending allocation)
     TuneProgressView view(!o->output.quiet, request.metric_regex.empty() ? "ms" : "");

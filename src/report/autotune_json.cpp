@@ -1,6 +1,7 @@
 #include <rpl/report/autotune_json.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <rpl/core/subprocess.hpp>
 #include <rpl/core/units.hpp>
@@ -141,10 +142,11 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   const size_t total = result.measured.size();
   const auto totals = measured_totals(result);
   j["strategy"] = autotune::strategy_name(result.strategy);
-  j["warm_start"] = setup.warm_start_file.empty() ? Json()
-                                                  : Json({{"file", setup.warm_start_file},
-                                                          {"configurations", setup.warm_start_configurations},
-                                                          {"failed", setup.warm_start_failed}});
+  j["warm_start"] = setup.warm_start_files.empty() ? Json()
+                                                   : Json({{"file", setup.warm_start_files.front()},
+                                                           {"files", setup.warm_start_files},
+                                                           {"configurations", setup.warm_start_configurations},
+                                                           {"failed", setup.warm_start_failed}});
   j["budget"] = result.budget;
   j["budget_seconds"] = setup.budget_seconds ? Json(round6(*setup.budget_seconds)) : Json();
   j["measured"] = Json::object();
@@ -217,8 +219,9 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
                      100.0 * static_cast<double>(result.measured.size()) / static_cast<double>(result.space_size), result.budget,
                      setup.budget_seconds ? fmt::format(" or {:g} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
                      phases_text(result), totals.cached, totals.remeasurements, totals.seconds, totals.remeasurement_seconds);
-  if (!setup.warm_start_file.empty()) {
-    out += fmt::format("Warm start: {} configurations that succeeded in {}{}\n", setup.warm_start_configurations, setup.warm_start_file,
+  if (!setup.warm_start_files.empty()) {
+    out += fmt::format("Warm start: {} configurations that succeeded in {}{}\n", setup.warm_start_configurations,
+                       fmt::join(setup.warm_start_files, ", "),
                        setup.warm_start_failed ? fmt::format(", {} that failed there left for last", setup.warm_start_failed) : "");
   }
   std::vector<std::string> failed;

@@ -1,6 +1,7 @@
 #include <rpl/workflow/autotune.hpp>
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -29,7 +30,7 @@ void check_request(const AutotuneRequest& o) {
   if (std::adjacent_find(seen.begin(), seen.end()) != seen.end()) fail(Errc::bad_input, "--devices lists a GPU twice");
   if (o.resume && !o.replay_file.empty()) fail(Errc::bad_input, "--resume and --replay exclude each other");
   check_slurm_launch(o.launch, !o.devices.empty(), !o.replay_file.empty());
-  if (!o.warm_start_file.empty() && o.strategy != "bayes") {
+  if (!o.warm_start_files.empty() && o.strategy != "bayes") {
     fail(Errc::bad_input, "--warm-start guides the bayes strategy only; drop --strategy {} or --warm-start", o.strategy);
   }
 }
@@ -58,35 +59,41 @@ fs::path measurements_file(const fs::path& given, const char* option, const Auto
   return file;
 }
 
-// An earlier run's measurements (its folder or --csv) as the warm start: the configurations of this space
-// that succeeded in it, cheapest first (ties in the space's order, so that the same file gives the
-// same run), and those that failed in it in a way the configuration itself causes (it did not build,
-// launch or finish: out of registers or shared memory, a tile the code does not allow), which
-// another size or device repeats, unlike a timeout, an unstable figure or a lost node.
+// Earlier runs' measurements (each a folder or --csv) as the warm start, in the order given
+// (autotune::add_earlier_run): of each, the configurations of this space that succeeded in it (ties
+// in the space's order, so that the same files give the same run), and those that failed in it in a
+// way the configuration itself causes (it did not build, launch or finish: out of registers or
+// shared memory, a tile the code does not allow), which another size or device repeats, unlike a
+// timeout, an unstable figure or a lost node.
 void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& space, autotune::TuneOptions& options,
                      report::AutotuneSetup& setup) {
-  const fs::path file = measurements_file(o.warm_start_file, "--warm-start", o);
-  size_t unknown = 0;
-  const auto earlier = autotune::read_measurements_csv(file, space, unknown);
-  for (const auto& [c, m] : earlier) {
-    if (m.ok()) options.warm_start.emplace_back(c, o.maximize ? 1 / m.value : m.value);
-    else if (m.failure == autotune::Failure::build_failed || m.failure == autotune::Failure::launch_failed ||
-             m.failure == autotune::Failure::crashed) {
-      options.warm_start_failures.push_back(c);
+  for (const auto& given : o.warm_start_files) {
+    const fs::path file = measurements_file(given, "--warm-start", o);
+    size_t unknown = 0;
+    std::vector<std::pair<size_t, double>> costs;
+    std::vector<size_t> failures;
+    for (const auto& [c, m] : autotune::read_measurements_csv(file, space, unknown)) {
+      if (m.ok()) costs.emplace_back(c, o.maximize ? 1 / m.value : m.value);
+      else if (m.failure == autotune::Failure::build_failed || m.failure == autotune::Failure::launch_failed ||
+               m.failure == autotune::Failure::crashed) {
+        failures.push_back(c);
+      }
     }
+    if (costs.empty()) {
+      fail(Errc::bad_input, "--warm-start {}: none of its rows is a configuration of this space that succeeded; give the folder or "
+                            "--csv of an earlier run of the same parameters",
+           file.string());
+    }
+    autotune::add_earlier_run(options, costs, failures);
+    if (unknown) {
+      setup.warnings.push_back(fmt::format("warm_start_rows_outside_space: {} rows of {} are no configuration of the space", unknown,
+                                           file.string()));
+    }
+    setup.warm_start_files.push_back(file.string());
   }
-  if (options.warm_start.empty()) {
-    fail(Errc::bad_input, "--warm-start {}: none of its rows is a configuration of this space that succeeded; give the folder or "
-                          "--csv of an earlier run of the same parameters",
-         file.string());
-  }
-  std::stable_sort(options.warm_start.begin(), options.warm_start.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (unknown) {
-    setup.warnings.push_back(fmt::format("warm_start_rows_outside_space: {} rows of {} are no configuration of the space", unknown,
-                                         file.string()));
-  }
-  setup.warm_start_file = file.string();
-  setup.warm_start_configurations = options.warm_start.size();
+  std::set<size_t> succeeded;
+  for (const auto& [c, cost] : options.warm_start) succeeded.insert(c);
+  setup.warm_start_configurations = succeeded.size();
   setup.warm_start_failed = options.warm_start_failures.size();
 }
 
@@ -181,7 +188,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
   const auto& space = out.space;
   auto& setup = out.setup;
   auto options = tune_options(o);
-  if (!o.warm_start_file.empty()) read_warm_start(o, space, options, setup);
+  if (!o.warm_start_files.empty()) read_warm_start(o, space, options, setup);
   auto eval = evaluator_options(o, options, setup);
 
   create_output_folder(o.out_dir);

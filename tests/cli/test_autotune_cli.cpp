@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -292,17 +293,51 @@ TEST(CliAutotune, BayesOnTheRecordedSgemmLandscapeAndTheReportOfItsCurve) {
   EXPECT_NE(text.out.find(expected), std::string::npos) << text.out;
 }
 
+// An SGEMM table's rows that succeeded, by their parameters (columns 4 to 8, as in a run's --csv),
+// and the best of them.
+struct SgemmTable {
+  std::set<std::string> succeeded;
+  std::string best;
+};
+std::string sgemm_parameters(const std::string& line) {
+  size_t from = 0;
+  for (int i = 0; i < 3; ++i) from = line.find(',', from) + 1;
+  size_t to = from;
+  for (int i = 0; i < 5; ++i) to = line.find(',', to) + 1;
+  return line.substr(from, to - from);
+}
+SgemmTable sgemm_table(const std::string& text) {
+  SgemmTable out;
+  std::istringstream rows(text);
+  double best = 1e300;
+  for (std::string line; std::getline(rows, line);) {
+    if (line.find(",none,") == std::string::npos) continue;
+    out.succeeded.insert(sgemm_parameters(line));
+    const auto at = line.find(",none,") + 6;
+    const double value = std::stod(line.substr(at, line.find(',', at) - at));
+    if (value < best) best = value, out.best = sgemm_parameters(line);
+  }
+  return out;
+}
+// The rows a run measured (its --csv), in order, by their parameters.
+std::vector<std::string> measured_rows(const fs::path& csv) {
+  std::istringstream rows(read_text(csv));
+  std::vector<std::string> out;
+  std::string line;
+  std::getline(rows, line);  // the header
+  while (std::getline(rows, line)) out.push_back(line);
+  return out;
+}
+
 // A warm start from an earlier run of the same SGEMM's parameters at 1920³ on an H200 (its table,
 // the CSV such a run writes) for the recorded H100 landscape at 2048³: its best is measured first,
 // and 5 % of the space finds the exhaustive best.
 TEST(CliAutotune, AWarmStartFromAnEarlierRunAtAnotherSize) {
   const auto dir = fresh_dir("tune-warm");
   const RecordedSgemm sgemm;
-  const std::string& space = sgemm.space;
-  const std::string& program = sgemm.program;
   const auto earlier = source_dir() / "bench/data/sgemm_1920_h200_exhaustive.csv";
   const std::string earlier_text = read_text(earlier);
-  auto r = run_cli({"autotune", "--space", space, "--cmd-template", program, "--metric-regex", "sample_ms=([0-9.]+)",
+  auto r = run_cli({"autotune", "--space", sgemm.space, "--cmd-template", sgemm.program, "--metric-regex", "sample_ms=([0-9.]+)",
                     "--device-name", "recorded H100", "--budget", "5%", "--warm-start", earlier.string(), "--csv",
                     (dir / "measured.csv").string(), "--out", (dir / "out").string(), "--json"},
                    {{"RPL_LANDSCAPE_SEED", "1"}, {"RPL_LANDSCAPE_CALLS", dir.string()}});
@@ -310,37 +345,58 @@ TEST(CliAutotune, AWarmStartFromAnEarlierRunAtAnotherSize) {
   EXPECT_EQ(schema_errors(r.out, "autotune"), "");
   const auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["warm_start"]["file"], earlier.string());
+  EXPECT_EQ(doc["warm_start"]["files"], nlohmann::json::array({earlier.string()}));
   // Every row of the earlier table that succeeded (some configurations ran out of resources).
-  size_t succeeded = 0;
-  std::istringstream rows(earlier_text);
-  std::string best_row;
-  double best = 1e300;
-  for (std::string line; std::getline(rows, line);) {
-    if (line.find(",none,") == std::string::npos) continue;
-    ++succeeded;
-    const auto at = line.find(",none,") + 6;
-    const double value = std::stod(line.substr(at, line.find(',', at) - at));
-    if (value < best) best = value, best_row = line;
-  }
-  EXPECT_EQ(doc["warm_start"]["configurations"], succeeded);
+  const auto table = sgemm_table(earlier_text);
+  EXPECT_EQ(doc["warm_start"]["configurations"], table.succeeded.size());
   EXPECT_EQ(doc["measured"]["total"], 12);
-  // The first row measured holds the earlier best's parameters (columns 4 to 8 of both files).
-  auto parameters = [](const std::string& line) {
-    size_t from = 0;
-    for (int i = 0; i < 3; ++i) from = line.find(',', from) + 1;
-    size_t to = from;
-    for (int i = 0; i < 5; ++i) to = line.find(',', to) + 1;
-    return line.substr(from, to - from);
-  };
-  std::istringstream measured(read_text(dir / "measured.csv"));
-  std::string header, first;
-  std::getline(measured, header);
-  std::getline(measured, first);
-  EXPECT_EQ(parameters(first), parameters(best_row)) << first << "\n" << best_row;
-  EXPECT_NE(first.find(",seed,"), std::string::npos) << first;
+  // The first row measured holds the earlier best's parameters.
+  const auto measured = measured_rows(dir / "measured.csv");
+  ASSERT_FALSE(measured.empty());
+  EXPECT_EQ(sgemm_parameters(measured.front()), table.best) << measured.front();
+  EXPECT_NE(measured.front().find(",seed,"), std::string::npos) << measured.front();
   const auto& found = doc["best"]["configuration"];
   EXPECT_TRUE(found["BM"] == 128 && found["BN"] == 128 && found["TM"] == 8 && found["TN"] == 8) << found;
   EXPECT_EQ(read_text(earlier), earlier_text);  // read, never written
+}
+
+// Earlier runs at two sizes (1792³ on an H100, 1920³ on an H200) make one warm start: the first
+// given's best is measured first, and each file is named in the order given; given the other way
+// round, the other's best comes first.
+TEST(CliAutotune, AWarmStartFromSeveralEarlierRuns) {
+  const auto dir = fresh_dir("tune-warm-several");
+  const RecordedSgemm sgemm;
+  const auto a = source_dir() / "bench/data/sgemm_1792_h100_exhaustive.csv";
+  const auto b = source_dir() / "bench/data/sgemm_1920_h200_exhaustive.csv";
+  const auto table_a = sgemm_table(read_text(a)), table_b = sgemm_table(read_text(b));
+  ASSERT_NE(table_a.best, table_b.best) << "the test needs runs whose bests differ";
+  std::set<std::string> either = table_a.succeeded;
+  either.insert(table_b.succeeded.begin(), table_b.succeeded.end());
+  for (const bool swapped : {false, true}) {
+    const auto& first = swapped ? b : a;
+    const auto& second = swapped ? a : b;
+    const auto out = dir / (swapped ? "ba" : "ab");
+    auto r = run_cli({"autotune", "--space", sgemm.space, "--cmd-template", sgemm.program, "--metric-regex", "sample_ms=([0-9.]+)",
+                      "--device-name", "recorded H100", "--budget", "5%", "--warm-start", first.string(), "--warm-start", second.string(),
+                      "--csv", (out / "measured.csv").string(), "--out", out.string(), "--json"},
+                     {{"RPL_LANDSCAPE_SEED", "1"}, {"RPL_LANDSCAPE_CALLS", dir.string()}});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(schema_errors(r.out, "autotune"), "");
+    const auto doc = nlohmann::json::parse(r.out);
+    EXPECT_EQ(doc["warm_start"]["file"], first.string());
+    EXPECT_EQ(doc["warm_start"]["files"], nlohmann::json::array({first.string(), second.string()}));
+    EXPECT_EQ(doc["warm_start"]["configurations"], either.size());
+    const auto measured = measured_rows(out / "measured.csv");
+    ASSERT_FALSE(measured.empty());
+    EXPECT_EQ(sgemm_parameters(measured.front()), swapped ? table_b.best : table_a.best) << measured.front();
+    auto text = run_cli({"autotune", "--space", sgemm.space, "--cmd-template", sgemm.program, "--metric-regex", "sample_ms=([0-9.]+)",
+                         "--budget", "5%", "--warm-start", first.string(), "--warm-start", second.string(), "--replay", out.string(),
+                         "--out", (dir / "text").string()});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    const std::string line = "Warm start: " + std::to_string(either.size()) + " configurations that succeeded in " + first.string() +
+                             ", " + second.string() + "\n";
+    EXPECT_NE(text.out.find(line), std::string::npos) << text.out;
+  }
 }
 
 // A time budget: no configuration is started after it; what was measured is kept.
@@ -528,6 +584,12 @@ TEST(CliAutotuneBadInput, AWarmStartThatCannotServe) {
   EXPECT_EQ(read_text(dir / "nothing.csv"), nothing);
   args = tune_args(dir / "out", {"--quiet", "--strategy", "model", "--warm-start", other.string()});
   expect_error(args, 2, "--warm-start guides the bayes strategy only");
+  // Of several earlier runs, the one that cannot serve is named; one flag takes one run.
+  ASSERT_EQ(run_cli(tune_args(dir / "good", {"--quiet", "--budget", "4"})).exit_code, 0);
+  args = tune_args(dir / "out", {"--quiet", "--warm-start", (dir / "good").string(), "--warm-start", (dir / "nothing.csv").string()});
+  expect_error(args, 2, "--warm-start " + (dir / "nothing.csv").string() + ": none of its rows");
+  args = tune_args(dir / "out", {"--quiet", "--warm-start", (dir / "good").string(), (dir / "good").string()});
+  expect_error(args, 2, "The following argument was not expected: " + (dir / "good").string());
   // A folder that is no autotune output folder, for either option.
   fs::create_directory(dir / "empty");
   args = tune_args(dir / "out", {"--quiet", "--warm-start", (dir / "empty").string()});

@@ -5,8 +5,8 @@
 //    confidence bound (with two seeds, the centre too, once, where its bound is lower or the best
 //    has no neighbour left; where the best 8 have none left, the one of most expected improvement
 //    anywhere); a configuration that failed counts as 1.5 times the worst cost measured; with a
-//    warm start (an earlier run's costs), its best is the first seed and the process models the
-//    log cost less the earlier run's;
+//    warm start (earlier runs' costs), their best is the first seed and the process models the
+//    log cost less theirs;
 //  - model: a seed sample (at most half the budget), fit (QuadraticModel), predict every
 //    unmeasured configuration, prune to those predicted within prune_factor of the best measured
 //    (widened, after more measurements, while the model's cross-validated R² stays under min_r2),
@@ -56,9 +56,16 @@ struct TuneOptions {
   bool maximize = false;           // the objective is a figure to maximize (--maximize)
   size_t top_k = 5;
   int remeasure_rounds = 2;        // interleaved re-measurements of the winner and runner-up
-  std::vector<std::pair<size_t, double>> warm_start;  // bayes: an earlier run's configurations and costs, best first
-  std::vector<size_t> warm_start_failures;            // bayes: those that failed in that run, not proposed while others are left
+  std::vector<std::pair<size_t, double>> warm_start;  // bayes: earlier runs' configurations and costs, best first (add_earlier_run)
+  std::vector<size_t> warm_start_failures;            // bayes: those that failed there, not proposed while others are left
 };
+
+/// Adds an earlier run of the space (another size or device) to options' warm start: the costs of
+/// the configurations that succeeded in it, each relative to that run's best (sizes differ in scale
+/// more than in shape), and those that failed in it, unless another run had them succeed. The warm
+/// start stays cheapest first, ties in the order the runs were added, so that the first run's best
+/// is the first seed.
+void add_earlier_run(TuneOptions& options, const std::vector<std::pair<size_t, double>>& costs, const std::vector<size_t>& failures);
 
 /// Where measurements are kept between runs (the SQLite cache) or not at all.
 class MeasurementStore {

@@ -38,9 +38,9 @@ struct AutotuneSetup {
   std::optional<SlurmSetup> slurm;   // --launcher slurm
   std::string cache_file;            // empty with --replay
   std::optional<double> budget_seconds;  // --budget as a time
-  std::string warm_start_file;       // --warm-start, empty when none
-  size_t warm_start_configurations = 0;  // the configurations of this space that succeeded in it
-  size_t warm_start_failed = 0;          // those that failed in it (not proposed while others are left)
+  std::vector<std::string> warm_start_files;  // --warm-start, in the order given; empty when none
+  size_t warm_start_configurations = 0;       // the configurations of this space that succeeded in one of them
+  size_t warm_start_failed = 0;               // those that failed there and succeeded in none (not proposed while others are left)
   std::vector<std::string> warnings; // the CLI's own (cache entries of other devices, ...)
 };
 

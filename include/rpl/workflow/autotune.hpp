@@ -27,7 +27,7 @@ struct AutotuneRequest {
   bool resume = false;
   std::filesystem::path replay_file; // answer from a measurements CSV (or an earlier run's folder) instead of running anything
   std::filesystem::path csv_file;    // every measurement as CSV ("-": standard output)
-  std::filesystem::path warm_start_file;  // an earlier run's folder or measurements CSV of the same parameters (bayes starts from it)
+  std::vector<std::filesystem::path> warm_start_files;  // earlier runs' folders or measurements CSVs of the same parameters (bayes starts from them)
   bool no_rocprof = false;           // the process's wall time
   std::string backend = "auto";
   std::string kernel;                // the traced kernel whose time counts (default: the dominant one)

@@ -116,5 +116,32 @@ TEST(Tuner, AWarmStartLeavesWhatFailedThereForLast) {
   }
 }
 
+// Several earlier runs (other sizes: one twice as slow everywhere) make one warm start: each run's
+// costs relative to its own best, cheapest first, the first run's best ahead of the second's where
+// both are their run's best; a failure there stays left for last unless another run had it succeed.
+TEST(Tuner, EarlierRunsJoinRelativeToTheirOwnBest) {
+  TuneOptions o;
+  add_earlier_run(o, {{4, 2.0}, {7, 1.0}, {9, 3.0}}, {11, 12});
+  add_earlier_run(o, {{5, 2.4}, {4, 2.0}, {11, 4.0}}, {13, 12});
+  const std::vector<std::pair<size_t, double>> expected = {{7, 1.0}, {4, 1.0}, {5, 1.2}, {4, 2.0}, {11, 2.0}, {9, 3.0}};
+  EXPECT_EQ(o.warm_start, expected);
+  EXPECT_EQ(o.warm_start_failures, (std::vector<size_t>{12, 13})) << "11 succeeded in the second run";
+  // The first run's best is the first seed; with the runs the other way round, the second's.
+  auto s = grid();
+  for (bool swapped : {false, true}) {
+    TuneOptions w;
+    w.budget = 6;
+    const std::vector<std::pair<size_t, double>> first = {{3, 1.0}, {40, 1.5}}, second = {{60, 2.0}, {3, 2.2}};
+    add_earlier_run(w, swapped ? second : first, {});
+    add_earlier_run(w, swapped ? first : second, {});
+    FunctionEvaluator eval([&](size_t c) { return ok(1 + 0.01 * static_cast<double>(c)); });
+    MemoryStore store;
+    const auto r = tune(s, eval, store, w);
+    ASSERT_FALSE(r.measured.empty());
+    EXPECT_EQ(r.measured.front().configuration, swapped ? 60u : 3u);
+    EXPECT_EQ(r.measured.front().phase, "seed");
+  }
+}
+
 }  // namespace
 }  // namespace rpl::autotune

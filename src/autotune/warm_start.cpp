@@ -1,0 +1,28 @@
+// Earlier runs as one warm start (TuneOptions::warm_start): a user who tuned a kernel at several
+// sizes has several. Each run's costs are taken relative to its own best, so that a run at a
+// larger size, slower everywhere, does not stand for "slow" in the process's prior; the bayes
+// strategy fits its prior to them all (a configuration measured in several runs is one noisy
+// observation of it, as a re-measurement would be).
+#include <algorithm>
+
+#include <rpl/autotune/tuner.hpp>
+
+namespace rpl::autotune {
+
+void add_earlier_run(TuneOptions& options, const std::vector<std::pair<size_t, double>>& costs, const std::vector<size_t>& failures) {
+  if (!costs.empty()) {
+    double best = costs.front().second;
+    for (const auto& [c, cost] : costs) best = std::min(best, cost);
+    for (const auto& [c, cost] : costs) options.warm_start.emplace_back(c, cost / best);
+    std::stable_sort(options.warm_start.begin(), options.warm_start.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  }
+  auto& failed = options.warm_start_failures;
+  failed.insert(failed.end(), failures.begin(), failures.end());
+  std::sort(failed.begin(), failed.end());
+  failed.erase(std::unique(failed.begin(), failed.end()), failed.end());
+  std::erase_if(failed, [&](size_t f) {
+    return std::any_of(options.warm_start.begin(), options.warm_start.end(), [&](const auto& w) { return w.first == f; });
+  });
+}
+
+}  // namespace rpl::autotune
