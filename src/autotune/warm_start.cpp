@@ -1,8 +1,9 @@
 // Earlier runs as one warm start (TuneOptions::warm_start): a user who tuned a kernel at several
-// sizes has several. Each run's costs are taken relative to its own best, so that a run at a
-// larger size, slower everywhere, does not stand for "slow" in the process's prior; the bayes
-// strategy fits its prior to them all (a configuration measured in several runs is one noisy
-// observation of it, as a re-measurement would be).
+// sizes has several. Each run's costs are scaled so that its best costs what the first run's best
+// does: a run at a larger size, slower everywhere, then does not stand for "slow" in the process's
+// prior, and a single run stays as it was read, to the bit. The bayes strategy fits its prior to
+// them all (a configuration measured in several runs is one noisy observation of it, as a
+// re-measurement would be).
 #include <algorithm>
 
 #include <rpl/autotune/tuner.hpp>
@@ -13,7 +14,9 @@ void add_earlier_run(TuneOptions& options, const std::vector<std::pair<size_t, d
   if (!costs.empty()) {
     double best = costs.front().second;
     for (const auto& [c, cost] : costs) best = std::min(best, cost);
-    for (const auto& [c, cost] : costs) options.warm_start.emplace_back(c, cost / best);
+    // Scaled so that its best costs what the first run's does (the first run's costs as they are).
+    const double scale = options.warm_start.empty() ? 1.0 : options.warm_start.front().second / best;
+    for (const auto& [c, cost] : costs) options.warm_start.emplace_back(c, cost * scale);
     std::stable_sort(options.warm_start.begin(), options.warm_start.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   }
   auto& failed = options.warm_start_failures;

@@ -61,10 +61,10 @@ struct TuneOptions {
 };
 
 /// Adds an earlier run of the space (another size or device) to options' warm start: the costs of
-/// the configurations that succeeded in it, each relative to that run's best (sizes differ in scale
-/// more than in shape), and those that failed in it, unless another run had them succeed. The warm
-/// start stays cheapest first, ties in the order the runs were added, so that the first run's best
-/// is the first seed.
+/// the configurations that succeeded in it, scaled so that its best costs what the first run's best
+/// does (sizes differ in scale more than in shape), and those that failed in it, unless another run
+/// had them succeed. The warm start stays cheapest first, ties in the order the runs were added, so
+/// that the first run's best is the first seed.
 void add_earlier_run(TuneOptions& options, const std::vector<std::pair<size_t, double>>& costs, const std::vector<size_t>& failures);
 
 /// Where measurements are kept between runs (the SQLite cache) or not at all.

@@ -116,14 +116,16 @@ TEST(Tuner, AWarmStartLeavesWhatFailedThereForLast) {
   }
 }
 
-// Several earlier runs (other sizes: one twice as slow everywhere) make one warm start: each run's
-// costs relative to its own best, cheapest first, the first run's best ahead of the second's where
-// both are their run's best; a failure there stays left for last unless another run had it succeed.
+// Several earlier runs (other sizes: one twice as slow everywhere) make one warm start: the first
+// run's costs as they are, the second's scaled so that its best costs what the first's does,
+// cheapest first, the first run's best ahead of the second's; a failure there stays left for last
+// unless another run had it succeed.
 TEST(Tuner, EarlierRunsJoinRelativeToTheirOwnBest) {
   TuneOptions o;
-  add_earlier_run(o, {{4, 2.0}, {7, 1.0}, {9, 3.0}}, {11, 12});
-  add_earlier_run(o, {{5, 2.4}, {4, 2.0}, {11, 4.0}}, {13, 12});
-  const std::vector<std::pair<size_t, double>> expected = {{7, 1.0}, {4, 1.0}, {5, 1.2}, {4, 2.0}, {11, 2.0}, {9, 3.0}};
+  add_earlier_run(o, {{4, 4.0}, {7, 2.0}, {9, 6.0}}, {11, 12});
+  EXPECT_EQ(o.warm_start, (std::vector<std::pair<size_t, double>>{{7, 2.0}, {4, 4.0}, {9, 6.0}}));
+  add_earlier_run(o, {{5, 4.8}, {4, 4.0}, {11, 8.0}}, {13, 12});
+  const std::vector<std::pair<size_t, double>> expected = {{7, 2.0}, {4, 2.0}, {5, 2.4}, {4, 4.0}, {11, 4.0}, {9, 6.0}};
   EXPECT_EQ(o.warm_start, expected);
   EXPECT_EQ(o.warm_start_failures, (std::vector<size_t>{12, 13})) << "11 succeeded in the second run";
   // The first run's best is the first seed; with the runs the other way round, the second's.
