@@ -1,5 +1,5 @@
 // rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none]
-//                         [--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]]
+//                         [--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...] [--warm-runs K]]
 //                         [--calibration] NAME=SPACE.json:MEASUREMENTS.csv ...
 // The tuner's strategies on landscapes measured exhaustively (rocm-perf autotune --csv over every
 // configuration), each answered from its table with the noise it was measured with
@@ -16,7 +16,9 @@
 // it measured in order, their phase and true distance. With --warm-start PCT (or full), each run
 // starts warm (TuneOptions::warm_start) from another landscape of the same space: a bayes run at
 // PCT % of it with another seed (or its whole table); which one, --prior TARGET=EARLIER says
-// (bench/autotune_warm_start.sh), else each seed takes the next of the others in turn. With
+// (bench/autotune_warm_start.sh), else each seed takes the next of the others in turn; with
+// --warm-runs K, the first K named, in the order named (or the next K of the others), each with a
+// seed of its own. With
 // --calibration, at the end, the bayes runs grouped by the chance their likeliest configuration
 // left unmeasured was given to beat the best by 3 % (TuneResult::likeliest_better): how many of
 // each group's runs reported one more than 3 % from the best.
@@ -72,15 +74,14 @@ Landscape load(const std::string& argument) {
   return l;
 }
 
-// What an earlier run of the landscape gives a warm start (options.warm_start and its failures):
-// the configurations that succeeded and their costs, cheapest first, and those that failed, from a
-// bayes run at `warm` percent with this seed or ("full") the table.
-void earlier_run(const Landscape& earlier, const std::string& warm, uint64_t seed, TuneOptions& into) {
-  auto& out = into.warm_start;
-  auto& failed = into.warm_start_failures;
+// Adds an earlier run of the landscape to a warm start (add_earlier_run): a bayes run at `warm`
+// percent with this seed, or ("full") the table.
+void add_earlier(const Landscape& earlier, const std::string& warm, uint64_t seed, TuneOptions& into) {
+  std::vector<std::pair<size_t, double>> costs;
+  std::vector<size_t> failed;
   if (warm == "full") {
     for (const auto& [c, m] : earlier.recorded) {
-      if (m.ok()) out.emplace_back(c, m.value);
+      if (m.ok()) costs.emplace_back(c, m.value);
       else failed.push_back(c);
     }
   } else {
@@ -90,12 +91,12 @@ void earlier_run(const Landscape& earlier, const std::string& warm, uint64_t see
     options.seed = seed;
     options.budget = static_cast<size_t>(std::ceil(std::atof(warm.c_str()) / 100 * static_cast<double>(earlier.space.size())));
     for (const auto& m : tune(earlier.space, evaluator, store, options).measured) {
-      if (m.measurement.ok()) out.emplace_back(m.configuration, m.measurement.value);
+      if (m.measurement.ok()) costs.emplace_back(m.configuration, m.measurement.value);
       else failed.push_back(m.configuration);
     }
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return std::tie(a.second, a.first) < std::tie(b.second, b.first); });
-  std::sort(failed.begin(), failed.end());
+  std::sort(costs.begin(), costs.end(), [](const auto& a, const auto& b) { return std::tie(a.second, a.first) < std::tie(b.second, b.first); });
+  add_earlier_run(into, costs, failed);
 }
 
 }  // namespace
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<double, bool>> chances;  // per bayes run with something left: the chance, and whether it missed
   std::vector<std::string> landscapes, priors;
   std::string warm;  // none, "full" or a percentage
+  size_t warm_runs = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
     else if (a == "--noise" && i + 1 < argc) noise = std::string(argv[++i]) != "none";
     else if (a == "--warm-start" && i + 1 < argc) warm = argv[++i];
     else if (a == "--prior" && i + 1 < argc) priors.push_back(argv[++i]);
+    else if (a == "--warm-runs" && i + 1 < argc) warm_runs = static_cast<size_t>(std::max(1, std::atoi(argv[++i])));
     else if (a == "--per-seed") per_seed = true;
     else if (a == "--trajectory") per_seed = trajectory = true;
     else if (a == "--calibration") calibration = true;
@@ -122,7 +125,7 @@ int main(int argc, char** argv) {
   }
   if (landscapes.empty() || seeds < 1) {
     std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none] "
-                         "[--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...]] [--calibration] "
+                         "[--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...] [--warm-runs K]] [--calibration] "
                          "NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
     return 2;
   }
@@ -132,10 +135,16 @@ int main(int argc, char** argv) {
     for (const auto& argument : landscapes) all.push_back(load(argument));
     for (size_t li = 0; li < all.size(); ++li) {
       const auto& l = all[li];
-      std::vector<size_t> earlier;  // the landscapes a warm start may come from
-      for (size_t o = 0; o < all.size(); ++o) {
-        const bool named = std::find(priors.begin(), priors.end(), l.name + "=" + all[o].name) != priors.end();
-        if (o != li && all[o].space_file == l.space_file && (priors.empty() || named)) earlier.push_back(o);
+      // The landscapes a warm start may come from: those --prior names for this one, in the order
+      // named, else every other of its space.
+      std::vector<size_t> earlier;
+      for (const auto& prior : priors) {
+        for (size_t o = 0; o < all.size(); ++o) {
+          if (o != li && all[o].space_file == l.space_file && prior == l.name + "=" + all[o].name) earlier.push_back(o);
+        }
+      }
+      for (size_t o = 0; o < all.size() && priors.empty(); ++o) {
+        if (o != li && all[o].space_file == l.space_file) earlier.push_back(o);
       }
       for (const auto& budget_text : budgets) {
         const bool timed = !budget_text.empty() && std::isalpha(static_cast<unsigned char>(budget_text.back()));
@@ -157,7 +166,10 @@ int main(int argc, char** argv) {
             if (timed) apply_budget(budget_text, options);
             else options.budget = budget;
             if (!warm.empty() && !earlier.empty()) {
-              earlier_run(all[earlier[(static_cast<size_t>(s) + li) % earlier.size()]], warm, static_cast<uint64_t>(s) + 1000, options);
+              const size_t first = priors.empty() ? static_cast<size_t>(s) + li : 0;  // named: the first named first
+              for (size_t k = 0; k < std::min(warm_runs, earlier.size()); ++k) {
+                add_earlier(all[earlier[(first + k) % earlier.size()]], warm, static_cast<uint64_t>(s) + 1000 + k, options);
+              }
             }
             const auto r = tune(l.space, noise ? static_cast<Evaluator&>(noisy) : exact, store, options);
             // Judged by the recorded (true) figure of what it reports, not by its own noisy one.

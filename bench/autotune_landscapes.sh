@@ -229,4 +229,7 @@ landscape sgemm_large_6k_512 $matmul_large sgemm_large_6k_512_h200_exhaustive.cs
 for n in 1792 2304 3584 5k 1280 2816 4608 2432 3328 3840; do
   landscape "stencil_large_$n" $stencil_large "stencil_large_${n}_h200_exhaustive.csv"
 done
+# LIST_LANDSCAPES=1: the landscapes alone, NAME=SPACE:TABLE a line (bench/autotune_warm_start_several.sh,
+# bench/autotune_shared_optima.py).
+[ -n "${LIST_LANDSCAPES:-}" ] && { printf '%s\n' "${landscapes[@]}"; exit 0; }
 "$build/bin/rpl-autotune-landscapes" "$@" "${landscapes[@]}"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release EXAMPLES=stencil_tunable WITH_CLANG=1 NO_TESTS=1 bash scripts/gpu/prepare_carry.sh`:
+# autotune --warm-start from one earlier run and from two, live. The earlier runs are exhaustive
+# tables of neighbouring sizes measured on an H200 (bench/data, as a run's --csv writes them):
+# - the stencil's launch geometry at 2048², 50 steps, at 5 % (5 measured), seeds ${STENCIL_SEEDS:-1 2 3 4 5}:
+#   cold, from 1920², and from 1920² and 2176²;
+# - the Triton matmul (tests/gpu/programs/triton_matmul_tunable.py, a program we did not write) at
+#   2048³ at 5 % (3 measured), seeds ${TRITON_SEEDS:-1 2}, each run with a Triton cache of its own:
+#   cold, from 1792³, and from 1792³ and 2560³.
+# Per run, in summary.txt: its wall time, best and what it measured in order
+# (scripts/gpu/autotune_run_summary.py); each run's measurements.csv as NAME.csv and its
+# autotune.json as NAME.autotune.json.
+set -uo pipefail
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+rp="$carry/bin/rocm-perf"
+data=bench/data
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+run() {  # NAME SPACE TEMPLATE OPTIONS...
+  local name=$1 space=$2 template=$3; shift 3
+  local t0=$(date +%s%N)
+  TRITON_CACHE_DIR=$(mktemp -d) "$rp" autotune --space "$space" --cmd-template "$template" --backend cuda --timeout 120 \
+    --out "$out/$name" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
+  local rc=$?
+  echo -n "$(( ($(date +%s%N) - t0) / 1000000 )) ms wall; " >> "$out/summary.txt"
+  python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
+  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
+  cp "$out/$name/autotune.json" "$out/$name.autotune.json" 2>/dev/null
+  rm -rf "$out/$name"
+}
+stencil="$carry/examples/stencil_tunable 2048 50 --bx {BX} --by {BY} --rows {ROWS}"
+for seed in ${STENCIL_SEEDS:-1 2 3 4 5}; do
+  for warm in cold one two; do
+    case $warm in
+      cold) from=() ;;
+      one) from=(--warm-start $data/stencil_1920_h200_exhaustive.csv) ;;
+      two) from=(--warm-start $data/stencil_1920_h200_exhaustive.csv --warm-start $data/stencil_2176_h200_exhaustive.csv) ;;
+    esac
+    run "stencil_2048_${warm}_seed$seed" examples/stencil/stencil_space.json "$stencil" --budget 5% --max-runs 2 --seed "$seed" "${from[@]}"
+  done
+done
+triton="python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048"
+for seed in ${TRITON_SEEDS:-1 2}; do
+  for warm in cold one two; do
+    case $warm in
+      cold) from=() ;;
+      one) from=(--warm-start $data/triton_1792_h200_exhaustive.csv) ;;
+      two) from=(--warm-start $data/triton_1792_h200_exhaustive.csv --warm-start $data/triton_2560_h200_exhaustive.csv) ;;
+    esac
+    run "triton_2048_${warm}_seed$seed" tests/gpu/programs/triton_space.json "$triton" --kernel matmul_kernel --max-runs 1 \
+      --budget 5% --seed "$seed" "${from[@]}"
+  done
+done
