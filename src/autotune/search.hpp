@@ -48,8 +48,9 @@ class Search {
   void observations(std::vector<size_t>& configurations, std::vector<double>& costs) const;
   std::vector<size_t> failed() const;
 
-  /// Measures the best configuration of the warm start not measured yet, where there is one, as a seed.
-  bool measure_warm_start_best(const std::string& phase);
+  /// Measures the earlier runs' bests not measured yet, in order and at most `limit` (where every one
+  /// is measured, the cheapest of the warm start not measured yet), as seeds; returns how many.
+  size_t measure_warm_start_bests(const std::string& phase, size_t limit);
   void warn_if_no_model_chose();
   void run_random();
   void run_model();

@@ -214,9 +214,9 @@ void Search::run_bayes() {
   // matmul at 2048³ at 5 and 10 %: 10 of 20, cold 20; the SGEMM at 2048³ from 1536³ at 5 %, 2 of
   // 20, cold 20). Neither the earlier best beside the whole spread (5,192) nor the prior scaled by
   // the slope of this run's log costs on it (5,259) lost less there: a misleading earlier run costs.
-  const bool warm = measure_warm_start_best("seed");
-  result_.seed_count = seeds + central;
-  measure_batch(spread(seeds - (warm ? 1 : 0), process), "seed");
+  const size_t warm = measure_warm_start_bests("seed", std::max(seeds, planned_ / 2));
+  result_.seed_count = std::max(seeds, warm) + central;
+  measure_batch(spread(seeds - std::min(seeds, warm), process), "seed");
   const auto unmeasured = candidates();
   const auto prior_mean = earlier_log_costs(space_, options_.warm_start, unmeasured, result_.measured, order_);
   auto prior_of = [&](size_t c) {

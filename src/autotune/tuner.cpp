@@ -317,8 +317,8 @@ TuneResult Search::run() {
   } else if (options_.strategy != Strategy::random && result_.budget <= model_minimum()) {
     // Too few configurations for a model to guide any: a spread of the space instead.
     result_.warnings.push_back("budget_too_small_for_a_model");
-    const bool warm = measure_warm_start_best("spread");
-    measure_batch(spread(result_.budget - (warm ? 1 : 0), GaussianProcess(space_)), "spread");
+    const size_t warm = measure_warm_start_bests("spread", result_.budget);
+    measure_batch(spread(result_.budget - warm, GaussianProcess(space_)), "spread");
   } else if (options_.strategy == Strategy::bayes) {
     run_bayes();
   } else if (options_.strategy == Strategy::model) {
@@ -357,13 +357,17 @@ void Search::warn_if_no_model_chose() {
                                          done(), done() == 1 ? "" : "s", measurement_seconds_.load(), std::ceil(enough)));
 }
 
-bool Search::measure_warm_start_best(const std::string& phase) {
-  for (const auto& [c, cost] : options_.warm_start) {  // best first
-    if (measured_[c]) continue;
-    measure_batch({c}, phase);
-    return true;
+size_t Search::measure_warm_start_bests(const std::string& phase, size_t limit) {
+  std::vector<size_t> bests;
+  for (size_t c : options_.warm_start_bests) {
+    if (bests.size() < limit && !measured_[c] && std::find(bests.begin(), bests.end(), c) == bests.end()) bests.push_back(c);
   }
-  return false;
+  for (const auto& [c, cost] : options_.warm_start) {  // cheapest first: where the bests were measured before (a resumed run)
+    if (!bests.empty() || limit == 0) break;
+    if (!measured_[c]) bests.push_back(c);
+  }
+  if (!bests.empty()) measure_batch(bests, phase);
+  return bests.size();
 }
 
 size_t TuneResult::measured_in(const std::string& phase) const {

@@ -13,7 +13,11 @@ namespace rpl::autotune {
 void add_earlier_run(TuneOptions& options, const std::vector<std::pair<size_t, double>>& costs, const std::vector<size_t>& failures) {
   if (!costs.empty()) {
     double best = costs.front().second;
-    for (const auto& [c, cost] : costs) best = std::min(best, cost);
+    size_t best_configuration = costs.front().first;
+    for (const auto& [c, cost] : costs) {
+      if (cost < best) best = cost, best_configuration = c;
+    }
+    options.warm_start_bests.push_back(best_configuration);
     // Scaled so that its best costs what the first run's does (the first run's costs as they are).
     const double scale = options.warm_start.empty() ? 1.0 : options.warm_start.front().second / best;
     for (const auto& [c, cost] : costs) options.warm_start.emplace_back(c, cost * scale);

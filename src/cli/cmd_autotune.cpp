@@ -47,7 +47,7 @@ Action add_autotune_command(CLI::App& app) {
   cmd->add_option("--csv", o->csv_file, "write every measurement to this CSV file (- for stdout)");
   cmd->add_option("--warm-start", o->warm_start_files,
                   "start from an earlier run of the same parameters (its --out folder or --csv; another size or GPU): its best is the first "
-                  "seed and its landscape the model's prior (bayes); again for more runs, the first's best the first seed")
+                  "seed and its landscape the model's prior (bayes); again for more runs, the nearest first: each run's best a seed")
       ->allow_extra_args(false);
   cmd->add_flag("--no-rocprof", o->request.no_rocprof, "measure the whole process's wall time instead of the kernel's");
   cmd->add_option("--backend", o->request.backend, "auto, rocm or cuda")->check(CLI::IsMember({"auto", "rocm", "cuda"}))->capture_default_str();

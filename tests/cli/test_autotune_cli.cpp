@@ -360,9 +360,9 @@ TEST(CliAutotune, AWarmStartFromAnEarlierRunAtAnotherSize) {
   EXPECT_EQ(read_text(earlier), earlier_text);  // read, never written
 }
 
-// Earlier runs at two sizes (1792³ on an H100, 1920³ on an H200) make one warm start: the first
-// given's best is measured first, and each file is named in the order given; given the other way
-// round, the other's best comes first.
+// Earlier runs at two sizes (1792³ on an H100, 1920³ on an H200) make one warm start: their bests
+// are the first two measured, the first given's first, and each file is named in the order given;
+// given the other way round, the other's best comes first.
 TEST(CliAutotune, AWarmStartFromSeveralEarlierRuns) {
   const auto dir = fresh_dir("tune-warm-several");
   const RecordedSgemm sgemm;
@@ -387,8 +387,10 @@ TEST(CliAutotune, AWarmStartFromSeveralEarlierRuns) {
     EXPECT_EQ(doc["warm_start"]["files"], nlohmann::json::array({first.string(), second.string()}));
     EXPECT_EQ(doc["warm_start"]["configurations"], either.size());
     const auto measured = measured_rows(out / "measured.csv");
-    ASSERT_FALSE(measured.empty());
-    EXPECT_EQ(sgemm_parameters(measured.front()), swapped ? table_b.best : table_a.best) << measured.front();
+    ASSERT_GE(measured.size(), 2u);
+    EXPECT_EQ(sgemm_parameters(measured[0]), swapped ? table_b.best : table_a.best) << measured[0];
+    EXPECT_EQ(sgemm_parameters(measured[1]), swapped ? table_a.best : table_b.best) << measured[1];
+    EXPECT_NE(measured[1].find(",seed,"), std::string::npos) << measured[1];
     auto text = run_cli({"autotune", "--space", sgemm.space, "--cmd-template", sgemm.program, "--metric-regex", "sample_ms=([0-9.]+)",
                          "--budget", "5%", "--warm-start", first.string(), "--warm-start", second.string(), "--replay", out.string(),
                          "--out", (dir / "text").string()});

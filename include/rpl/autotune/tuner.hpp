@@ -58,13 +58,14 @@ struct TuneOptions {
   int remeasure_rounds = 2;        // interleaved re-measurements of the winner and runner-up
   std::vector<std::pair<size_t, double>> warm_start;  // bayes: earlier runs' configurations and costs, best first (add_earlier_run)
   std::vector<size_t> warm_start_failures;            // bayes: those that failed there, not proposed while others are left
+  std::vector<size_t> warm_start_bests;               // bayes: each earlier run's best, in the order the runs were added
 };
 
 /// Adds an earlier run of the space (another size or device) to options' warm start: the costs of
 /// the configurations that succeeded in it, scaled so that its best costs what the first run's best
 /// does (sizes differ in scale more than in shape), and those that failed in it, unless another run
-/// had them succeed. The warm start stays cheapest first, ties in the order the runs were added, so
-/// that the first run's best is the first seed.
+/// had them succeed. The warm start stays cheapest first, ties in the order the runs were added; the
+/// runs' bests, in that order, are the first seeds.
 void add_earlier_run(TuneOptions& options, const std::vector<std::pair<size_t, double>>& costs, const std::vector<size_t>& failures);
 
 /// Where measurements are kept between runs (the SQLite cache) or not at all.

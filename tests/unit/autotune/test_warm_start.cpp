@@ -118,8 +118,8 @@ TEST(Tuner, AWarmStartLeavesWhatFailedThereForLast) {
 
 // Several earlier runs (other sizes: one twice as slow everywhere) make one warm start: the first
 // run's costs as they are, the second's scaled so that its best costs what the first's does,
-// cheapest first, the first run's best ahead of the second's; a failure there stays left for last
-// unless another run had it succeed.
+// cheapest first, the first run's best ahead of the second's, and the runs' bests the first seeds;
+// a failure there stays left for last unless another run had it succeed.
 TEST(Tuner, EarlierRunsJoinRelativeToTheirOwnBest) {
   TuneOptions o;
   add_earlier_run(o, {{4, 4.0}, {7, 2.0}, {9, 6.0}}, {11, 12});
@@ -128,7 +128,8 @@ TEST(Tuner, EarlierRunsJoinRelativeToTheirOwnBest) {
   const std::vector<std::pair<size_t, double>> expected = {{7, 2.0}, {4, 2.0}, {5, 2.4}, {4, 4.0}, {11, 4.0}, {9, 6.0}};
   EXPECT_EQ(o.warm_start, expected);
   EXPECT_EQ(o.warm_start_failures, (std::vector<size_t>{12, 13})) << "11 succeeded in the second run";
-  // The first run's best is the first seed; with the runs the other way round, the second's.
+  EXPECT_EQ(o.warm_start_bests, (std::vector<size_t>{7, 4}));
+  // The runs' bests are the first seeds, in the order the runs were added.
   auto s = grid();
   for (bool swapped : {false, true}) {
     TuneOptions w;
@@ -139,9 +140,11 @@ TEST(Tuner, EarlierRunsJoinRelativeToTheirOwnBest) {
     FunctionEvaluator eval([&](size_t c) { return ok(1 + 0.01 * static_cast<double>(c)); });
     MemoryStore store;
     const auto r = tune(s, eval, store, w);
-    ASSERT_FALSE(r.measured.empty());
-    EXPECT_EQ(r.measured.front().configuration, swapped ? 60u : 3u);
-    EXPECT_EQ(r.measured.front().phase, "seed");
+    ASSERT_GE(r.measured.size(), 2u);
+    EXPECT_EQ(r.measured[0].configuration, swapped ? 60u : 3u);
+    EXPECT_EQ(r.measured[1].configuration, swapped ? 3u : 60u);
+    EXPECT_EQ(r.measured[0].phase, "seed");
+    EXPECT_EQ(r.measured[1].phase, "seed");
   }
 }
 
