@@ -30,9 +30,12 @@ class Search {
   /// The time budget's clock: the wall clock since the start or, where the evaluator replays a
   /// recording, the seconds its measurements took when recorded.
   double spent_seconds() const;
-  /// Whether the time budget leaves no room for another configuration: its measurement and one round
-  /// of re-measuring the two best, as long as those measured so far took, would end after it.
+  /// Whether the time budget leaves no room for another configuration: its measurement and the round
+  /// of re-measuring the two best held back for (round_held_back), as long as those measured so far
+  /// took, would end after it.
   bool out_of_time() const;
+  /// The seconds of that round the search holds back from configurations.
+  double round_held_back() const;
   /// Whether one more round of re-measuring `count` configurations is expected to end within the time budget.
   bool remeasure_round_fits(size_t count) const;
   /// Notes how long a measurement that ran took, for the estimates above (under the batch's mutex).
@@ -91,9 +94,16 @@ class Search {
   std::atomic<double> recorded_seconds_{0};
   // Means over the measurements that ran in this search: one configuration's (its build and any
   // failure included), and one re-measurement's (its build reused, so without it; those that succeeded).
-  size_t ran_ = 0, ran_ok_ = 0;
+  size_t ran_ = 0;
+  std::atomic<size_t> ran_ok_{0};
   double ran_seconds_ = 0, ran_ok_run_seconds_ = 0;
+  // The run's first measurement, and the longest of the others (note_time_taken caps the first there).
+  double first_seconds_ = 0, longest_seconds_ = 0, longest_ok_run_seconds_ = 0;
+  std::optional<double> first_ok_run_seconds_;  // where the run's first measurement succeeded
   std::atomic<double> measurement_seconds_{0}, remeasurement_seconds_{0};
+  // Whether the search left room for the round of re-measurements when it last started a
+  // configuration (or no time budget bounds it): then the round's first pass runs, fitting or not.
+  std::atomic<bool> round_room_left_{true};
 };
 
 }  // namespace rpl::autotune

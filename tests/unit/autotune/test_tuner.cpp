@@ -312,14 +312,16 @@ std::map<size_t, Measurement> recorded_bowl(const SearchSpace& s, double seconds
 
 // A replay spends a time budget in the seconds each measurement took when recorded, as a live run
 // would have, not in its own microseconds; the re-measurement of the best is part of it. At 10 s
-// each, 100 s start eight (at 0 to 70 s: each leaves room for itself and a round of re-measuring two,
-// 20 s), then re-measure the two best once (80 to 100 s), not twice; 35 s start one, and re-measure
-// it twice (10 to 30 s).
+// each, 100 s start eight (at 0 to 70 s: from the third on, each leaves room for itself and a round of
+// re-measuring two, 20 s), then re-measure the two best once (80 to 100 s), not twice. 35 s start
+// three (at 0, 10 and 20 s) and re-measure none: the first two hold nothing back, as one alone needs
+// no re-measuring to be chosen, and at 20 s the round no longer fits (it once started one and
+// re-measured it twice, choosing nothing).
 TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   auto s = grid();
   auto recorded = recorded_bowl(s, 10, 0);
   for (const auto strategy : {Strategy::random, Strategy::model, Strategy::bayes}) {
-    for (const auto& [budget, measured, remeasured, rounds] : {std::tuple{100.0, 8u, 2u, 1u}, std::tuple{35.0, 1u, 1u, 2u}}) {
+    for (const auto& [budget, measured, remeasured, rounds] : {std::tuple{100.0, 8u, 2u, 1u}, std::tuple{35.0, 3u, 0u, 0u}}) {
       RecordedEvaluator replay(recorded);
       MemoryStore store;
       TuneOptions o;
@@ -334,21 +336,27 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
       // The curve runs on the same clock: each configuration ended 10 s after the one before.
       ASSERT_EQ(r.curve.size(), measured);
       for (size_t i = 0; i < r.curve.size(); ++i) EXPECT_DOUBLE_EQ(r.curve[i].seconds, 10.0 * static_cast<double>(i + 1));
-      // At 35 s the one measured is a seed: no model chose, which random search has none to.
+      // At 35 s the model strategy's three measured are seeds: no model chose, which random search has
+      // none to; bayes's model chose the third (its seeds are two).
       const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
-        return w.starts_with("time_budget_too_small_for_a_model: the time ran out after 1 configuration (10.0 s each)");
+        return w.starts_with("time_budget_too_small_for_a_model: the time ran out after 3 configurations (10.0 s each)");
       });
-      EXPECT_EQ(warned, budget == 35.0 && strategy != Strategy::random) << strategy_name(strategy) << " " << budget;
+      EXPECT_EQ(warned, budget == 35.0 && strategy == Strategy::model) << strategy_name(strategy) << " " << budget;
+      if (strategy == Strategy::bayes && budget == 35.0) {
+        EXPECT_EQ(r.measured_in("guided"), 1u);
+      }
     }
   }
-  {  // bayes: its two seeds and a pick per parameter (two), then a round of two re-measurements.
+  {  // bayes at 25 s: its two seeds (at 0 and 10 s); enough would be a pick per parameter (two) after
+     // them, then a round of two re-measurements.
     RecordedEvaluator replay(recorded);
     MemoryStore store;
     TuneOptions o;
-    o.time_budget_seconds = 35;
+    o.time_budget_seconds = 25;
     const auto r = tune(s, replay, store, o);
+    EXPECT_EQ(r.measured.size(), 2u);
     EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(),
-                        "time_budget_too_small_for_a_model: the time ran out after 1 configuration (10.0 s each), before a model chose "
+                        "time_budget_too_small_for_a_model: the time ran out after 2 configurations (10.0 s each), before a model chose "
                         "any; about --budget 60s would let it choose one per parameter"),
               r.warnings.end());
   }
@@ -375,6 +383,48 @@ TEST(Tuner, ATimeBudgetExpectsReMeasurementsWithoutTheirBuilds) {
   EXPECT_EQ(r.measured.size(), 9u);
   ASSERT_EQ(r.remeasured.size(), 2u);
   for (const auto& rm : r.remeasured) EXPECT_EQ(rm.rounds.size(), 1u);
+}
+
+// A replay whose first measurement takes `extra` seconds more, as a run's first process does on a
+// machine just started (live on an H200: 8.4 s where the same configuration took 4.4 to 5.4 s).
+class ColdFirstReplay : public Evaluator {
+ public:
+  ColdFirstReplay(std::map<size_t, Measurement> recorded, double extra) : replay_(std::move(recorded)), extra_(extra) {}
+  Measurement measure(size_t configuration, int worker, const std::atomic<bool>* cancel) override {
+    auto m = replay_.measure(configuration, worker, cancel);
+    if (calls_++ == 0) m.seconds += extra_;
+    return m;
+  }
+  bool replays_recorded_time() const override { return true; }
+
+ private:
+  RecordedEvaluator replay_;
+  double extra_;
+  int calls_ = 0;
+};
+
+// A slow first measurement (18 s, the rest 10 s) does not stop a 60 s budget at one configuration:
+// the first holds nothing back for the round, and once a second has run the estimates leave the first
+// out. So three start (at 0, 18 and 28 s), then the two best are re-measured once (38 to 58 s). It
+// once started one, taking 18 s for the next and 36 s for the round, and re-measured it twice.
+TEST(Tuner, ASlowFirstMeasurementDoesNotSpendATimeBudget) {
+  auto s = grid();
+  ColdFirstReplay replay(recorded_bowl(s, 10, 0), 8);
+  MemoryStore store;
+  TuneOptions o;
+  o.strategy = Strategy::random;
+  o.time_budget_seconds = 60;
+  const auto r = tune(s, replay, store, o);
+  ASSERT_EQ(r.measured.size(), 3u);
+  ASSERT_EQ(r.curve.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.curve[0].seconds, 18);
+  EXPECT_DOUBLE_EQ(r.curve[2].seconds, 38);
+  ASSERT_EQ(r.remeasured.size(), 2u);
+  for (const auto& rm : r.remeasured) {
+    ASSERT_EQ(rm.rounds.size(), 1u);
+    EXPECT_DOUBLE_EQ(rm.rounds[0].seconds, 10);
+  }
+  EXPECT_TRUE(r.out_of_time);
 }
 
 TEST(Tuner, SeveralWorkersMeasureTheSameConfigurationsAsOne) {
