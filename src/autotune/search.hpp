@@ -51,8 +51,8 @@ class Search {
   void observations(std::vector<size_t>& configurations, std::vector<double>& costs) const;
   std::vector<size_t> failed() const;
 
-  /// Measures the earlier runs' bests not measured yet, in order and at most `limit` (where every one
-  /// is measured, the cheapest of the warm start not measured yet), as seeds; returns how many.
+  /// Measures the earlier runs' bests, in order and at most `limit` (where no run's best is named, the
+  /// cheapest of the warm start), as seeds; returns how many.
   size_t measure_warm_start_bests(const std::string& phase, size_t limit);
   void warn_if_no_model_chose();
   void run_random();

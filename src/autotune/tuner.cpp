@@ -393,10 +393,8 @@ size_t Search::measure_warm_start_bests(const std::string& phase, size_t limit) 
   for (size_t c : options_.warm_start_bests) {
     if (bests.size() < limit && !measured_[c] && std::find(bests.begin(), bests.end(), c) == bests.end()) bests.push_back(c);
   }
-  if (bests.empty() && limit > 0) {  // the bests were measured before (a resumed run): the cheapest left
-    const auto left = std::find_if(options_.warm_start.begin(), options_.warm_start.end(), [&](const auto& w) { return !measured_[w.first]; });
-    if (left != options_.warm_start.end()) bests.push_back(left->first);
-  }
+  // Earlier costs given without their runs' bests (TuneOptions::warm_start set directly): the cheapest.
+  if (options_.warm_start_bests.empty() && !options_.warm_start.empty() && limit > 0) bests.push_back(options_.warm_start.front().first);
   if (!bests.empty()) measure_batch(bests, phase);
   return bests.size();
 }
