@@ -28,26 +28,19 @@ run() {  # NAME SPACE TEMPLATE OPTIONS...
   cp "$out/$name/autotune.json" "$out/$name.autotune.json" 2>/dev/null
   rm -rf "$out/$name"
 }
-stencil="$carry/examples/stencil_tunable 2048 50 --bx {BX} --by {BY} --rows {ROWS}"
-for seed in ${STENCIL_SEEDS:-1 2 3 4 5}; do
-  for warm in cold one two; do
-    case $warm in
-      cold) from=() ;;
-      one) from=(--warm-start $data/stencil_1920_h200_exhaustive.csv) ;;
-      two) from=(--warm-start $data/stencil_1920_h200_exhaustive.csv --warm-start $data/stencil_2176_h200_exhaustive.csv) ;;
-    esac
-    run "stencil_2048_${warm}_seed$seed" examples/stencil/stencil_space.json "$stencil" --budget 5% --max-runs 2 --seed "$seed" "${from[@]}"
+# NAME SEEDS SPACE TEMPLATE FIRST SECOND OPTIONS...: per seed, cold, from the table FIRST, and from
+# FIRST and SECOND (bench/data), nearest first.
+cold_one_two() {
+  local name=$1 seeds=$2 space=$3 template=$4 first=$data/$5 second=$data/$6; shift 6
+  for seed in $seeds; do
+    run "${name}_cold_seed$seed" "$space" "$template" --seed "$seed" "$@"
+    run "${name}_one_seed$seed" "$space" "$template" --seed "$seed" "$@" --warm-start "$first"
+    run "${name}_two_seed$seed" "$space" "$template" --seed "$seed" "$@" --warm-start "$first" --warm-start "$second"
   done
-done
-triton="python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048"
-for seed in ${TRITON_SEEDS:-1 2}; do
-  for warm in cold one two; do
-    case $warm in
-      cold) from=() ;;
-      one) from=(--warm-start $data/triton_1792_h200_exhaustive.csv) ;;
-      two) from=(--warm-start $data/triton_1792_h200_exhaustive.csv --warm-start $data/triton_2560_h200_exhaustive.csv) ;;
-    esac
-    run "triton_2048_${warm}_seed$seed" tests/gpu/programs/triton_space.json "$triton" --kernel matmul_kernel --max-runs 1 \
-      --budget 5% --seed "$seed" "${from[@]}"
-  done
-done
+}
+cold_one_two stencil_2048 "${STENCIL_SEEDS:-1 2 3 4 5}" examples/stencil/stencil_space.json \
+  "$carry/examples/stencil_tunable 2048 50 --bx {BX} --by {BY} --rows {ROWS}" \
+  stencil_1920_h200_exhaustive.csv stencil_2176_h200_exhaustive.csv --budget 5% --max-runs 2
+cold_one_two triton_2048 "${TRITON_SEEDS:-1 2}" tests/gpu/programs/triton_space.json \
+  "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048" \
+  triton_1792_h200_exhaustive.csv triton_2560_h200_exhaustive.csv --kernel matmul_kernel --max-runs 1 --budget 5%
