@@ -123,6 +123,12 @@
 #   stencil_large_2432, stencil_large_3328, stencil_large_3840: the stencil's 410 at 2432² and 35
 #            steps, 3328² and 25, 3840² and 20: measured on 2026-12-02 (sixth session) and sealed
 #            before the next change to the local steps on that space was chosen, to check it.
+#   stencil_832, stencil_1856, stencil_2624, stencil_3456, sgemm_1600, sgemm_2176, sgemm_3k_1536,
+#            triton_2304: the stencil's 96 at 832² and 130 steps, 1856² and 55, 2624² and 35, 3456² and
+#            22, the 225 at 1600³, 2176³ and 3072 x 1536 x 1024, the Triton matmul's 54 at 2304³:
+#            sizes between those above, measured on 2026-12-03 (tenth session) and sealed, to check the
+#            warm start from several earlier runs (chosen on the benchmark's landscapes, 2026-12-03,
+#            ninth session) and the cold strategy, unchanged, on landscapes neither was chosen on.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -308,6 +314,14 @@ stencil_large_4608  stencil large 4608 15
 stencil_large_2432  stencil large 2432 35
 stencil_large_3328  stencil large 3328 25
 stencil_large_3840  stencil large 3840 20
+stencil_832         stencil 832 130
+stencil_1856        stencil 1856 55
+stencil_2624        stencil 2624 35
+stencil_3456        stencil 3456 22
+sgemm_1600          sgemm 1600 1600 1600
+sgemm_2176          sgemm 2176 2176 2176
+sgemm_3k_1536       sgemm 3072 1536 1024
+triton_2304         triton 2304
 "
 written=(summary.txt machine.txt)  # what this run leaves in $out
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
