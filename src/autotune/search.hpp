@@ -1,6 +1,7 @@
 #pragma once
 // The state of one tuning run, shared by the files that define its parts: tuner.cpp (measuring,
-// the budget, the curve, the re-measurement of the best, the random strategy), strategy_model.cpp
+// the budget, the curve, the re-measurement of the best, the random strategy), time_budget.cpp
+// (the time budget's clock and estimates), strategy_model.cpp
 // (the quadratic model's seed, explore, prune and confirm) and strategy_bayes.cpp (a Gaussian
 // process choosing each next configuration, near the best measured first).
 #include <atomic>

@@ -7,8 +7,6 @@
 #include <random>
 #include <thread>
 
-#include <fmt/format.h>
-
 #include <rpl/core/error.hpp>
 
 #include "search.hpp"
@@ -41,61 +39,6 @@ Search::Search(const SearchSpace& space, Evaluator& evaluator, MeasurementStore&
   for (size_t c : options.warm_start_failures) {
     if (c < space.size()) failed_before_[c] = true;
   }
-}
-
-double Search::spent_seconds() const {
-  return evaluator_.replays_recorded_time() ? recorded_seconds_.load()
-                                            : std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-}
-
-// The re-measurement of the best is part of a time budget, so the search leaves it a round: a user
-// who asks for 60 s gets the answer after about 60 s, not after the search's 60 s and the rounds.
-bool Search::out_of_time() const {
-  if (!options_.time_budget_seconds) return false;
-  const double spent = spent_seconds(), budget = *options_.time_budget_seconds;
-  return spent >= budget || spent + measurement_seconds_ + round_held_back() > budget;
-}
-
-// None until two configurations have succeeded: a lone one is the answer whatever its re-measurement
-// says, and a second is worth more. None either where the round no longer fits: the time left then
-// goes to configurations.
-double Search::round_held_back() const {
-  if (ran_ok_ < 2) return 0;
-  const double round = 2 * remeasurement_seconds_;
-  return spent_seconds() + round <= *options_.time_budget_seconds ? round : 0;
-}
-
-bool Search::remeasure_round_fits(size_t count) const {
-  if (!options_.time_budget_seconds) return true;
-  return spent_seconds() + static_cast<double>(count) * remeasurement_seconds_ <= *options_.time_budget_seconds;
-}
-
-// The run's first measurement may pay for the machine's cold start (libraries, drivers and caches
-// loaded): in each of the ten Triton tables of bench/data it took 1.04 to 1.82 times the median of
-// the rest, and live on an H200 8.4 s where the same configuration took 4.4 to 5.4 s. So once others
-// have run, the estimates count it at most as long as the longest of them.
-void Search::note_time_taken(const Measurement& m) {
-  auto excess = [](double first, double longest) { return first - std::min(first, longest); };
-  recorded_seconds_ += m.seconds;
-  const bool first = ran_++ == 0;
-  if (first) {
-    first_seconds_ = m.seconds;
-  } else {
-    longest_seconds_ = std::max(longest_seconds_, m.seconds);
-  }
-  ran_seconds_ += m.seconds;
-  measurement_seconds_ = (ran_seconds_ - (first ? 0 : excess(first_seconds_, longest_seconds_))) / static_cast<double>(ran_);
-  if (!m.ok()) return;
-  const double run_seconds = m.seconds - m.build_seconds;
-  if (first) {
-    first_ok_run_seconds_ = run_seconds;
-  } else {
-    longest_ok_run_seconds_ = std::max(longest_ok_run_seconds_, run_seconds);
-  }
-  ran_ok_run_seconds_ += run_seconds;
-  const size_t ok = ++ran_ok_;
-  const bool capped = first_ok_run_seconds_ && ok > 1;
-  remeasurement_seconds_ = (ran_ok_run_seconds_ - (capped ? excess(*first_ok_run_seconds_, longest_ok_run_seconds_) : 0)) / static_cast<double>(ok);
 }
 
 void Search::report(const std::string& phase, size_t done_now) {
@@ -371,21 +314,6 @@ TuneResult Search::run() {
   std::sort(ranked.begin(), ranked.end());
   for (size_t i = 0; i < ranked.size() && i < options_.top_k; ++i) result_.top.push_back(ranked[i].second);
   return result_;
-}
-
-// Where the time ran out before a model chose any configuration (the seeds took it all), the run
-// is no better than its seeds: says so, and about how long would let the model choose one per
-// parameter after them, at the pace measured (a count budget too small says so up front instead).
-void Search::warn_if_no_model_chose() {
-  if (options_.strategy == Strategy::random || result_.measured_in("spread") || done() == 0) return;
-  for (const char* chosen : {"guided", "explore", "confirm"}) {
-    if (result_.measured_in(chosen)) return;
-  }
-  const size_t before_a_model = std::max(done(), result_.seed_count) + space_.parameters.size();
-  const double enough = static_cast<double>(before_a_model) * measurement_seconds_ + 2 * remeasurement_seconds_;
-  result_.warnings.push_back(fmt::format("time_budget_too_small_for_a_model: the time ran out after {} configuration{} ({:.1f} s each), "
-                                         "before a model chose any; about --budget {:.0f}s would let it choose one per parameter",
-                                         done(), done() == 1 ? "" : "s", measurement_seconds_.load(), std::ceil(enough)));
 }
 
 size_t Search::measure_warm_start_bests(const std::string& phase, size_t limit) {
