@@ -38,7 +38,7 @@ bool Search::remeasure_round_fits(size_t count) const {
 
 // The run's first measurement may pay for the machine's cold start (libraries, drivers and caches
 // loaded): in each of the ten Triton tables of bench/data it took 1.04 to 1.82 times the median of
-// the rest, and live on an H200 8.4 s where the same configuration took 4.4 to 5.4 s. So once others
+// the rest, and live on an H200 8.4 s where the table's measurement of it took 4.7 s. So once others
 // have run, the estimates count it at most as long as the longest of them.
 void Search::note_time_taken(const Measurement& m) {
   auto excess = [](double first, double longest) { return first - std::min(first, longest); };
