@@ -386,7 +386,7 @@ TEST(Tuner, ATimeBudgetExpectsReMeasurementsWithoutTheirBuilds) {
 }
 
 // A replay whose first measurement takes `extra` seconds more, as a run's first process does on a
-// machine just started (live on an H200: 8.4 s where the same configuration took 4.4 to 5.4 s).
+// machine just started (live on an H200: 8.4 s where the table's measurement of it took 4.7 s).
 class ColdFirstReplay : public Evaluator {
  public:
   ColdFirstReplay(std::map<size_t, Measurement> recorded, double extra) : replay_(std::move(recorded)), extra_(extra) {}
@@ -404,8 +404,8 @@ class ColdFirstReplay : public Evaluator {
 };
 
 // A slow first measurement (18 s, the rest 10 s) does not stop a 60 s budget at one configuration:
-// the first holds nothing back for the round, and once a second has run the estimates leave the first
-// out. So three start (at 0, 18 and 28 s), then the two best are re-measured once (38 to 58 s). It
+// the first holds nothing back for the round, and once a second has run the estimates count the first
+// no longer than the longest of the others (10 s). So three start (at 0, 18 and 28 s), then the two best are re-measured once (38 to 58 s). It
 // once started one, taking 18 s for the next and 36 s for the round, and re-measured it twice.
 TEST(Tuner, ASlowFirstMeasurementDoesNotSpendATimeBudget) {
   auto s = grid();
