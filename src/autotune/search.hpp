@@ -18,6 +18,21 @@ namespace rpl::autotune {
 /// standard, unlike std::shuffle's use of it.
 std::vector<size_t> seeded_permutation(size_t n, uint64_t seed);
 
+/// The mean of the seconds measurements took, where the run's first counts at most as long as the
+/// longest of the others once there are others (it may pay for the machine's cold start).
+class SecondsMean {
+ public:
+  /// `runs_first`: the run's first measurement (not merely the first added here).
+  void add(double seconds, bool runs_first);
+  double mean() const;
+  size_t count() const { return count_; }
+
+ private:
+  size_t count_ = 0;
+  double sum_ = 0, longest_other_ = 0;
+  std::optional<double> first_;
+};
+
 class Search {
  public:
   Search(const SearchSpace& space, Evaluator& evaluator, MeasurementStore& store, const TuneOptions& options,
@@ -95,12 +110,8 @@ class Search {
   std::atomic<double> recorded_seconds_{0};
   // Means over the measurements that ran in this search: one configuration's (its build and any
   // failure included), and one re-measurement's (its build reused, so without it; those that succeeded).
-  size_t ran_ = 0;
+  SecondsMean measured_seconds_, remeasured_seconds_;
   std::atomic<size_t> ran_ok_{0};
-  double ran_seconds_ = 0, ran_ok_run_seconds_ = 0;
-  // The run's first measurement, and the longest of the others (note_time_taken caps the first there).
-  double first_seconds_ = 0, longest_seconds_ = 0, longest_ok_run_seconds_ = 0;
-  std::optional<double> first_ok_run_seconds_;  // where the run's first measurement succeeded
   std::atomic<double> measurement_seconds_{0}, remeasurement_seconds_{0};
   // Whether the search left room for the round of re-measurements when it last started a
   // configuration (or no time budget bounds it): then the round's first pass runs, fitting or not.

@@ -40,28 +40,31 @@ bool Search::remeasure_round_fits(size_t count) const {
 // loaded): in each of the ten Triton tables of bench/data it took 1.04 to 1.82 times the median of
 // the rest, and live on an H200 8.4 s where the table's measurement of it took 4.7 s. So once others
 // have run, the estimates count it at most as long as the longest of them.
+void SecondsMean::add(double seconds, bool runs_first) {
+  ++count_;
+  sum_ += seconds;
+  if (runs_first) {
+    first_ = seconds;
+  } else {
+    longest_other_ = std::max(longest_other_, seconds);
+  }
+}
+
+double SecondsMean::mean() const {
+  if (count_ == 0) return 0;
+  const double excess = first_ && count_ > 1 ? *first_ - std::min(*first_, longest_other_) : 0;
+  return (sum_ - excess) / static_cast<double>(count_);
+}
+
 void Search::note_time_taken(const Measurement& m) {
-  auto excess = [](double first, double longest) { return first - std::min(first, longest); };
   recorded_seconds_ += m.seconds;
-  const bool first = ran_++ == 0;
-  if (first) {
-    first_seconds_ = m.seconds;
-  } else {
-    longest_seconds_ = std::max(longest_seconds_, m.seconds);
-  }
-  ran_seconds_ += m.seconds;
-  measurement_seconds_ = (ran_seconds_ - (first ? 0 : excess(first_seconds_, longest_seconds_))) / static_cast<double>(ran_);
+  const bool first = measured_seconds_.count() == 0;
+  measured_seconds_.add(m.seconds, first);
+  measurement_seconds_ = measured_seconds_.mean();
   if (!m.ok()) return;
-  const double run_seconds = m.seconds - m.build_seconds;
-  if (first) {
-    first_ok_run_seconds_ = run_seconds;
-  } else {
-    longest_ok_run_seconds_ = std::max(longest_ok_run_seconds_, run_seconds);
-  }
-  ran_ok_run_seconds_ += run_seconds;
-  const size_t ok = ++ran_ok_;
-  const bool capped = first_ok_run_seconds_ && ok > 1;
-  remeasurement_seconds_ = (ran_ok_run_seconds_ - (capped ? excess(*first_ok_run_seconds_, longest_ok_run_seconds_) : 0)) / static_cast<double>(ok);
+  remeasured_seconds_.add(m.seconds - m.build_seconds, first);
+  ++ran_ok_;
+  remeasurement_seconds_ = remeasured_seconds_.mean();
 }
 
 // Where the time ran out before a model chose any configuration (the seeds took it all), the run
