@@ -60,6 +60,23 @@ class Search {
   /// Whether the budget (of configurations, and of time) allows measuring more.
   bool room() const { return done() < result_.budget && !result_.interrupted && !out_of_time(); }
   void measure_batch(const std::vector<size_t>& configurations, const std::string& phase);
+  /// A batch being measured: its entries (those from the store among them), the indices of those to
+  /// run, whether each started, and when each ended on the budget's clock.
+  struct Batch {
+    std::string phase;
+    std::vector<MeasuredConfiguration> entries;
+    std::vector<size_t> to_run;
+    std::vector<char> started;
+    std::vector<double> ended;
+    size_t finished = 0;
+  };
+  /// Runs the batch on `workers` threads, each taking the next configuration while the time lasts.
+  void run_live(Batch& batch, size_t workers);
+  /// Runs the batch one configuration at a time on the recorded clock, as `workers` GPUs would
+  /// have run it (time_budget.cpp).
+  void run_on_recorded_clock(Batch& batch, size_t workers);
+  /// What a measurement that ended leaves: the estimates, the store, the best so far, the progress.
+  void note_ended(Batch& batch, size_t i);
   void record(MeasuredConfiguration entry, double ended_seconds);
   void confirm_best();
   void report(const std::string& phase, size_t done_now);
@@ -105,8 +122,8 @@ class Search {
   size_t planned_ = 0;  // the count the strategy plans for (the budget; the default one where a time alone bounds it)
   std::optional<double> best_cost_;
   std::atomic<size_t> busy_{0};  // workers measuring now
-  // The seconds of the measurements made, as their evaluator gives them: where it replays a
-  // recording, the clock a time budget is spent on (as though one worker had measured them all).
+  // Where the evaluator replays a recording, the clock a time budget is spent on: the recorded
+  // seconds, as the workers would have spent them (run_on_recorded_clock).
   std::atomic<double> recorded_seconds_{0};
   // Means over the measurements that ran in this search: one configuration's (its build and any
   // failure included), and one re-measurement's (its build reused, so without it; those that succeeded).

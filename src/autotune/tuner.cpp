@@ -56,14 +56,12 @@ void Search::report(const std::string& phase, size_t done_now) {
 }
 
 // Keeps a measured configuration, and the best so far after it. A point's seconds are when it and
-// all before it had ended: workers may end a batch out of its order, so that live the curve takes
-// the later clock; a replay's clock is the recorded seconds, summed here in the order recorded,
-// whichever worker ended first, so that the same replay gives the same curve.
+// all before it had ended: workers may end a batch out of its order, so the curve takes the later
+// clock (a replay's, run_on_recorded_clock, the same whatever threads would have done).
 void Search::record(MeasuredConfiguration entry, double ended_seconds) {
   CurvePoint point = result_.curve.empty() ? CurvePoint{} : result_.curve.back();
   point.measured = result_.measured.size() + 1;
-  point.seconds = evaluator_.replays_recorded_time() ? point.seconds + (entry.cached ? 0 : entry.measurement.seconds)
-                                                     : std::max(point.seconds, ended_seconds);
+  point.seconds = std::max(point.seconds, ended_seconds);
   if (entry.measurement.ok()) {
     const double c = cost(entry.measurement);
     if (!best_cost_ || c < *best_cost_) best_cost_ = c;
@@ -81,8 +79,7 @@ void Search::record(MeasuredConfiguration entry, double ended_seconds) {
 // time; results are recorded in the list's order, whichever worker finished first. None is
 // started once the time budget has no room for it (out_of_time) or the run is cancelled.
 void Search::measure_batch(const std::vector<size_t>& configurations, const std::string& phase) {
-  std::vector<size_t> to_run;
-  std::vector<MeasuredConfiguration> batch;
+  Batch batch{phase, {}, {}, {}, {}};
   for (size_t c : configurations) {
     if (measured_[c]) fail(Errc::internal, "configuration {} would be measured twice", c);
     measured_[c] = true;
@@ -91,37 +88,67 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
       entry.cached = true;
       entry.measurement = *stored;
     } else {
-      to_run.push_back(batch.size());
+      batch.to_run.push_back(batch.entries.size());
     }
-    batch.push_back(entry);
+    batch.entries.push_back(entry);
   }
-  std::vector<char> started(batch.size(), 0);
-  std::vector<double> ended(batch.size(), spent_seconds());  // a stored one costs nothing: it ends now
+  batch.started.assign(batch.entries.size(), 0);
+  batch.ended.assign(batch.entries.size(), spent_seconds());  // a stored one costs nothing: it ends now
+  const size_t workers = std::min(static_cast<size_t>(std::max(1, options_.workers)), batch.to_run.size());
+  if (evaluator_.replays_recorded_time()) {
+    run_on_recorded_clock(batch, std::max<size_t>(workers, 1));
+  } else {
+    run_live(batch, workers);
+  }
+  for (size_t i = 0; i < batch.entries.size(); ++i) {
+    auto& entry = batch.entries[i];
+    if (!entry.cached && (!batch.started[i] || entry.measurement.interrupted || entry.measurement.runs == 0) && entry.measurement.ok()) {
+      measured_[entry.configuration] = false;  // never run: an interruption or the clock came first
+      if (cancelled() || entry.measurement.interrupted) {
+        result_.interrupted = true;
+      } else {
+        result_.out_of_time = true;
+      }
+      continue;
+    }
+    record(std::move(entry), batch.ended[i]);
+  }
+  if (batch.to_run.empty() && !batch.entries.empty()) report(phase, done());  // all of it from the store
+  if (cancelled()) result_.interrupted = true;
+  if (out_of_time()) result_.out_of_time = true;
+}
+
+void Search::note_ended(Batch& batch, size_t i) {
+  const auto& entry = batch.entries[i];
+  const auto& m = entry.measurement;
+  if (m.interrupted) return;
+  note_time_taken(m);
+  // A node's failure is not the configuration's: a later run measures it again.
+  if (m.failure != Failure::node_failed) store_.store(entry.configuration, m);
+  if (m.ok() && (!best_cost_ || cost(m) < *best_cost_)) best_cost_ = cost(m);
+  report(batch.phase, done() + batch.entries.size() - batch.to_run.size() + ++batch.finished);
+}
+
+void Search::run_live(Batch& batch, size_t workers) {
   std::mutex mutex;
   std::exception_ptr error;
   std::atomic<bool> stop{false};
   std::atomic<size_t> next{0};
-  size_t finished = 0;
   auto worker = [&](int w) {
     for (;;) {
       if (stop.load() || cancelled() || out_of_time()) return;
       const size_t i = next.fetch_add(1);
-      if (i >= to_run.size()) return;
+      if (i >= batch.to_run.size()) return;
       if (options_.time_budget_seconds) round_room_left_ = round_held_back() > 0;
-      auto& entry = batch[to_run[i]];
-      started[to_run[i]] = 1;
+      const size_t at = batch.to_run[i];
+      batch.started[at] = 1;
       try {
         ++busy_;
-        entry.measurement = evaluator_.measure(entry.configuration, w, cancel_);
+        batch.entries[at].measurement = evaluator_.measure(batch.entries[at].configuration, w, cancel_);
         --busy_;
         std::lock_guard<std::mutex> guard(mutex);
-        const auto& m = entry.measurement;
-        if (!m.interrupted) note_time_taken(m);
-        ended[to_run[i]] = spent_seconds();
-        // A node's failure is not the configuration's: a later run measures it again.
-        if (!m.interrupted && m.failure != Failure::node_failed) store_.store(entry.configuration, m);
-        if (m.ok() && !m.interrupted && (!best_cost_ || cost(m) < *best_cost_)) best_cost_ = cost(m);
-        if (!m.interrupted) report(phase, done() + batch.size() - to_run.size() + ++finished);
+        note_ended(batch, at);
+        batch.ended[at] = spent_seconds();
       } catch (...) {
         --busy_;
         std::lock_guard<std::mutex> guard(mutex);
@@ -131,31 +158,14 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
       }
     }
   };
-  const int workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(std::max(1, options_.workers)), to_run.size()));
   if (workers <= 1) {
     worker(0);
   } else {
     std::vector<std::thread> threads;
-    for (int w = 0; w < workers; ++w) threads.emplace_back(worker, w);
+    for (size_t w = 0; w < workers; ++w) threads.emplace_back(worker, static_cast<int>(w));
     for (auto& t : threads) t.join();
   }
   if (error) std::rethrow_exception(error);
-  for (size_t i = 0; i < batch.size(); ++i) {
-    auto& entry = batch[i];
-    if (!entry.cached && (!started[i] || entry.measurement.interrupted || entry.measurement.runs == 0) && entry.measurement.ok()) {
-      measured_[entry.configuration] = false;  // never run: an interruption or the clock came first
-      if (cancelled() || entry.measurement.interrupted) {
-        result_.interrupted = true;
-      } else {
-        result_.out_of_time = true;
-      }
-      continue;
-    }
-    record(std::move(entry), ended[i]);
-  }
-  if (to_run.empty() && !batch.empty()) report(phase, done());  // all of it from the store
-  if (cancelled()) result_.interrupted = true;
-  if (out_of_time()) result_.out_of_time = true;
 }
 
 void Search::observations(std::vector<size_t>& configurations, std::vector<double>& costs) const {

@@ -462,9 +462,10 @@ class EvenLastReplay : public Evaluator {
   RecordedEvaluator replay_;
 };
 
-// A replay's curve is on the recorded seconds summed in the order measured, whichever worker ended
-// first: four workers give the same seconds as one (7 s for an even configuration, 3 s for an odd).
-TEST(Tuner, AReplayWithSeveralWorkersGivesTheSameCurve) {
+// A replay runs on the clock its workers would have run on: four measure four configurations at
+// once (7 s for an even configuration, 3 s for an odd), the next starting on the one free first; and
+// the curve is the same however the replay's threads would have raced (the even ones answer last).
+TEST(Tuner, AReplayWithSeveralWorkersRunsOnTheirClock) {
   auto s = grid();
   auto recorded = recorded_bowl(s, 7, 0);
   for (auto& [c, m] : recorded) m.seconds = c % 2 ? 3 : 7;
@@ -479,10 +480,44 @@ TEST(Tuner, AReplayWithSeveralWorkersGivesTheSameCurve) {
     for (const auto& point : tune(s, replay, store, o).curve) seconds.push_back(point.seconds);
     return seconds;
   };
-  const auto sequential = curve(1);
-  ASSERT_EQ(sequential.size(), 12u);
-  for (size_t i = 1; i < sequential.size(); ++i) EXPECT_GT(sequential[i], sequential[i - 1]);
-  EXPECT_EQ(curve(4), sequential);
+  // One worker: each ends when the one before it had, plus its own seconds.
+  EXPECT_EQ(curve(1), (std::vector<double>{7, 14, 21, 28, 31, 38, 45, 52, 55, 58, 65, 68}));
+  // Four: the first four (even) end at 7; the fifth (odd) starts then and ends at 10, the sixth to
+  // eighth at 14; the ninth and tenth (odd) follow the fifth on its worker (13, 16), the eleventh
+  // (even) starts at 14 and ends at 21, the twelfth at 17 (the curve already at 21).
+  const std::vector<double> four{7, 7, 7, 7, 10, 14, 14, 14, 14, 16, 21, 21};
+  for (int run = 0; run < 3; ++run) EXPECT_EQ(curve(4), four) << run;
+}
+
+// Under a time budget, a replay with four workers measures what four GPUs would in the time: 10 s
+// configurations, 100 s, four at a time from 0 to 70 s (each start leaving room for itself and a
+// round of re-measuring two), 32 in all where one worker measures 8; the same every time.
+TEST(Tuner, ATimeBudgetReplayedWithFourWorkersMeasuresWhatFourWould) {
+  auto s = grid();
+  auto recorded = recorded_bowl(s, 10, 0);
+  auto run = [&](int workers) {
+    EvenLastReplay replay(recorded);
+    MemoryStore store;
+    TuneOptions o;
+    o.strategy = Strategy::random;
+    o.budget = s.size();
+    o.time_budget_seconds = 100;
+    o.workers = workers;
+    return tune(s, replay, store, o);
+  };
+  EXPECT_EQ(run(1).measured.size(), 8u);
+  const auto first = run(4);
+  EXPECT_EQ(first.measured.size(), 32u);
+  EXPECT_TRUE(first.out_of_time);
+  ASSERT_EQ(first.curve.size(), 32u);
+  EXPECT_DOUBLE_EQ(first.curve.back().seconds, 80.0);
+  ASSERT_EQ(first.remeasured.size(), 2u);
+  EXPECT_EQ(first.remeasured[0].rounds.size(), 1u);
+  for (int again = 0; again < 3; ++again) {
+    const auto r = run(4);
+    ASSERT_EQ(r.measured.size(), first.measured.size());
+    for (size_t i = 0; i < r.measured.size(); ++i) EXPECT_EQ(r.measured[i].configuration, first.measured[i].configuration);
+  }
 }
 
 }  // namespace
