@@ -79,7 +79,8 @@ void Search::record(MeasuredConfiguration entry, double ended_seconds) {
 // time; results are recorded in the list's order, whichever worker finished first. None is
 // started once the time budget has no room for it (out_of_time) or the run is cancelled.
 void Search::measure_batch(const std::vector<size_t>& configurations, const std::string& phase) {
-  Batch batch{phase, {}, {}, {}, {}};
+  Batch batch;
+  batch.phase = phase;
   for (size_t c : configurations) {
     if (measured_[c]) fail(Errc::internal, "configuration {} would be measured twice", c);
     measured_[c] = true;
@@ -94,9 +95,9 @@ void Search::measure_batch(const std::vector<size_t>& configurations, const std:
   }
   batch.started.assign(batch.entries.size(), 0);
   batch.ended.assign(batch.entries.size(), spent_seconds());  // a stored one costs nothing: it ends now
-  const size_t workers = std::min(static_cast<size_t>(std::max(1, options_.workers)), batch.to_run.size());
+  const size_t workers = std::clamp<size_t>(batch.to_run.size(), 1, static_cast<size_t>(std::max(1, options_.workers)));
   if (evaluator_.replays_recorded_time()) {
-    run_on_recorded_clock(batch, std::max<size_t>(workers, 1));
+    run_on_recorded_clock(batch, workers);
   } else {
     run_live(batch, workers);
   }
