@@ -281,15 +281,21 @@ TEST(Tuner, RandomSearchMeasuresTheBudgetInASeededOrder) {
 }
 
 // No configuration is started once the time is spent; the best of what was measured is kept.
+// Random search under a time budget of `seconds` alone, answered by `e` with `workers` at once.
+TuneResult random_search_within(const SearchSpace& s, Evaluator& e, double seconds, int workers = 1) {
+  MemoryStore store;
+  TuneOptions o;
+  o.strategy = Strategy::random;
+  o.time_budget_seconds = seconds;
+  o.workers = workers;
+  return tune(s, e, store, o);
+}
+
 TEST(Tuner, ATimeBudgetStopsTheSearch) {
   auto s = grid();
   FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
   eval.slow = true;  // 2 ms a measurement
-  MemoryStore store;
-  TuneOptions o;
-  o.strategy = Strategy::random;
-  o.time_budget_seconds = 0.05;
-  auto r = tune(s, eval, store, o);
+  const auto r = random_search_within(s, eval, 0.05);
   EXPECT_EQ(r.budget, 240u) << "a time alone bounds the search";
   EXPECT_TRUE(r.out_of_time);
   EXPECT_LT(r.measured.size(), 240u);
@@ -375,11 +381,7 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
 TEST(Tuner, ATimeBudgetExpectsReMeasurementsWithoutTheirBuilds) {
   auto s = grid();
   RecordedEvaluator replay(recorded_bowl(s, 10, 5));
-  MemoryStore store;
-  TuneOptions o;
-  o.strategy = Strategy::random;
-  o.time_budget_seconds = 100;
-  const auto r = tune(s, replay, store, o);
+  const auto r = random_search_within(s, replay, 100);
   EXPECT_EQ(r.measured.size(), 9u);
   ASSERT_EQ(r.remeasured.size(), 2u);
   for (const auto& rm : r.remeasured) EXPECT_EQ(rm.rounds.size(), 1u);
@@ -410,11 +412,7 @@ class ColdFirstReplay : public Evaluator {
 TEST(Tuner, ASlowFirstMeasurementDoesNotSpendATimeBudget) {
   auto s = grid();
   ColdFirstReplay replay(recorded_bowl(s, 10, 0), 8);
-  MemoryStore store;
-  TuneOptions o;
-  o.strategy = Strategy::random;
-  o.time_budget_seconds = 60;
-  const auto r = tune(s, replay, store, o);
+  const auto r = random_search_within(s, replay, 60);
   ASSERT_EQ(r.measured.size(), 3u);
   ASSERT_EQ(r.curve.size(), 3u);
   EXPECT_DOUBLE_EQ(r.curve[0].seconds, 18);
@@ -497,13 +495,7 @@ TEST(Tuner, ATimeBudgetReplayedWithFourWorkersMeasuresWhatFourWould) {
   auto recorded = recorded_bowl(s, 10, 0);
   auto run = [&](int workers) {
     EvenLastReplay replay(recorded);
-    MemoryStore store;
-    TuneOptions o;
-    o.strategy = Strategy::random;
-    o.budget = s.size();
-    o.time_budget_seconds = 100;
-    o.workers = workers;
-    return tune(s, replay, store, o);
+    return random_search_within(s, replay, 100, workers);
   };
   EXPECT_EQ(run(1).measured.size(), 8u);
   const auto first = run(4);
