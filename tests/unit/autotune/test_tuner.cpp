@@ -280,7 +280,6 @@ TEST(Tuner, RandomSearchMeasuresTheBudgetInASeededOrder) {
   EXPECT_EQ(r.curve.size(), 30u);
 }
 
-// No configuration is started once the time is spent; the best of what was measured is kept.
 // Random search under a time budget of `seconds` alone, answered by `e` with `workers` at once.
 TuneResult random_search_within(const SearchSpace& s, Evaluator& e, double seconds, int workers = 1) {
   MemoryStore store;
@@ -291,6 +290,7 @@ TuneResult random_search_within(const SearchSpace& s, Evaluator& e, double secon
   return tune(s, e, store, o);
 }
 
+// No configuration is started once the time is spent; the best of what was measured is kept.
 TEST(Tuner, ATimeBudgetStopsTheSearch) {
   auto s = grid();
   FunctionEvaluator eval([&](size_t c) { return bowl(s, c); });
