@@ -129,6 +129,11 @@
 #            sizes between those above, measured on 2026-12-03 (tenth session) and sealed, to check the
 #            warm start from several earlier runs (chosen on the benchmark's landscapes, 2026-12-03,
 #            ninth session) and the cold strategy, unchanged, on landscapes neither was chosen on.
+#   softmax_long, softmax_short, softmax_odd: a row-wise softmax in Triton
+#            (tests/gpu/programs/triton_softmax_tunable.py, triton_softmax_space.json: 80 configurations
+#            of its chunk, rows per program and warps) over 4096 rows of 8192, 65536 of 1024 and 16384
+#            of 3000, in fp32: a third kind of kernel, memory-bound, measured on 2026-12-03 (twelfth
+#            session) to check the strategies, unchanged, on a kernel none of them was chosen on.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -171,6 +176,13 @@ triton() {  # NAME SIZE [wall]
   exhaustive "$1" "$space" \
     "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size $2" \
     --kernel matmul_kernel --timeout 120 --max-runs 1
+}
+# The Triton softmax's chunk, rows per program and warps over M rows of N (triton_softmax_space.json,
+# 80 configurations): a memory-bound kernel of another kind than the matmuls and the stencil.
+softmax() {  # NAME M N
+  exhaustive "$1" tests/gpu/programs/triton_softmax_space.json \
+    "python3 tests/gpu/programs/triton_softmax_tunable.py --block {BLOCK} --rows {ROWS} --warps {WARPS} --m $2 --n $3" \
+    --kernel softmax_kernel --timeout 120 --max-runs 1
 }
 # NAME KIND ARGUMENTS: every landscape this script measures, KIND one of the functions above.
 landscapes="
@@ -322,6 +334,9 @@ sgemm_1600          sgemm 1600 1600 1600
 sgemm_2176          sgemm 2176 2176 2176
 sgemm_3k_1536       sgemm 3072 1536 1024
 triton_2304         triton 2304
+softmax_long        softmax 4096 8192
+softmax_short       softmax 65536 1024
+softmax_odd         softmax 16384 3000
 "
 written=(summary.txt machine.txt)  # what this run leaves in $out
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do

@@ -667,8 +667,11 @@ TEST(CliAutotuneBadInput, ChangedProgramIsNotResumed) {
 }
 
 TEST(CliAutotune, SpaceFilesFollowTheirSchema) {
-  for (const auto& file : {source_dir() / "examples/matmul/matmul_space.json", source_dir() / "tests/fixtures/autotune/synthetic_space.json",
-                           source_dir() / "tests/gpu/programs/triton_space.json"}) {
+  for (const char* space : {"examples/matmul/matmul_space.json", "examples/matmul/matmul_large_space.json", "examples/stencil/stencil_space.json",
+                            "examples/stencil/stencil_large_space.json", "tests/fixtures/autotune/synthetic_space.json",
+                            "tests/gpu/programs/triton_space.json", "tests/gpu/programs/triton_wall_space.json",
+                            "tests/gpu/programs/triton_softmax_space.json"}) {
+    const auto file = source_dir() / space;
     EXPECT_EQ(schema_errors(read_text(file), "autotune-space"), "") << file;
   }
   EXPECT_NE(schema_errors(R"({"parameters": {"A": {"min": 1}}})", "autotune-space"), "");
