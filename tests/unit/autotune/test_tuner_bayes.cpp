@@ -21,9 +21,7 @@ using namespace test_doubles;
 TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
   auto s = grid();
   for (uint64_t seed = 1; seed <= 5; ++seed) {
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = 24;
+    auto o = seeded(seed, 24);
     auto r = tune_on(s, bowl, o);
     ASSERT_TRUE(r.best) << seed;
     EXPECT_LE(bowl(s, *r.best).value, 1.011) << "seed " << seed << ": A=" << a_of(s, *r.best) << " B=" << b_of(s, *r.best);
@@ -48,9 +46,7 @@ TEST(Tuner, BayesFindsTheBowlsBestAtATenthOfTheSpace) {
 TEST(Tuner, BayesNamesTheLikeliestBetterConfigurationLeftUnmeasured) {
   auto s = grid();
   auto run = [&](uint64_t seed, size_t budget, Strategy strategy = Strategy::bayes) {
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = budget;
+    auto o = seeded(seed, budget);
     o.strategy = strategy;
     return tune_on(s, bowl, o);
   };
@@ -100,9 +96,7 @@ TEST(Tuner, BayesStepsAlongADerivedFeatureWhereSingleStepsAllLoseTime) {
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     FunctionEvaluator eval([&](size_t c) { return ok(time(c)); });
     MemoryStore store;
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = 18;
+    auto o = seeded(seed, 18);
     auto r = tune(s, eval, store, o);
     ASSERT_TRUE(r.best) << seed;
     EXPECT_EQ(time(*r.best), 1.0) << "seed " << seed << ": BM=" << *s.value(*r.best, 0).number << " TM=" << *s.value(*r.best, 1).number
@@ -130,9 +124,7 @@ TEST(Tuner, BayesRepeatsAStepThatGainedTenPercent) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     FunctionEvaluator eval([&](size_t c) { return ok(time(c)); });
     MemoryStore store;
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = 10;
+    auto o = seeded(seed, 10);
     const auto r = tune(s, eval, store, o);
     auto measured = [&](size_t c, size_t before) {
       return std::any_of(r.measured.begin(), r.measured.begin() + static_cast<long>(before), [&](const auto& m) { return m.configuration == c; });
@@ -168,9 +160,7 @@ TEST(Tuner, BayesRepeatsAStepThatGainedTenPercent) {
 TEST(Tuner, BayesSeedsAreAMaximinDesign) {
   auto s = grid();
   for (uint64_t seed = 1; seed <= 10; ++seed) {
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = 12;
+    auto o = seeded(seed, 12);
     auto r = tune_on(s, bowl, o);
     std::vector<size_t> seeds;
     for (const auto& m : r.measured) {
@@ -189,9 +179,7 @@ TEST(Tuner, BayesMeasuresTheCentreWithThreeSeedsOrMore) {
   auto s = wide_grid();
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     for (size_t budget : {23, 24}) {
-      TuneOptions o;
-      o.seed = seed;
-      o.budget = budget;
+      auto o = seeded(seed, budget);
       auto r = tune_on(s, bowl, o);
       ASSERT_FALSE(r.measured.empty());
       const size_t first = r.measured.front().configuration;
@@ -264,9 +252,7 @@ TEST(Tuner, ALargerBudgetMeasuresWhatTheSmallerOneDidFirst) {
     for (uint64_t seed = 1; seed <= 3; ++seed) {
       std::vector<TuneResult> runs;
       for (size_t budget : {smaller, larger}) {
-        TuneOptions o;
-        o.seed = seed;
-        o.budget = budget;
+        auto o = seeded(seed, budget);
         runs.push_back(tune_on(s, bumpy, o));
       }
       ASSERT_EQ(runs[0].measured.size(), smaller);
@@ -287,9 +273,7 @@ TEST(Tuner, BayesStepsToTheNeighbourOfLowestLowerConfidenceBound) {
   auto s = grid();
   size_t unlike_expected_improvement = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = 50;
+    auto o = seeded(seed, 50);
     const auto r = tune_on(s, bumpy, o);
     const auto guided = std::find_if(r.measured.begin(), r.measured.end(), [](const auto& m) { return m.phase == "guided"; });
     ASSERT_NE(guided, r.measured.end());
@@ -326,9 +310,7 @@ TEST(Tuner, BayesStepsFromTheNextBestWhereTheBestsNeighboursAreSpent) {
   auto s = grid();
   size_t from_next_best = 0, two_steps = 0;
   for (uint64_t seed = 1; seed <= 5; ++seed) {
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = 50;  // 2 seeds, then one guided pick a round
+    auto o = seeded(seed, 50);  // 2 seeds, then one guided pick a round
     const auto r = tune_on(s, bumpy, o);
     ASSERT_EQ(r.measured.size(), 50u);
     std::vector<bool> measured(s.size(), false);
@@ -383,9 +365,7 @@ TEST(Tuner, BayesTakesTheCentreWhereTheProcessRatesItAboveTheClimb) {
       return ok(3 + 0.05 * (a + b) - 0.3 * corners - 1.5 * dip(a, b, 8, 5, 4));
     });
     MemoryStore store;
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = 23;  // 2 seeds
+    auto o = seeded(seed, 23);  // 2 seeds
     const auto r = tune(s, eval, store, o);
     ASSERT_EQ(r.seed_count, 2u);
     std::vector<bool> measured(s.size(), false);
@@ -426,9 +406,7 @@ TEST(Tuner, BayesSpendsTheLastMeasurementOnTheCentre) {
     for (size_t budget : {3, 10}) {  // 2 seeds, then 1 guided pick (fewer than the 2 parameters) or 8
       FunctionEvaluator eval([&](size_t c) { return ok(std::exp(0.3 * (a_of(s, c) + b_of(s, c)))); });
       MemoryStore store;
-      TuneOptions o;
-      o.seed = seed;
-      o.budget = budget;
+      auto o = seeded(seed, budget);
       const auto r = tune(s, eval, store, o);
       ASSERT_EQ(r.seed_count, 2u);
       ASSERT_EQ(r.measured.size(), budget);
@@ -463,9 +441,7 @@ TEST(Tuner, BayesDoesNotAskForTheNeighboursOfFailuresBlindly) {
   for (uint64_t seed = 1; seed <= 10; ++seed) {
     FunctionEvaluator eval(landscape);
     MemoryStore store;
-    TuneOptions o;
-    o.seed = seed;
-    o.budget = 30;
+    auto o = seeded(seed, 30);
     auto r = tune(s, eval, store, o);
     for (const auto& m : r.measured) failed += m.phase == "guided" && !m.measurement.ok();
     ASSERT_TRUE(r.best);

@@ -32,9 +32,7 @@ TEST(Tuner, AWarmStartMeasuresTheEarlierBestFirstAndClimbsFromIt) {
     for (bool warm : {true, false}) {
       FunctionEvaluator eval([&](size_t c) { return ok(dip(a_of(s, c), b_of(s, c), 7)); });
       MemoryStore store;
-      TuneOptions o;
-      o.seed = seed;
-      o.budget = 10;
+      auto o = seeded(seed, 10);
       if (warm) o.warm_start = earlier;
       auto r = tune(s, eval, store, o);
       ASSERT_TRUE(r.best);
@@ -89,9 +87,7 @@ TEST(Tuner, AWarmStartLeavesWhatFailedThereForLast) {
     for (bool told : {true, false}) {
       FunctionEvaluator eval(landscape);
       MemoryStore store;
-      TuneOptions o;
-      o.seed = seed;
-      o.budget = 60;
+      auto o = seeded(seed, 60);
       o.warm_start = earlier;
       if (told) o.warm_start_failures = earlier_failed;
       const auto r = tune(s, eval, store, o);

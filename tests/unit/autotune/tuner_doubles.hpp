@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -81,6 +82,14 @@ inline Measurement bowl(const SearchSpace& s, size_t c) {
   double t = 1 + 0.01 * (a - 13) * (a - 13) + 0.03 * (b - 4) * (b - 4);
   if (a * b > 150) t *= 2;
   return ok(t);
+}
+
+// The options of a run of the default strategy: its seed and its budget (a count).
+inline TuneOptions seeded(uint64_t seed, size_t budget) {
+  TuneOptions o;
+  o.seed = seed;
+  o.budget = budget;
+  return o;
 }
 
 // Tunes s with o on a landscape such as bowl, with a fresh evaluator and an empty store.
