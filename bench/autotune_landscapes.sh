@@ -229,6 +229,19 @@ landscape sgemm_large_6k_512 $matmul_large sgemm_large_6k_512_h200_exhaustive.cs
 for n in 1792 2304 3584 5k 1280 2816 4608 2432 3328 3840; do
   landscape "stencil_large_$n" $stencil_large "stencil_large_${n}_h200_exhaustive.csv"
 done
+# Measured on 2026-12-03 (H200, tenth session), sizes between those above, and sealed until they
+# checked the warm start from several earlier runs (and the cold strategy with it): the stencil's 96
+# at 832² and 130 steps, 1856² and 55, 2624² and 35, 3456² and 22, the SGEMM's 225 at 1600³, 2176³
+# and 3072 x 1536 x 1024, the Triton matmul's 54 at 2304³.
+for n in 832 1856 2624 3456; do landscape "stencil_$n" $stencil "stencil_${n}_h200_exhaustive.csv"; done
+for n in 1600 2176 3k_1536; do landscape "sgemm_$n" $matmul "sgemm_${n}_h200_exhaustive.csv"; done
+landscape triton_2304 $triton triton_2304_h200_exhaustive.csv
+# A third kind of kernel (2026-12-03, H200, twelfth session), run once with the strategies unchanged
+# before its bests were read: a row-wise softmax in Triton over 80 configurations of its chunk, rows
+# per program and warps (tests/gpu/programs/triton_softmax_tunable.py), 4096 rows of 8192, 65536 of
+# 1024 and 16384 of 3000.
+softmax=tests/gpu/programs/triton_softmax_space.json
+for n in long short odd; do landscape "softmax_$n" $softmax "softmax_${n}_h200_exhaustive.csv"; done
 # LIST_LANDSCAPES=1: the landscapes alone, NAME=SPACE:TABLE a line (bench/autotune_warm_start_several.sh,
 # bench/autotune_shared_optima.py).
 [ -n "${LIST_LANDSCAPES:-}" ] && { printf '%s\n' "${landscapes[@]}"; exit 0; }

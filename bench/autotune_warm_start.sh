@@ -2,8 +2,9 @@
 # The bayes strategy started warm (rocm-perf autotune --warm-start) against cold, on the landscapes
 # of bench/autotune_landscapes.sh: each landscape's run starts from a bayes run of the landscape of
 # its space nearest in problem size (the least sum of |log| of the ratios of M, N and K; of the
-# stencil's side and steps; of the Triton matmul's size), at WARM percent of that space (default 15:
-# what a user who tuned the neighbouring size at a small budget has), with another seed per run.
+# stencil's side and steps; of the Triton matmul's size; of the softmax's rows and columns), at WARM
+# percent of that space (default 15: what a user who tuned the neighbouring size at a small budget
+# has), with another seed per run.
 # Prints the cold table, then the warm one. No GPU needed.
 #   usage: bench/autotune_warm_start.sh [BUILD_DIR] [WARM] [extra rpl-autotune-landscapes options...]
 set -euo pipefail
@@ -59,6 +60,11 @@ pairs=(
   sgemm_1472=sgemm_1536 sgemm_2k_1280=sgemm_2304 sgemm_3k_640=sgemm_3584_768 triton_1792=triton
   stencil_large_1536=stencil_large_2k stencil_large_2560=stencil_large_2k sgemm_large_1280=sgemm_large_1536
   sgemm_large_6k_512=sgemm_large_rect
+  # Added on 2026-12-03 (twelfth session) with their landscapes, each from its nearest among those
+  # above; the softmax's three, a space of their own, from the nearest of each other.
+  stencil_832=stencil_896 stencil_1856=stencil_1792 stencil_2624=stencil_2688 stencil_3456=stencil_3584
+  sgemm_1600=sgemm_1664 sgemm_2176=sgemm sgemm_3k_1536=sgemm_3k triton_2304=triton_2560
+  softmax_long=softmax_odd softmax_short=softmax_odd softmax_odd=softmax_long
 )
 priors=()
 for p in "${pairs[@]}"; do priors+=(--prior "$p"); done
