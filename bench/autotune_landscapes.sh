@@ -11,6 +11,7 @@ shift || true
 matmul=examples/matmul/matmul_space.json matmul_large=examples/matmul/matmul_large_space.json
 stencil=examples/stencil/stencil_space.json stencil_large=examples/stencil/stencil_large_space.json
 triton=tests/gpu/programs/triton_space.json triton_wall=tests/gpu/programs/triton_wall_space.json
+softmax=tests/gpu/programs/triton_softmax_space.json
 landscapes=()
 # NAME SPACE [TABLE]: the measurements bench/data/TABLE, NAME_h100_exhaustive.csv unless named.
 landscape() { landscapes+=("$1=$2:bench/data/${3:-$1_h100_exhaustive.csv}"); }
@@ -236,11 +237,10 @@ done
 for n in 832 1856 2624 3456; do landscape "stencil_$n" $stencil "stencil_${n}_h200_exhaustive.csv"; done
 for n in 1600 2176 3k_1536; do landscape "sgemm_$n" $matmul "sgemm_${n}_h200_exhaustive.csv"; done
 landscape triton_2304 $triton triton_2304_h200_exhaustive.csv
-# A third kind of kernel (2026-12-03, H200, twelfth session), run once with the strategies unchanged
-# before its bests were read: a row-wise softmax in Triton over 80 configurations of its chunk, rows
-# per program and warps (tests/gpu/programs/triton_softmax_tunable.py), 4096 rows of 8192, 65536 of
-# 1024 and 16384 of 3000.
-softmax=tests/gpu/programs/triton_softmax_space.json
+# A fourth kernel, a reduction (2026-12-03, H200, twelfth session), run once with the strategies
+# unchanged before its bests were read: a row-wise softmax in Triton over 80 configurations of its
+# chunk, rows per program and warps (tests/gpu/programs/triton_softmax_tunable.py), 4096 rows of
+# 8192, 65536 of 1024 and 16384 of 3000.
 for n in long short odd; do landscape "softmax_$n" $softmax "softmax_${n}_h200_exhaustive.csv"; done
 # LIST_LANDSCAPES=1: the landscapes alone, NAME=SPACE:TABLE a line (bench/autotune_warm_start_several.sh,
 # bench/autotune_shared_optima.py).

@@ -132,8 +132,9 @@
 #   softmax_long, softmax_short, softmax_odd: a row-wise softmax in Triton
 #            (tests/gpu/programs/triton_softmax_tunable.py, triton_softmax_space.json: 80 configurations
 #            of its chunk, rows per program and warps) over 4096 rows of 8192, 65536 of 1024 and 16384
-#            of 3000, in fp32: a third kind of kernel, memory-bound, measured on 2026-12-03 (twelfth
-#            session) to check the strategies, unchanged, on a kernel none of them was chosen on.
+#            of 3000, in fp32: a fourth kernel, a memory-bound reduction, measured on 2026-12-03
+#            (twelfth session) to check the strategies, unchanged, on a kernel none of them was
+#            chosen on.
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
