@@ -7,19 +7,16 @@
 # 35 without) and the Triton matmul at 2048³ at 10 % of its 54 (6 measured, Triton compiling each
 # configuration: three guided picks come before the last, fewer than its four parameters, so the
 # rule must leave the last to the climb), seeds SEEDS (default 1 to 3). Per run, the best found, the
-# centre (autotune.json:model.centre) and the configurations in the order measured in summary.txt.
+# centre (autotune.json:model.centre) and the configurations in the order measured in summary.txt;
+# each run's files (scripts/gpu/autotune_run.sh) in runs.tgz.
 # bench/data/autotune_centre_last_h200_live.txt is its output of 2026-12-01.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+source scripts/gpu/autotune_run.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 run() {  # NAME SPACE BUDGET TEMPLATE [OPTIONS...]
   local name=$1 space=$2 budget=$3 template=$4; shift 4
-  "$carry/bin/rocm-perf" autotune --space "$space" --cmd-template "$template" --backend cuda --budget "$budget" \
-    --out "$out/$name" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
-  local rc=$?
-  python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
-  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
-  rm -rf "${out:?}/$name"
+  autotune_run "$name" "$carry/bin/rocm-perf" --space "$space" --cmd-template "$template" --budget "$budget" "$@"
 }
 for seed in ${SEEDS:-1 2 3}; do
   run "sgemm_1216_seed$seed" examples/matmul/matmul_space.json 5% \
@@ -29,4 +26,4 @@ for seed in ${SEEDS:-1 2 3}; do
     "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048" \
     --kernel matmul_kernel --timeout 120 --max-runs 1 --seed "$seed"
 done
-true
+autotune_pack runs.tgz

@@ -6,20 +6,18 @@
 # the stencil's launch geometry at 1600² and 70 steps (bench/data/stencil_1600_h200_exhaustive.csv,
 # where the replays found one within 3 % of the best at 10 % in 100 of 100 seeds with the move, 76
 # without) tuned live at 10 % of its 96 configurations, seeds SEEDS (default 1 to 5), by each build
-# in turn. Per run, the best found and the configurations in the order measured in summary.txt.
+# in turn. Per run, the best found and the configurations in the order measured in summary.txt;
+# each run's files (scripts/gpu/autotune_run.sh) in runs.tgz.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+source scripts/gpu/autotune_run.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 space=examples/stencil/stencil_space.json
 template="$carry/examples/stencil_tunable 1600 70 --bx {BX} --by {BY} --rows {ROWS}"
 for seed in ${SEEDS:-1 2 3 4 5}; do
   for build in rocm-perf rocm-perf-before; do
-    name="${build}_seed$seed"
-    "$carry/bin/$build" autotune --space "$space" --cmd-template "$template" --backend cuda --timeout 120 \
-      --budget 10% --max-runs 2 --seed "$seed" --out "$out/$name" --json > "$out/$name.json" 2> "$out/$name.err"
-    rc=$?
-    python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
-    cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
-    rm -rf "$out/$name"
+    autotune_run "${build}_seed$seed" "$carry/bin/$build" --space "$space" --cmd-template "$template" --timeout 120 \
+      --budget 10% --max-runs 2 --seed "$seed"
   done
 done
+autotune_pack runs.tgz

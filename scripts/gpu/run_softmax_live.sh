@@ -7,24 +7,18 @@
 # table never reaches at 10 %, and at 4096 rows of 8192, whose best it always does. Each live run
 # beside the replay of the exhaustive table measured on an H200 at the same budget and seed
 # (bench/data/softmax_odd_h200_exhaustive.csv, softmax_long_...). summary.txt: a line a run
-# (scripts/gpu/autotune_run_summary.py: its best and every configuration in the order measured),
-# packed with each live run's measurements into softmax_live.tgz.
+# (scripts/gpu/autotune_run_summary.py: its best and every configuration in the order measured);
+# each run's files (scripts/gpu/autotune_run.sh) in softmax_live.tgz.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
-rp="$carry/bin/rocm-perf"
+source scripts/gpu/autotune_run.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 space=tests/gpu/programs/triton_softmax_space.json
 run() {  # NAME M N OPTIONS...
   local name=$1 m=$2 n=$3; shift 3
-  local t0=$(date +%s%N)
-  "$rp" autotune --space $space --backend cuda --kernel softmax_kernel --timeout 120 --max-runs 1 --budget "${BUDGET:-10%}" \
-    --cmd-template "python3 tests/gpu/programs/triton_softmax_tunable.py --block {BLOCK} --rows {ROWS} --warps {WARPS} --m $m --n $n" \
-    --out "$out/$name" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
-  local rc=$?
-  echo -n "$(( ($(date +%s%N) - t0) / 1000000 )) ms wall; " >> "$out/summary.txt"
-  python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
-  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
-  rm -rf "${out:?}/$name"
+  autotune_run "$name" "$carry/bin/rocm-perf" --space "$space" --kernel softmax_kernel --timeout 120 --max-runs 1 \
+    --budget "${BUDGET:-10%}" "$@" \
+    --cmd-template "python3 tests/gpu/programs/triton_softmax_tunable.py --block {BLOCK} --rows {ROWS} --warps {WARPS} --m $m --n $n"
 }
 for seed in ${SEEDS:-1 2}; do
   for landscape in "odd 16384 3000" "long 4096 8192"; do
@@ -33,4 +27,4 @@ for seed in ${SEEDS:-1 2}; do
     run "${name}_replay_table_seed$seed" "$m" "$n" --seed "$seed" --replay "bench/data/softmax_${name}_h200_exhaustive.csv"
   done
 done
-(cd "$out" && tar czf softmax_live.tgz -- *.csv *.json *.err summary.txt machine.txt && rm -f -- *.csv *.json *.err)
+autotune_pack softmax_live.tgz

@@ -8,28 +8,22 @@
 # are replayed (--replay, nothing run) at the same budget and seed, and so is the exhaustive table of
 # the same program and size measured on an H200 (bench/data/triton_h200_exhaustive.csv). Per run, in
 # summary.txt: its wall time, how many configurations it measured and the seconds they took, its best
-# (scripts/gpu/autotune_run_summary.py); each run's measurements.csv as NAME.csv, its autotune.json
-# (the curve, with the seconds into the run of each point) as NAME.autotune.json.
+# (scripts/gpu/autotune_run_summary.py); each run's files in runs.tgz (scripts/gpu/autotune_run.sh:
+# its measurements, and its autotune.json with the seconds into the run of each point of the curve).
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
-rp="$carry/bin/rocm-perf"
+source scripts/gpu/autotune_run.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 space=tests/gpu/programs/triton_space.json
 template="python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048"
 run() {  # NAME OPTIONS...
   local name=$1; shift
-  local t0=$(date +%s%N)
-  TRITON_CACHE_DIR=$(mktemp -d) "$rp" autotune --space $space --cmd-template "$template" --backend cuda --kernel matmul_kernel \
-    --timeout 120 --max-runs 1 --budget "${BUDGET:-60s}" --out "$out/$name" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
-  local rc=$?
-  echo -n "$(( ($(date +%s%N) - t0) / 1000000 )) ms wall; " >> "$out/summary.txt"
-  python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
-  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
-  cp "$out/$name/autotune.json" "$out/$name.autotune.json" 2>/dev/null  # the curve and its seconds
-  rm -rf "$out/$name"
+  autotune_run "$name" "$carry/bin/rocm-perf" --space "$space" --cmd-template "$template" --kernel matmul_kernel \
+    --timeout 120 --max-runs 1 --budget "${BUDGET:-60s}" "$@"
 }
 for seed in ${SEEDS:-1 2 3}; do
   run "live_seed$seed" --seed "$seed"
   run "replay_live_seed$seed" --seed "$seed" --replay "$out/live_seed$seed.csv"
   run "replay_table_seed$seed" --seed "$seed" --replay bench/data/triton_h200_exhaustive.csv
 done
+autotune_pack runs.tgz

@@ -8,17 +8,14 @@
 # 96 of 100 seeds with the steps, 61 without) and the SGEMM's 648 at 1536³ at 5 % (33 measured;
 # sgemm_large_1536_h100_exhaustive.csv, measured on an H100: 69 and 8), seeds SEEDS (default 1 to 3),
 # by each build in turn. Per run, the best found and the configurations in the order measured in
-# summary.txt (scripts/gpu/autotune_run_summary.py).
+# summary.txt (scripts/gpu/autotune_run_summary.py); each run's files (scripts/gpu/autotune_run.sh)
+# in runs.tgz.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+source scripts/gpu/autotune_run.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 run() {  # BUILD NAME SPACE BUDGET TEMPLATE SEED
-  local build=$1 name="$1_$2_seed$6"
-  "$carry/bin/$build" autotune --space "$3" --cmd-template "$5" --backend cuda --budget "$4" --timeout 60 --max-runs 2 \
-    --seed "$6" --out "$out/$name" --json > "$out/$name.json" 2> "$out/$name.err"
-  python3 scripts/gpu/autotune_run_summary.py "$name" "$?" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
-  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
-  rm -rf "${out:?}/$name"
+  autotune_run "$1_$2_seed$6" "$carry/bin/$1" --space "$3" --cmd-template "$5" --budget "$4" --timeout 60 --max-runs 2 --seed "$6"
 }
 for seed in ${SEEDS:-1 2 3}; do
   for build in rocm-perf rocm-perf-before; do
@@ -28,4 +25,4 @@ for seed in ${SEEDS:-1 2 3}; do
       "$carry/examples/matmul_tunable_large 1536 1536 1536 --bm {BM} --bn {BN} --bk {BK} --tm {TM} --tn {TN} --repeat 10" "$seed"
   done
 done
-true
+autotune_pack runs.tgz

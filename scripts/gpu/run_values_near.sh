@@ -8,18 +8,15 @@
 # the replays found one within 3 % of the best in 93 of 100 seeds with the order, 55 without) and at
 # 3840² and 20 steps (stencil_large_3840: 100 and 68), seeds SEEDS (default 1 to 5), by each build in
 # turn. Per run, the best found and the configurations in the order measured in summary.txt
-# (scripts/gpu/autotune_run_summary.py).
+# (scripts/gpu/autotune_run_summary.py); each run's files (scripts/gpu/autotune_run.sh) in runs.tgz.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+source scripts/gpu/autotune_run.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 run() {  # BUILD SIZE STEPS SEED
-  local build=$1 name="$1_stencil_$2_seed$4"
-  echo "== $name" >> "$out/progress.log"  # one log for all runs: only a few files come back
-  "$carry/bin/$build" autotune --space examples/stencil/stencil_large_space.json \
-    --cmd-template "$carry/examples/stencil_tunable $2 $3 --bx {BX} --by {BY} --rows {ROWS}" --backend cuda --budget 5% \
-    --timeout 60 --max-runs 2 --seed "$4" --out "$out/$name" --json > "$out/$name.json" 2>> "$out/progress.log"
-  python3 scripts/gpu/autotune_run_summary.py "$name" "$?" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
-  rm -rf "${out:?}/$name" "$out/$name.json"
+  autotune_run "$1_stencil_$2_seed$4" "$carry/bin/$1" --space examples/stencil/stencil_large_space.json \
+    --cmd-template "$carry/examples/stencil_tunable $2 $3 --bx {BX} --by {BY} --rows {ROWS}" --budget 5% \
+    --timeout 60 --max-runs 2 --seed "$4"
 }
 for seed in ${SEEDS:-1 2 3 4 5}; do
   for build in rocm-perf rocm-perf-before; do
@@ -27,4 +24,4 @@ for seed in ${SEEDS:-1 2 3 4 5}; do
     run "$build" 3840 20 "$seed"
   done
 done
-true
+autotune_pack runs.tgz

@@ -9,24 +9,15 @@
 #   2048³ at 5 % (3 measured), seeds ${TRITON_SEEDS:-1 2}, each run with a Triton cache of its own:
 #   cold, from 1792³, and from 1792³ and 2560³.
 # Per run, in summary.txt: its wall time, best and what it measured in order
-# (scripts/gpu/autotune_run_summary.py); each run's measurements.csv as NAME.csv and its
-# autotune.json as NAME.autotune.json.
+# (scripts/gpu/autotune_run_summary.py); each run's files (scripts/gpu/autotune_run.sh) in runs.tgz.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
-rp="$carry/bin/rocm-perf"
+source scripts/gpu/autotune_run.sh
 data=bench/data
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 run() {  # NAME SPACE TEMPLATE OPTIONS...
   local name=$1 space=$2 template=$3; shift 3
-  local t0=$(date +%s%N)
-  TRITON_CACHE_DIR=$(mktemp -d) "$rp" autotune --space "$space" --cmd-template "$template" --backend cuda --timeout 120 \
-    --out "$out/$name" --json "$@" > "$out/$name.json" 2> "$out/$name.err"
-  local rc=$?
-  echo -n "$(( ($(date +%s%N) - t0) / 1000000 )) ms wall; " >> "$out/summary.txt"
-  python3 scripts/gpu/autotune_run_summary.py "$name" "$rc" "$out/$name.json" "$out/$name/measurements.csv" | tee -a "$out/summary.txt"
-  cp "$out/$name/measurements.csv" "$out/$name.csv" 2>/dev/null
-  cp "$out/$name/autotune.json" "$out/$name.autotune.json" 2>/dev/null
-  rm -rf "$out/$name"
+  autotune_run "$name" "$carry/bin/rocm-perf" --space "$space" --cmd-template "$template" --timeout 120 "$@"
 }
 # NAME SEEDS SPACE TEMPLATE FIRST SECOND OPTIONS...: per seed, cold, from the table FIRST, and from
 # FIRST and SECOND (bench/data), nearest first.
@@ -44,3 +35,4 @@ cold_one_two stencil_2048 "${STENCIL_SEEDS:-1 2 3 4 5}" examples/stencil/stencil
 cold_one_two triton_2048 "${TRITON_SEEDS:-1 2}" tests/gpu/programs/triton_space.json \
   "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048" \
   triton_1792_h200_exhaustive.csv triton_2560_h200_exhaustive.csv --kernel matmul_kernel --max-runs 1 --budget 5%
+autotune_pack runs.tgz
