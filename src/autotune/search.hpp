@@ -52,6 +52,9 @@ class Search {
   bool out_of_time() const;
   /// The seconds of that round the search holds back from configurations.
   double round_held_back() const;
+  /// The seconds a round of re-measuring `count` configurations is expected to take: two at once
+  /// where there are two workers or more (measure_at_once), else one after another.
+  double round_seconds(size_t count) const;
   /// Whether one more round of re-measuring `count` configurations is expected to end within the time budget.
   bool remeasure_round_fits(size_t count) const;
   /// Notes how long a measurement that ran took, for the estimates above (under the batch's mutex).
@@ -79,6 +82,9 @@ class Search {
   void note_ended(Batch& batch, size_t i);
   void record(MeasuredConfiguration entry, double ended_seconds);
   void confirm_best();
+  /// Measures two configurations at once, the first on worker `first_worker`, the second on the
+  /// other of workers 0 and 1 (a replay answers them in that order); the clock advances by the longer.
+  std::pair<Measurement, Measurement> measure_at_once(size_t first, size_t second, int first_worker);
   void report(const std::string& phase, size_t done_now);
   /// The measured configurations that succeeded, and their costs.
   void observations(std::vector<size_t>& configurations, std::vector<double>& costs) const;

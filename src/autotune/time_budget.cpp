@@ -30,13 +30,18 @@ bool Search::out_of_time() const {
 // goes to configurations.
 double Search::round_held_back() const {
   if (ran_ok_ < 2) return 0;
-  const double round = 2 * remeasurement_seconds_;
+  const double round = round_seconds(2);
   return spent_seconds() + round <= *options_.time_budget_seconds ? round : 0;
+}
+
+double Search::round_seconds(size_t count) const {
+  const size_t after_another = count == 2 && options_.workers >= 2 ? 1 : count;
+  return static_cast<double>(after_another) * remeasurement_seconds_;
 }
 
 bool Search::remeasure_round_fits(size_t count) const {
   if (!options_.time_budget_seconds) return true;
-  return spent_seconds() + static_cast<double>(count) * remeasurement_seconds_ <= *options_.time_budget_seconds;
+  return spent_seconds() + round_seconds(count) <= *options_.time_budget_seconds;
 }
 
 // The run's first measurement may pay for the machine's cold start (libraries, drivers and caches
@@ -120,7 +125,7 @@ void Search::warn_if_no_model_chose() {
     if (result_.measured_in(chosen)) return;
   }
   const size_t before_a_model = std::max(done(), result_.seed_count) + space_.parameters.size();
-  const double enough = static_cast<double>(before_a_model) * measurement_seconds_ + 2 * remeasurement_seconds_;
+  const double enough = static_cast<double>(before_a_model) * measurement_seconds_ + round_seconds(2);
   result_.warnings.push_back(fmt::format("time_budget_too_small_for_a_model: the time ran out after {} configuration{} ({:.1f} s each), "
                                          "before a model chose any; about --budget {:.0f}s would let it choose one per parameter",
                                          done(), done() == 1 ? "" : "s", measurement_seconds_.load(), std::ceil(enough)));

@@ -4,10 +4,13 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -488,8 +491,9 @@ TEST(Tuner, AReplayWithSeveralWorkersRunsOnTheirClock) {
 }
 
 // Under a time budget, a replay with four workers measures what four GPUs would in the time: 10 s
-// configurations, 100 s, four at a time from 0 to 70 s (each start leaving room for itself and a
-// round of re-measuring two), 32 in all where one worker measures 8; the same every time.
+// configurations, 100 s, four at a time from 0 to 80 s (each start leaving room for itself and a
+// round of re-measuring two, the two at once: 10 s), 36 in all where one worker measures 8 (its
+// round 20 s); the same every time.
 TEST(Tuner, ATimeBudgetReplayedWithFourWorkersMeasuresWhatFourWould) {
   auto s = grid();
   auto recorded = recorded_bowl(s, 10, 0);
@@ -499,10 +503,10 @@ TEST(Tuner, ATimeBudgetReplayedWithFourWorkersMeasuresWhatFourWould) {
   };
   EXPECT_EQ(run(1).measured.size(), 8u);
   const auto first = run(4);
-  EXPECT_EQ(first.measured.size(), 32u);
+  EXPECT_EQ(first.measured.size(), 36u);
   EXPECT_TRUE(first.out_of_time);
-  ASSERT_EQ(first.curve.size(), 32u);
-  EXPECT_DOUBLE_EQ(first.curve.back().seconds, 80.0);
+  ASSERT_EQ(first.curve.size(), 36u);
+  EXPECT_DOUBLE_EQ(first.curve.back().seconds, 90.0);
   ASSERT_EQ(first.remeasured.size(), 2u);
   EXPECT_EQ(first.remeasured[0].rounds.size(), 1u);
   for (int again = 0; again < 3; ++again) {
@@ -510,6 +514,50 @@ TEST(Tuner, ATimeBudgetReplayedWithFourWorkersMeasuresWhatFourWould) {
     ASSERT_EQ(r.measured.size(), first.measured.size());
     for (size_t i = 0; i < r.measured.size(); ++i) EXPECT_EQ(r.measured[i].configuration, first.measured[i].configuration);
   }
+}
+
+// Answers from the bowl after a few milliseconds, and notes which worker measured which
+// configuration, in the order the calls ended.
+class WorkerLog : public Evaluator {
+ public:
+  explicit WorkerLog(const SearchSpace& s) : space_(s) {}
+  Measurement measure(size_t configuration, int worker, const std::atomic<bool>*) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::lock_guard<std::mutex> guard(mutex_);
+    calls.emplace_back(configuration, worker);
+    return bowl(space_, configuration);
+  }
+  std::vector<std::pair<size_t, int>> calls;
+
+ private:
+  const SearchSpace& space_;
+  std::mutex mutex_;
+};
+
+// With two workers the two best are re-measured at once, each once on either worker (two rounds),
+// so that neither GPU decides between them; with one, both rounds run on worker 0.
+TEST(Tuner, TwoWorkersReMeasureTheTwoBestAtOnceOnBoth) {
+  auto s = grid();
+  auto remeasurements = [&](int workers) {
+    WorkerLog log(s);
+    MemoryStore store;
+    TuneOptions o;
+    o.strategy = Strategy::random;
+    o.budget = 8;
+    o.workers = workers;
+    const auto r = tune(s, log, store, o);
+    EXPECT_EQ(r.remeasured.size(), 2u);
+    EXPECT_EQ(log.calls.size(), 12u);
+    std::map<size_t, std::set<int>> on;
+    for (size_t i = 8; i < log.calls.size(); ++i) on[log.calls[i].first].insert(log.calls[i].second);
+    return on;
+  };
+  const auto two = remeasurements(2);
+  ASSERT_EQ(two.size(), 2u);
+  for (const auto& [configuration, workers] : two) EXPECT_EQ(workers, (std::set<int>{0, 1})) << configuration;
+  const auto one = remeasurements(1);
+  ASSERT_EQ(one.size(), 2u);
+  for (const auto& [configuration, workers] : one) EXPECT_EQ(workers, (std::set<int>{0})) << configuration;
 }
 
 }  // namespace
