@@ -1,4 +1,4 @@
-// rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none] [--workers N]
+// rpl-autotune-landscapes [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none] [--workers N [--batch B]]
 //                         [--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...] [--warm-runs K]]
 //                         [--calibration] NAME=SPACE.json:MEASUREMENTS.csv ...
 // The tuner's strategies on landscapes measured exhaustively (rocm-perf autotune --csv over every
@@ -18,8 +18,9 @@
 // PCT % of it with another seed (or its whole table); which one, --prior TARGET=EARLIER says
 // (bench/autotune_warm_start.sh), else each seed takes the next of the others in turn; with
 // --warm-runs K, the first K named, in the order named (or the next K of the others), each with a
-// seed of its own. With --workers N, N GPUs measure at once (bayes choosing N at a time), each
-// one configuration after another on the recorded clock (what a time budget buys with N). With
+// seed of its own. With --workers N, N GPUs measure at once (bayes choosing N at a time, or B with
+// --batch B), each one configuration after another on the recorded clock (what a time budget buys
+// with N). With
 // --calibration, at the end, the bayes runs grouped by the chance their likeliest configuration
 // left unmeasured was given to beat the best by 3 % (TuneResult::likeliest_better): how many of
 // each group's runs reported one more than 3 % from the best.
@@ -111,6 +112,7 @@ int main(int argc, char** argv) {
   std::string warm;  // none, "full" or a percentage
   size_t warm_runs = 1;
   int workers = 1;  // GPUs measuring at once (bayes choosing as many at a time), on the recorded clock
+  int batch = 0;    // bayes: configurations chosen at a time, where not as many as the workers
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seeds" && i + 1 < argc) seeds = std::atoi(argv[++i]);
@@ -121,13 +123,14 @@ int main(int argc, char** argv) {
     else if (a == "--prior" && i + 1 < argc) priors.push_back(argv[++i]);
     else if (a == "--warm-runs" && i + 1 < argc) warm_runs = static_cast<size_t>(std::max(1, std::atoi(argv[++i])));
     else if (a == "--workers" && i + 1 < argc) workers = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--batch" && i + 1 < argc) batch = std::max(1, std::atoi(argv[++i]));
     else if (a == "--per-seed") per_seed = true;
     else if (a == "--trajectory") per_seed = trajectory = true;
     else if (a == "--calibration") calibration = true;
     else landscapes.push_back(a);
   }
   if (landscapes.empty() || seeds < 1) {
-    std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none] "
+    std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none] [--workers N [--batch B]] "
                          "[--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...] [--warm-runs K]] [--calibration] "
                          "NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
     return 2;
@@ -167,7 +170,7 @@ int main(int argc, char** argv) {
             options.strategy = *strategy;
             options.seed = static_cast<uint64_t>(s);
             options.workers = workers;
-            options.batch = static_cast<size_t>(workers);
+            options.batch = static_cast<size_t>(batch ? batch : workers);
             if (timed) apply_budget(budget_text, options);
             else options.budget = budget;
             if (!warm.empty() && !earlier.empty()) {

@@ -319,6 +319,7 @@ std::pair<Measurement, Measurement> Search::measure_at_once(size_t first, size_t
 TuneResult Search::run() {
   const size_t n = space_.size();
   result_.strategy = options_.strategy;
+  result_.batch = std::max<size_t>(options_.batch, 1);
   result_.space_size = n;
   result_.combinations = space_.combinations;
   result_.rejected = space_.rejected;

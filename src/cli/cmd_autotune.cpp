@@ -73,9 +73,9 @@ Action add_autotune_command(CLI::App& app) {
                                              "prune) or random")
       ->check(CLI::IsMember({"bayes", "model", "random"}))
       ->capture_default_str();
-  cmd->add_option("--batch", o->request.batch, "bayes: configurations chosen together between fits (the number of --devices keeps them busy)")
-      ->check(CLI::Range(1, 1024))
-      ->capture_default_str();
+  cmd->add_option("--batch", o->request.batch, "bayes: configurations chosen together between fits (default 1; under a time budget, one per "
+                                          "--devices or Slurm worker, which keeps them busy)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--top-k", o->request.top_k, "how many of the best to report")->check(CLI::Range(1, 1000))->capture_default_str();
   cmd->add_option("--max-cv", o->request.stability.max_cv, "repeat until the coefficient of variation is within this")
       ->check(CLI::Range(0.0, 10.0))

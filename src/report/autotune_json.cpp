@@ -142,6 +142,7 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   const size_t total = result.measured.size();
   const auto totals = measured_totals(result);
   j["strategy"] = autotune::strategy_name(result.strategy);
+  j["batch"] = result.strategy == autotune::Strategy::bayes ? Json(result.batch) : Json();
   j["warm_start"] = setup.warm_start_files.empty() ? Json()
                                                    : Json({{"file", setup.warm_start_files.front()},
                                                            {"files", setup.warm_start_files},

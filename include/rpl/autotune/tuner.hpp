@@ -128,6 +128,7 @@ struct LikeliestBetter {
 
 struct TuneResult {
   Strategy strategy = Strategy::bayes;
+  size_t batch = 1;                              // bayes: chosen together between fits
   size_t space_size = 0;
   uint64_t combinations = 0;
   uint64_t rejected = 0;
