@@ -427,21 +427,27 @@ TEST(CliAutotune, UnderATimeBudgetBayesChoosesOnePerDevice) {
   auto tune = [&](const std::string& name, std::vector<std::string> extra) {
     std::vector<std::string> args{"autotune", "--space", (source_dir() / "tests/gpu/programs/triton_space.json").string(),
                                   "--cmd-template", "x {BM} {BN} {BK} {WARPS}", "--replay",
-                                  (source_dir() / "bench/data/triton_h200_exhaustive.csv").string(), "--out", (dir / name).string(),
-                                  "--json"};
+                                  (source_dir() / "bench/data/triton_h200_exhaustive.csv").string(), "--out", (dir / name).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r;
+  };
+  auto document = [&](const std::string& name, std::vector<std::string> extra) {
+    extra.push_back("--json");
+    const auto r = tune(name, extra);
     EXPECT_EQ(schema_errors(r.out, "autotune"), "") << name;
     return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
   };
-  const auto timed = tune("timed", {"--budget", "60s", "--devices", "0,1,2,3"});
+  const auto timed = document("timed", {"--budget", "60s", "--devices", "0,1,2,3"});
   EXPECT_EQ(timed["batch"], 4);
-  const auto one = tune("one", {"--budget", "60s", "--devices", "0,1,2,3", "--batch", "1"});
+  const auto text = tune("text", {"--budget", "60s", "--devices", "0,1,2,3"}).out;
+  EXPECT_NE(text.find("bayes strategy (4 at a time): "), std::string::npos) << text;
+  const auto one = document("one", {"--budget", "60s", "--devices", "0,1,2,3", "--batch", "1"});
   EXPECT_EQ(one["batch"], 1);
   EXPECT_GT(timed["measured"]["total"].get<int>(), one["measured"]["total"].get<int>() + 4) << "four GPUs busy, not one";
-  EXPECT_EQ(tune("counted", {"--budget", "10%", "--devices", "0,1,2,3"})["batch"], 1) << "a count: the same choices on any number";
-  EXPECT_EQ(tune("random", {"--budget", "60s", "--devices", "0,1", "--strategy", "random"})["batch"], nullptr);
+  EXPECT_EQ(document("counted", {"--budget", "10%", "--devices", "0,1,2,3"})["batch"], 1) << "a count: the same choices on any number";
+  EXPECT_EQ(document("random", {"--budget", "60s", "--devices", "0,1", "--strategy", "random"})["batch"], nullptr);
 }
 
 void expect_error(const std::vector<std::string>& args, int code, const std::string& message) {
