@@ -20,10 +20,9 @@
 // --warm-runs K, the first K named, in the order named (or the next K of the others), each with a
 // seed of its own. With --workers N, N GPUs measure at once (bayes choosing N at a time, or B with
 // --batch B), each one configuration after another on the recorded clock (what a time budget buys
-// with N). With
-// --calibration, at the end, the bayes runs grouped by the chance their likeliest configuration
-// left unmeasured was given to beat the best by 3 % (TuneResult::likeliest_better): how many of
-// each group's runs reported one more than 3 % from the best.
+// with N). With --calibration, at the end, the bayes runs grouped by the chance their likeliest
+// configuration left unmeasured was given to beat the best by 3 % (TuneResult::likeliest_better):
+// how many of each group's runs reported one more than 3 % from the best.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -130,7 +129,8 @@ int main(int argc, char** argv) {
     else landscapes.push_back(a);
   }
   if (landscapes.empty() || seeds < 1) {
-    std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none] [--workers N [--batch B]] "
+    std::fprintf(stderr, "usage: %s [--seeds N] [--budgets 5,10,15|60s,...] [--strategies bayes,model,random] [--noise measured|none] "
+                         "[--workers N [--batch B]] "
                          "[--per-seed | --trajectory] [--warm-start PCT|full [--prior NAME=EARLIER ...] [--warm-runs K]] [--calibration] "
                          "NAME=SPACE.json:MEASUREMENTS.csv ...\n", argv[0]);
     return 2;
