@@ -52,8 +52,11 @@ class Search {
   bool out_of_time() const;
   /// The seconds of that round the search holds back from configurations.
   double round_held_back() const;
-  /// The seconds a round of re-measuring `count` configurations is expected to take: two at once
-  /// where there are two workers or more (measure_at_once), else one after another.
+  /// Whether a round re-measures its `count` configurations at once (measure_at_once): two of them,
+  /// and two workers or more.
+  bool remeasures_at_once(size_t count) const { return count == 2 && options_.workers >= 2; }
+  /// The seconds a round of re-measuring `count` configurations is expected to take: one
+  /// re-measurement where they run at once, else one after another.
   double round_seconds(size_t count) const;
   /// Whether one more round of re-measuring `count` configurations is expected to end within the time budget.
   bool remeasure_round_fits(size_t count) const;

@@ -35,8 +35,7 @@ double Search::round_held_back() const {
 }
 
 double Search::round_seconds(size_t count) const {
-  const size_t after_another = count == 2 && options_.workers >= 2 ? 1 : count;
-  return static_cast<double>(after_another) * remeasurement_seconds_;
+  return static_cast<double>(remeasures_at_once(count) ? 1 : count) * remeasurement_seconds_;
 }
 
 bool Search::remeasure_round_fits(size_t count) const {

@@ -228,7 +228,7 @@ void Search::confirm_best() {
     for (int r = 0; r < options_.remeasure_rounds && !cancelled(); ++r) {
       if (!first_round && !remeasure_round_fits(pair.size())) break;
       first_round = false;
-      if (pair.size() == 2 && options_.workers >= 2) {
+      if (remeasures_at_once(pair.size())) {
         const auto [a, b] = measure_at_once(rounds[0].configuration, rounds[1].configuration, r % 2);
         keep(0, a);
         keep(1, b);
