@@ -256,7 +256,7 @@ void Search::run_bayes() {
   // Past 100 measured, a round chooses a fiftieth of those measured, so that a large budget stays
   // affordable in fits (about 100 + 50 ln(budget / 100) rounds) and a round's size does not depend
   // on the budget: a larger budget chooses the same first configurations as a smaller one.
-  auto batch_size = [&] { return std::max({options_.batch, done() / 50, size_t{1}}); };
+  auto batch_size = [&] { return std::max(result_.batch, done() / 50); };
   // What the process is fitted to: the configurations measured, a failure as 1.5 times the worst
   // cost, thinned, less the warm start's prior. Gives the best cost measured (0 where none succeeded).
   auto modelled = [&](std::vector<size_t>& configs, std::vector<double>& costs, const std::vector<size_t>& failures) {

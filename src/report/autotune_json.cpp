@@ -220,7 +220,8 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
                      result.measured.size(), result.space_size,
                      100.0 * static_cast<double>(result.measured.size()) / static_cast<double>(result.space_size), result.budget,
                      setup.budget_seconds ? fmt::format(" or {:g} s", *setup.budget_seconds) : "", autotune::strategy_name(result.strategy),
-                     several_at_a_time ? fmt::format(" ({} at a time)", result.batch) : "", phases_text(result), totals.cached, totals.remeasurements, totals.seconds, totals.remeasurement_seconds);
+                     several_at_a_time ? fmt::format(" ({} at a time)", result.batch) : "", phases_text(result), totals.cached,
+                     totals.remeasurements, totals.seconds, totals.remeasurement_seconds);
   if (!setup.warm_start_files.empty()) {
     out += fmt::format("Warm start: {} configurations that succeeded in {}{}\n", setup.warm_start_configurations,
                        fmt::join(setup.warm_start_files, ", "),

@@ -132,12 +132,7 @@ autotune::TuneOptions tune_options(const AutotuneRequest& o) {
   const auto strategy = autotune::strategy_from_name(o.strategy);
   if (!strategy) fail(Errc::bad_input, "--strategy {}: give bayes, model or random", o.strategy);
   options.strategy = *strategy;
-  // Under a time budget, what is measured already depends on how many measure at once, and
-  // choosing one at a time leaves all but one idle: with four workers on the ten Triton tables of
-  // bench/data, bayes found one within 3 % in 83, 99 and 174 runs of 200 at 30, 60 and 120 s
-  // choosing one, 113, 194 and 200 choosing four. Under a count, one at a time keeps the
-  // configurations measured the same for any number of workers, and costs fewer of them.
-  options.batch = o.batch ? o.batch : options.time_budget_seconds ? static_cast<size_t>(options.workers) : 1;
+  options.batch = o.batch;  // 0: autotune::chosen_together's default
   return options;
 }
 
@@ -261,7 +256,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
     setup.cache_file = cache_file.string();
     run_key = scope.templates + "\n" + scope.objective + "\n" + space.digest() +
               fmt::format("\n{} {} {} {} {} {} {} {}", o.seed, o.seed_fraction, o.prune_factor, o.min_r2, o.budget, options.top_k,
-                          o.strategy, options.batch);
+                          o.strategy, autotune::chosen_together(options));
     for (const auto& [c, cost] : options.warm_start) run_key += fmt::format("\nwarm start {} {}", c, cost);  // --resume needs the same
     for (size_t c : options.warm_start_failures) run_key += fmt::format("\nwarm start {} failed", c);
     const auto previous = cache->find_run(run_key);

@@ -51,7 +51,7 @@ struct TuneOptions {
   std::optional<double> time_budget_seconds;  // the whole run's: the search stops where a configuration and
                                               // a round of re-measuring the two best would end after it
                                               // (the round once two have succeeded and while it fits)
-  size_t batch = 1;                // bayes: configurations chosen together between fits
+  size_t batch = 0;                // bayes: configurations chosen together between fits; 0: chosen_together
   int workers = 1;                 // measure at once; the search does not depend on it
   size_t confirm_batch = 8;        // survivors measured between refits of the model
   bool maximize = false;           // the objective is a figure to maximize (--maximize)
@@ -160,6 +160,10 @@ struct TuneResult {
 };
 
 using ProgressCallback = std::function<void(const TuneProgress&)>;
+
+/// How many configurations bayes chooses together between fits: options.batch where given, else
+/// one per worker under a time budget, and one under a count.
+size_t chosen_together(const TuneOptions& options);
 
 /// Runs the search. Error(run_failed) is not thrown for failing configurations: they are
 /// recorded; the result has no best when every one failed. An interruption (cancel) stops at the

@@ -39,7 +39,7 @@ struct AutotuneRequest {
   double min_r2 = 0.75;
   std::string budget;                // a count, fraction, percentage or time; empty: the default
   std::string strategy = "bayes";
-  size_t batch = 0;                  // 0: one, or under a time budget one per worker (tune_options)
+  size_t batch = 0;                  // 0: autotune::chosen_together's default
   size_t top_k = 5;
   autotune::StabilityPolicy stability;
   double timeout = 0;                // seconds per run or build; 0: none

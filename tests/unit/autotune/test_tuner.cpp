@@ -516,6 +516,20 @@ TEST(Tuner, ATimeBudgetReplayedWithFourWorkersMeasuresWhatFourWould) {
   }
 }
 
+// bayes chooses one at a time under a count, so the configurations measured do not depend on the
+// workers; under a time budget one per worker, as several GPUs otherwise idle; --batch overrides both.
+TEST(Tuner, BayesChoosesOnePerWorkerUnderATimeBudget) {
+  TuneOptions o;
+  o.workers = 4;
+  EXPECT_EQ(chosen_together(o), 1u);
+  o.time_budget_seconds = 60;
+  EXPECT_EQ(chosen_together(o), 4u);
+  o.batch = 2;
+  EXPECT_EQ(chosen_together(o), 2u);
+  o.time_budget_seconds.reset();
+  EXPECT_EQ(chosen_together(o), 2u);
+}
+
 // Answers from the bowl after a few milliseconds, and notes which worker measured which
 // configuration, in the order the calls ended.
 class WorkerLog : public Evaluator {
