@@ -61,7 +61,7 @@ class Search {
   /// Whether one more round of re-measuring `count` configurations is expected to end within the time budget.
   bool remeasure_round_fits(size_t count) const;
   /// Notes how long a measurement that ran took, for the estimates above (under the batch's mutex).
-  void note_time_taken(const Measurement& m);
+  void note_time_taken(const Measurement& m, const std::string& phase);
   size_t done() const { return result_.measured.size(); }
   /// Whether the budget (of configurations, and of time) allows measuring more.
   bool room() const { return done() < result_.budget && !result_.interrupted && !out_of_time(); }
@@ -137,7 +137,7 @@ class Search {
   // Means over the measurements that ran in this search: one configuration's (its build and any
   // failure included), and one re-measurement's (its build reused, so without it; those that succeeded).
   SecondsMean measured_seconds_, remeasured_seconds_;
-  std::atomic<size_t> ran_ok_{0};
+  std::atomic<size_t> ran_ok_{0}, ran_ok_past_seeds_{0};  // measurements that succeeded: all, and those outside the seed phase
   std::atomic<double> measurement_seconds_{0}, remeasurement_seconds_{0};
   // Whether the search left room for the round of re-measurements when it last started a
   // configuration (or no time budget bounds it): then the round's first pass runs, fitting or not.

@@ -124,7 +124,7 @@ void Search::note_ended(Batch& batch, size_t i) {
   const auto& entry = batch.entries[i];
   const auto& m = entry.measurement;
   if (m.interrupted) return;
-  note_time_taken(m);
+  note_time_taken(m, batch.phase);
   // A node's failure is not the configuration's: a later run measures it again.
   if (m.failure != Failure::node_failed) store_.store(entry.configuration, m);
   if (m.ok() && (!best_cost_ || cost(m) < *best_cost_)) best_cost_ = cost(m);

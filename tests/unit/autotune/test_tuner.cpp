@@ -321,16 +321,19 @@ std::map<size_t, Measurement> recorded_bowl(const SearchSpace& s, double seconds
 
 // A replay spends a time budget in the seconds each measurement took when recorded, as a live run
 // would have, not in its own microseconds; the re-measurement of the best is part of it. At 10 s
-// each, 100 s start eight (at 0 to 70 s: from the third on, each leaves room for itself and a round of
-// re-measuring two, 20 s), then re-measure the two best once (80 to 100 s), not twice. 35 s start
-// three (at 0, 10 and 20 s) and re-measure none: the first two hold nothing back, as one alone needs
-// no re-measuring to be chosen, and at 20 s the round no longer fits (it once started one and
-// re-measured it twice, choosing nothing).
+// each, 100 s start eight (at 0 to 70 s: once two past the seeds have succeeded, one a parameter,
+// each leaves room for itself and a round of re-measuring two, 20 s), then re-measure the two best
+// once (80 to 100 s), not twice. The model strategy's seeds are more than ten, so nothing is held
+// back: it starts ten and re-measures none. 35 s start three (at 0, 10 and 20 s) and
+// re-measure none: the first two hold nothing back, as one alone needs no re-measuring to be
+// chosen, and at 20 s the round no longer fits (it once started one and re-measured it twice,
+// choosing nothing).
 TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   auto s = grid();
   auto recorded = recorded_bowl(s, 10, 0);
   for (const auto strategy : {Strategy::random, Strategy::model, Strategy::bayes}) {
-    for (const auto& [budget, measured, remeasured, rounds] : {std::tuple{100.0, 8u, 2u, 1u}, std::tuple{35.0, 3u, 0u, 0u}}) {
+    const auto at_100 = strategy == Strategy::model ? std::tuple{100.0, 10u, 0u, 0u} : std::tuple{100.0, 8u, 2u, 1u};
+    for (const auto& [budget, measured, remeasured, rounds] : {at_100, std::tuple{35.0, 3u, 0u, 0u}}) {
       RecordedEvaluator replay(recorded);
       MemoryStore store;
       TuneOptions o;
@@ -377,6 +380,33 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   const auto r = tune(s, live, store, o);
   EXPECT_EQ(r.measured.size(), s.size());
   EXPECT_FALSE(r.out_of_time);
+}
+
+// The round of re-measurements is held back only once the model has chosen one configuration a
+// parameter: it does not take the place of the first the model chooses. At 45 s two seeds and a
+// round held back for two had left no room for a third, which 35 s had measured.
+TEST(Tuner, TheRoundDoesNotTakeThePlaceOfTheModelsFirstChoices) {
+  auto s = grid();
+  auto recorded = recorded_bowl(s, 10, 0);
+  for (auto& [c, m] : recorded) {  // none fails: both seeds succeed
+    if (!m.ok()) m = ok(3), m.seconds = 10;
+  }
+  auto within = [&](double budget) {
+    RecordedEvaluator replay(recorded);
+    MemoryStore store;
+    TuneOptions o;
+    o.time_budget_seconds = budget;
+    return tune(s, replay, store, o);
+  };
+  EXPECT_EQ(within(35).measured.size(), 3u);
+  const auto r = within(45);
+  EXPECT_EQ(r.measured.size(), 4u);
+  EXPECT_EQ(r.measured_in("guided"), 2u);
+  EXPECT_TRUE(r.remeasured.empty()) << "the round no longer fits after the fourth";
+  // Once the model has chosen two, the round is held back: at 60 s the fifth would leave no room for it.
+  const auto later = within(60);
+  EXPECT_EQ(later.measured.size(), 4u);
+  EXPECT_EQ(later.remeasured.size(), 2u);
 }
 
 // Where half of each 10 s went on its build, a re-measurement (the build reused) is expected to take
