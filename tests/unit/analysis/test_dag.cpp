@@ -5,6 +5,7 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "test_support.hpp"
+#include "trace_builder.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -29,7 +30,7 @@ class DagTrace {
   void kernel(const std::string& name, int64_t stream, int64_t start, int64_t duration) {
     trace::Dispatch d{};
     d.id = static_cast<int64_t>(trace.dispatches.size()) + 1;
-    d.symbol = symbol(name);
+    d.symbol = test::symbol_named(trace, name);
     d.stream_id = d.queue_id = stream;
     d.start_ns = start;
     d.end_ns = start + duration;
@@ -86,16 +87,6 @@ class DagTrace {
   trace::Trace trace;
 
  private:
-  int32_t symbol(const std::string& name) {
-    for (size_t i = 0; i < trace.symbols.size(); ++i) {
-      if (trace.symbols[i].mangled_name == name) return static_cast<int32_t>(i);
-    }
-    trace::KernelSymbol s;
-    s.id = static_cast<int64_t>(trace.symbols.size()) + 1;
-    s.mangled_name = name;
-    trace.symbols.push_back(s);
-    return static_cast<int32_t>(trace.symbols.size()) - 1;
-  }
   int64_t correlation_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include <rpl/core/error.hpp>
 
 #include "test_support.hpp"
+#include "trace_builder.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -34,7 +35,7 @@ class CounterTrace {
   void dispatch(const std::string& name, int64_t duration_ns, const std::map<std::string, double>& counters) {
     trace::Dispatch d{};
     d.id = static_cast<int64_t>(trace.dispatches.size()) + 1;
-    d.symbol = symbol(name);
+    d.symbol = test::symbol_named(trace, name);
     d.start_ns = clock_;
     d.end_ns = clock_ + duration_ns;
     clock_ = d.end_ns + 1000;
@@ -51,15 +52,6 @@ class CounterTrace {
   trace::Trace trace;
 
  private:
-  int32_t symbol(const std::string& name) {
-    for (size_t i = 0; i < trace.symbols.size(); ++i) {
-      if (trace.symbols[i].mangled_name == name) return static_cast<int32_t>(i);
-    }
-    trace::KernelSymbol s;
-    s.mangled_name = name;
-    trace.symbols.push_back(s);
-    return static_cast<int32_t>(trace.symbols.size()) - 1;
-  }
   uint32_t counter_id(const std::string& name) {
     for (size_t i = 0; i < trace.counter_names.size(); ++i) {
       if (trace.counter_names[i] == name) return static_cast<uint32_t>(i);

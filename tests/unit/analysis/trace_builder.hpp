@@ -1,10 +1,23 @@
 #pragma once
 // Small in-memory traces for analysis tests.
+#include <cstdint>
 #include <string>
 
 #include <rpl/trace/model.hpp>
 
 namespace rpl::test {
+
+// The index of the kernel symbol of that mangled name in the trace, added where it is new.
+inline int32_t symbol_named(trace::Trace& trace, const std::string& mangled) {
+  for (size_t i = 0; i < trace.symbols.size(); ++i) {
+    if (trace.symbols[i].mangled_name == mangled) return static_cast<int32_t>(i);
+  }
+  trace::KernelSymbol s;
+  s.id = static_cast<int64_t>(trace.symbols.size()) + 1;
+  s.mangled_name = mangled;
+  trace.symbols.push_back(s);
+  return static_cast<int32_t>(trace.symbols.size()) - 1;
+}
 
 class TraceBuilder {
  public:
