@@ -97,6 +97,7 @@ class Search {
   /// cheapest of the warm start), as seeds; returns how many.
   size_t measure_warm_start_bests(const std::string& phase, size_t limit);
   void warn_if_no_model_chose();
+  void warn_if_best_not_remeasured();
   void run_random();
   void run_model();
   void run_bayes();

@@ -136,4 +136,18 @@ void Search::warn_if_no_model_chose() {
                                          done(), done() == 1 ? "" : "s", measurement_seconds_.load(), std::ceil(enough)));
 }
 
+// Where the time ran out before a round could measure the best again (a round is held back only
+// once the model has chosen, and runs at the end only where it fits), the best's value is one
+// measurement's: says so, and how long a round takes at the pace measured. One alone that
+// succeeded needs no round to be chosen.
+void Search::warn_if_best_not_remeasured() {
+  if (!options_.time_budget_seconds || !result_.best || ran_ok_ < 2) return;
+  for (const auto& rm : result_.remeasured) {
+    if (rm.configuration == *result_.best) return;
+  }
+  result_.warnings.push_back(fmt::format("best_not_remeasured: the time ran out before the best could be measured again, so its value "
+                                         "is its first measurement's; a round of re-measuring the two best takes about {:.0f} s more here",
+                                         std::ceil(round_seconds(2))));
+}
+
 }  // namespace rpl::autotune

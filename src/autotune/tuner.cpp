@@ -360,6 +360,7 @@ TuneResult Search::run() {
   if (!result_.interrupted) {
     report("remeasure", done());
     confirm_best();
+    warn_if_best_not_remeasured();
   }
   // The ranking: best first by final value, failures left out.
   std::vector<std::pair<double, size_t>> ranked;

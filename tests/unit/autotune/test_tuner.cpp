@@ -324,10 +324,9 @@ std::map<size_t, Measurement> recorded_bowl(const SearchSpace& s, double seconds
 // each, 100 s start eight (at 0 to 70 s: once two past the seeds have succeeded, one a parameter,
 // each leaves room for itself and a round of re-measuring two, 20 s), then re-measure the two best
 // once (80 to 100 s), not twice. The model strategy's seeds are more than ten, so nothing is held
-// back: it starts ten and re-measures none. 35 s start three (at 0, 10 and 20 s) and
-// re-measure none: the first two hold nothing back, as one alone needs no re-measuring to be
-// chosen, and at 20 s the round no longer fits (it once started one and re-measured it twice,
-// choosing nothing).
+// back: it starts ten and re-measures none. 35 s start three (at 0, 10 and 20 s) and re-measure
+// none: the first two hold nothing back, as one alone needs no re-measuring to be chosen, and at
+// 20 s the round no longer fits (it once started one and re-measured it twice, choosing nothing).
 TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   auto s = grid();
   auto recorded = recorded_bowl(s, 10, 0);
@@ -354,6 +353,12 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
         return w.starts_with("time_budget_too_small_for_a_model: the time ran out after 3 configurations (10.0 s each)");
       });
       EXPECT_EQ(warned, budget == 35.0 && strategy == Strategy::model) << strategy_name(strategy) << " " << budget;
+      // Where the round did not run, the best's value is one measurement's, and a warning says so.
+      const bool unconfirmed = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+        return w == "best_not_remeasured: the time ran out before the best could be measured again, so its value is its first "
+                    "measurement's; a round of re-measuring the two best takes about 20 s more here";
+      });
+      EXPECT_EQ(unconfirmed, remeasured == 0) << strategy_name(strategy) << " " << budget;
       if (strategy == Strategy::bayes && budget == 35.0) {
         EXPECT_EQ(r.measured_in("guided"), 1u);
       }
