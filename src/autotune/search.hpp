@@ -60,7 +60,8 @@ class Search {
   double round_seconds(size_t count) const;
   /// Whether one more round of re-measuring `count` configurations is expected to end within the time budget.
   bool remeasure_round_fits(size_t count) const;
-  /// Notes how long a measurement that ran took, for the estimates above (under the batch's mutex).
+  /// Notes how long a measurement that ran took, for the estimates above, and whether it succeeded
+  /// past the seeds (its phase), for round_held_back (under the batch's mutex).
   void note_time_taken(const Measurement& m, const std::string& phase);
   size_t done() const { return result_.measured.size(); }
   /// Whether the budget (of configurations, and of time) allows measuring more.
