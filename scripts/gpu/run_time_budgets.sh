@@ -7,7 +7,7 @@
 # summary, since a call brings back at most 8 files.
 set -uo pipefail
 top=${OUT:-/tmp/rpl-gpu}
-for run in ${RUNS:-30s=2,3 45s=2,3 60s=2}; do
+for run in ${RUNS:-60s=1,2 90s=1}; do
   budget=${run%%=*}
   seeds=${run#*=}
   OUT="$top/$budget" BUDGET="$budget" SEEDS="${seeds//,/ }" bash scripts/gpu/run_time_budget.sh "${1:-.devcarry}" > /dev/null 2>&1

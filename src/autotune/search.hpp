@@ -144,6 +144,9 @@ class Search {
   // Whether the search left room for the round of re-measurements when it last started a
   // configuration (or no time budget bounds it): then the round's first pass runs, fitting or not.
   std::atomic<bool> round_room_left_{true};
+  // bayes, each round: the chance its process gives the likeliest configuration left to beat the
+  // best by 3 % (as LikeliestBetter); -1 before a process fits, and under the other strategies.
+  std::atomic<double> better_chance_{-1};
 };
 
 }  // namespace rpl::autotune

@@ -294,10 +294,13 @@ void Search::run_bayes() {
     auto predictions = process.predict(candidates);
     for (size_t i = 0; i < candidates.size(); ++i) predictions[i].mean += prior_of(candidates[i]);  // log cost again
     std::vector<double> score(candidates.size()), sd(candidates.size());
+    double chance = 0;  // the likeliest's to beat the best by kBetterMargin, for a time budget's round (round_held_back)
     for (size_t i = 0; i < candidates.size(); ++i) {
       score[i] = expected_improvement(predictions[i], best);
       sd[i] = predictions[i].sd;
+      chance = std::max(chance, chance_below(predictions[i], best + std::log1p(-kBetterMargin)));
     }
+    better_chance_ = chance;
     // What failed in the warm start's run, at another size or on another device, is not proposed
     // while anything else is left: where it ran out of resources there, it does here. (Taken into
     // the prior as slow instead, as this run's failures are, such failures smoothed the prior over

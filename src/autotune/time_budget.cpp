@@ -11,6 +11,19 @@
 #include "search.hpp"
 
 namespace rpl::autotune {
+namespace {
+
+// Where the bayes process gives a configuration left this chance or more to beat the best by 3 %, a
+// time budget holds no round back (round_held_back). Runs that ended at a chance of 20 to 30 % missed
+// the best by more than 3 % 12 times in 100, at 30 to 50 % 19, from 50 % on 31
+// (bench/data/autotune_chance_calibration.txt). Replayed on the ten Triton tables of bench/data over
+// 20 seeds, one worker, bayes found one within 3 % of the best in 97, 122, 152 and 183 runs of 200
+// at 60, 80, 100 and 150 s, where, holding the round back once the model had chosen one a
+// parameter, it had in 92, 109, 144 and 178; at 0.2, 99, 131, 156 and 184, but with a round in
+// fewer runs (docs/autotune_strategies.md).
+constexpr double kRoundChance = 0.3;
+
+}  // namespace
 
 double Search::spent_seconds() const {
   return evaluator_.replays_recorded_time() ? recorded_seconds_.load()
@@ -31,10 +44,12 @@ bool Search::out_of_time() const {
 // correct, and a round held back right after the seeds took the place of the first it chose
 // (replayed, the Triton table at 4096³ found its best at 30 s and missed it by 7 times at 45 s).
 // Over 20 seeds on the ten Triton tables of bench/data, bayes found one within 3 % of the best in
-// 81, 88 and 88 runs of 200 at 30, 40 and 45 s, where it had in 62, 69 and 76 (the same from 60 s
-// on). None either where the round no longer fits: the time left then goes to configurations.
+// 81, 88 and 88 runs of 200 at 30, 40 and 45 s, where it had in 62, 69 and 76. Under bayes, none either while its process gives a configuration left a chance of kRoundChance or
+// more to beat the best by 3 % (better_chance_): the climb is then likely to gain more than the
+// round corrects, and the round is held back once it has gone where the process sees little left.
+// None either where the round no longer fits: the time left then goes to configurations.
 double Search::round_held_back() const {
-  if (ran_ok_ < 2 || ran_ok_past_seeds_ < space_.parameters.size()) return 0;
+  if (ran_ok_ < 2 || ran_ok_past_seeds_ < space_.parameters.size() || better_chance_ >= kRoundChance) return 0;
   const double round = round_seconds(2);
   return spent_seconds() + round <= *options_.time_budget_seconds ? round : 0;
 }
