@@ -83,6 +83,18 @@ std::string model_rows(const Json& model, const Json& total, const Json& order) 
   return html;
 }
 
+// How the best's value was come to (autotune.json's best.first_value and best.remeasured): one
+// measurement's, or the median of it and those of the rounds that measured it again. Empty where
+// the file does not say.
+std::string measurements_of_best(const Json& best) {
+  const Json& again = best.value("remeasured", Json());
+  if (!again.is_array() || !best.value("first_value", Json()).is_number()) return "";
+  if (again.empty()) return " (measured once)";
+  std::string values = number(best["first_value"]);
+  for (const auto& v : again) values += ", " + number(v);
+  return fmt::format(" (the median of {} measurements: {})", again.size() + 1, values);
+}
+
 std::string summary(const Json& a, const Json& order) {
   const Json none = Json::object();
   const Json& measured = a.value("measured", none).is_object() ? a["measured"] : none;
@@ -103,7 +115,8 @@ std::string summary(const Json& a, const Json& order) {
   if (a.contains("failures")) html += row("Failures", "autotune-failures", escaped(failures(a["failures"])));
   const Json& best = a.value("best", Json());
   html += row("Best", "autotune-best",
-              best.is_object() ? escaped(configuration(best.value("configuration", Json()), order)) + ": " + number(best.value("value", Json()))
+              best.is_object() ? escaped(configuration(best.value("configuration", Json()), order)) + ": " + number(best.value("value", Json())) +
+                                     measurements_of_best(best)
                                : std::string("none: every configuration measured failed"));
   html += model_rows(a.value("model", Json()), measured.value("total", Json()), order);
   std::string warnings;
@@ -141,18 +154,27 @@ constexpr const char* kScript = R"js(
   const datasets = [{ label: 'best so far', stepped: true, data: curve.map(p => ({ x: x(p), y: p.best_value })),
       pointBackgroundColor: curve.map(p => colours[p.phase] || '#000'), borderColor: '#888',
       pointStyle: curve.map(p => p.measured === centre ? 'triangle' : 'circle'), pointRadius: curve.map(p => p.measured === centre ? 7 : 3) }];
+  // The best after the rounds that measured the two best again, where any did: a diamond after the
+  // curve's last point, since its value (a median) or even its configuration may differ.
+  const best = data.best && typeof data.best.value === 'number' && Array.isArray(data.best.remeasured) ? data.best : null;
+  const remeasured = best && best.remeasured.length > 0 && curve.length > 0;
+  if (remeasured) {
+    datasets.push({ label: 're-measured best', data: [{ x: x(curve[curve.length - 1]), y: best.value }],
+      pointStyle: 'rectRot', pointRadius: 7, pointBackgroundColor: colours.confirm, borderColor: colours.confirm, showLine: false });
+  }
   if (timed && curve.length) {
-    const values = curve.map(p => p.best_value);
+    const values = curve.map(p => p.best_value).concat(remeasured ? [best.value] : []);
     datasets.push({ label: 'time budget', data: [{ x: budget, y: Math.min(...values) }, { x: budget, y: Math.max(...values) }],
       borderColor: '#c33', borderDash: [6, 4], pointRadius: 0 });
   }
   new Chart(canvas, { type: 'line', data: { datasets },
     options: { animation: false, parsing: false, scales: {
       x: { type: 'linear', min: timed ? 0 : undefined, title: { display: true, text: timed ? 'seconds into the run, on the time budget clock' : 'configurations measured' } },
-      y: { title: { display: true, text: 'best value so far (colour: the phase that found it; triangle: the centre of the space measured)' } } } } });
+      y: { title: { display: true, text: 'best value so far' } } } } });
   canvas.dataset.points = String(curve.length);
   canvas.dataset.axis = timed ? 'seconds' : 'configurations';
   if (curve.some(p => p.measured === centre)) canvas.dataset.centre = String(centre);
+  if (remeasured) canvas.dataset.remeasured = String(best.value);
   document.querySelectorAll('table.sortable th').forEach((th, column) => th.addEventListener('click', () => {
     const body = th.closest('table').tBodies[0];
     const rows = Array.from(body.rows).sort((a, b) => {
@@ -174,6 +196,7 @@ table.summary th { color: #555; font-weight: normal; }
 table.sortable th { cursor: pointer; border-bottom: 1px solid #999; }
 table.sortable td { border-bottom: 1px solid #eee; font-variant-numeric: tabular-nums; }
 .chart { max-width: 900px; }
+p.note { color: #555; max-width: 900px; }
 )css";
 
 }  // namespace
@@ -188,9 +211,12 @@ std::string autotune_report(const Json& a, const std::string& chart_js) {
   const Json& document = a.is_object() ? a : empty;  // a reference: the document is not copied
   const Json order = parameter_order(document);
   html += "<h2>Summary</h2>\n" + summary(document, order);
-  html += "<h2>Best so far</h2>\n<div class=\"chart\"><canvas id=\"curve\"></canvas></div>\n";
+  html += "<h2>Best so far</h2>\n<div class=\"chart\"><canvas id=\"curve\"></canvas></div>\n"
+          "<p class=\"note\">Each point: the best first measurement after a configuration, coloured by the phase that measured it; a "
+          "triangle where the centre of the space was measured; a diamond, the best once measured again (the median of its "
+          "measurements).</p>\n";
   html += "<h2>Best configurations</h2>\n" + top_table(document, order);
-  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}, {"budget_seconds", document.value("budget_seconds", Json())}}) + "</script>\n";
+  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}, {"best", document.value("best", Json())}, {"budget_seconds", document.value("budget_seconds", Json())}}) + "</script>\n";
   html += "<script>\n" + chart_js + "\n</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
   return html;
 }

@@ -311,6 +311,14 @@ TEST(CliReport, AnAutotuneFolderDrawsItsSearch) {
   EXPECT_NE(page->dom.find("data-points=\"23\""), std::string::npos);
   EXPECT_NE(page->dom.find("data-axis=\"configurations\""), std::string::npos) << "no time budget: against the count";
   EXPECT_NE(page->dom.find("data-centre=\"" + measured_at + "\""), std::string::npos);
+  // A count budget re-measures the two best: the best's value is a median, drawn after the curve.
+  const auto& best = autotune["best"];
+  ASSERT_FALSE(best["remeasured"].empty()) << best.dump();
+  EXPECT_NE(html.find(fmt::format(" (the median of {} measurements: {:.6g}, ", best["remeasured"].size() + 1, best["first_value"].get<double>())),
+            std::string::npos);
+  const std::string drawn = attribute_of_canvas(page->dom, "curve", "data-remeasured");
+  ASSERT_FALSE(drawn.empty());
+  EXPECT_DOUBLE_EQ(std::stod(drawn), best["value"].get<double>());
 }
 
 // A replay of the Triton matmul's measured wall (10 of 54 configurations out of shared memory):
@@ -353,6 +361,11 @@ TEST(CliReport, AnAutotuneFolderWithATimeBudgetDrawsTheCurveAgainstItsClock) {
   EXPECT_EQ(page->console, "");
   EXPECT_NE(page->dom.find("data-axis=\"seconds\""), std::string::npos);
   EXPECT_NE(page->dom.find("data-points=\"" + std::to_string(curve.size()) + "\""), std::string::npos);
+  // Where no round measured the best again, it was measured once, and nothing is drawn after the curve.
+  const auto best = nlohmann::json::parse(read_text(dir / "out/autotune.json"))["best"];
+  const bool again = !best["remeasured"].empty();
+  EXPECT_EQ(read_text(dir / "out/report.html").find(" (measured once)") != std::string::npos, !again);
+  EXPECT_EQ(attribute_of_canvas(page->dom, "curve", "data-remeasured").empty(), !again);
 }
 
 // A PyTorch program's trace opens where the GPU works (from 225 ms), not on its start-up; the
