@@ -44,10 +44,11 @@ bool Search::out_of_time() const {
 // correct, and a round held back right after the seeds took the place of the first it chose
 // (replayed, the Triton table at 4096³ found its best at 30 s and missed it by 7 times at 45 s).
 // Over 20 seeds on the ten Triton tables of bench/data, bayes found one within 3 % of the best in
-// 81, 88 and 88 runs of 200 at 30, 40 and 45 s, where it had in 62, 69 and 76. Under bayes, none either while its process gives a configuration left a chance of kRoundChance or
-// more to beat the best by 3 % (better_chance_): the climb is then likely to gain more than the
-// round corrects, and the round is held back once it has gone where the process sees little left.
-// None either where the round no longer fits: the time left then goes to configurations.
+// 81, 88 and 88 runs of 200 at 30, 40 and 45 s, where it had in 62, 69 and 76. Under bayes, none
+// either while its process gives a configuration left a chance of kRoundChance or more to beat the
+// best by 3 % (better_chance_): the climb is then likely to gain more than the round corrects, and
+// the round is held back once it has gone where the process sees little left. None either where
+// the round no longer fits: the time left then goes to configurations.
 double Search::round_held_back() const {
   if (ran_ok_ < 2 || ran_ok_past_seeds_ < space_.parameters.size() || better_chance_ >= kRoundChance) return 0;
   const double round = round_seconds(2);

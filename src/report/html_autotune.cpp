@@ -216,7 +216,8 @@ std::string autotune_report(const Json& a, const std::string& chart_js) {
           "triangle where the centre of the space was measured; a diamond, the best once measured again (the median of its "
           "measurements).</p>\n";
   html += "<h2>Best configurations</h2>\n" + top_table(document, order);
-  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(Json{{"curve", curve}, {"centre", centre}, {"best", document.value("best", Json())}, {"budget_seconds", document.value("budget_seconds", Json())}}) + "</script>\n";
+  const Json data{{"curve", curve}, {"centre", centre}, {"best", document.value("best", Json())}, {"budget_seconds", document.value("budget_seconds", Json())}};
+  html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(data) + "</script>\n";
   html += "<script>\n" + chart_js + "\n</script>\n<script>" + kScript + "</script>\n</body>\n</html>\n";
   return html;
 }

@@ -325,9 +325,10 @@ std::map<size_t, Measurement> recorded_bowl(const SearchSpace& s, double seconds
 // one a parameter, each leaves room for itself and a round of re-measuring two, 20 s), then
 // re-measures the two best once (80 to 100 s), not twice. The model strategy's seeds are more than
 // ten, so nothing is held back: it starts ten and re-measures none; nor does bayes, whose process
-// still sees a better configuration likely (TheRoundWaitsWhileTheProcessSeesABetterOneLikely). 35 s start three (at 0, 10 and 20 s) and re-measure
-// none: the first two hold nothing back, as one alone needs no re-measuring to be chosen, and at
-// 20 s the round no longer fits (it once started one and re-measured it twice, choosing nothing).
+// still sees a better configuration likely (TheRoundWaitsWhileTheProcessSeesABetterOneLikely).
+// 35 s start three (at 0, 10 and 20 s) and re-measure none: the first two hold nothing back, as one
+// alone needs no re-measuring to be chosen, and at 20 s the round no longer fits (it once started
+// one and re-measured it twice, choosing nothing).
 TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   auto s = grid();
   auto recorded = recorded_bowl(s, 10, 0);
@@ -416,9 +417,9 @@ TEST(Tuner, TheRoundDoesNotTakeThePlaceOfTheModelsFirstChoices) {
 }
 
 // Under bayes, the round is held back only once the process gives no configuration left a chance of
-// 30 % to beat the best by 3 %: on a plain whose costs differ by a thousandth, from the third
-// configuration the model chose on, as under the other strategies (at 100 s, eight and the round);
-// in the bowl, whose best the first ten do not reach, the time goes to configurations.
+// 30 % to beat the best by 3 %: on a plain whose costs differ by a thousandth, where it sees none,
+// as under the other strategies (at 100 s, eight and the round); in the bowl, whose best the first
+// ten do not reach, the time goes to configurations.
 TEST(Tuner, TheRoundWaitsWhileTheProcessSeesABetterOneLikely) {
   auto s = grid();
   auto within = [&](const std::map<size_t, Measurement>& recorded, double budget) {
