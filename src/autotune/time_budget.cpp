@@ -154,16 +154,22 @@ void Search::warn_if_no_model_chose() {
 
 // Where the time ran out before a round could measure the best again (a round is held back only
 // once the model has chosen, and runs at the end only where it fits), the best's value is one
-// measurement's: says so, and how long a round takes at the pace measured. One alone that
+// measurement's: says so, and how long a round takes at the pace measured; and where bayes measured
+// on because its process still saw a better configuration likely, that chance. One alone that
 // succeeded needs no round to be chosen.
 void Search::warn_if_best_not_remeasured() {
   if (!options_.time_budget_seconds || !result_.best || ran_ok_ < 2) return;
   for (const auto& rm : result_.remeasured) {
     if (rm.configuration == *result_.best) return;
   }
+  const bool measured_on = ran_ok_past_seeds_ >= space_.parameters.size() && better_chance_ >= kRoundChance;
   result_.warnings.push_back(fmt::format("best_not_remeasured: the time ran out before the best could be measured again, so its value "
-                                         "is its first measurement's; a round of re-measuring the two best takes about {:.0f} s more here",
-                                         std::ceil(round_seconds(2))));
+                                         "is its first measurement's; a round of re-measuring the two best takes about {:.0f} s more here{}",
+                                         std::ceil(round_seconds(2)),
+                                         measured_on ? fmt::format(" (the search measured on instead: when it chose its last configurations, the "
+                                                                   "process gave one left a chance of {:.2f} to beat the best by 3 %)",
+                                                                   better_chance_.load())
+                                                     : ""));
 }
 
 }  // namespace rpl::autotune
