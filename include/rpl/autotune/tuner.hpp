@@ -51,7 +51,8 @@ struct TuneOptions {
   std::optional<double> time_budget_seconds;  // the whole run's: the search stops where a configuration and
                                               // a round of re-measuring the two best would end after it
                                               // (the round once two have succeeded, one a parameter
-                                              // past the seeds, and while it fits)
+                                              // past the seeds, under bayes once its process sees no
+                                              // better one likely, and while it fits)
   size_t batch = 0;                // bayes: configurations chosen together between fits; 0: chosen_together
   int workers = 1;                 // measure at once; the search does not depend on it
   size_t confirm_batch = 8;        // survivors measured between refits of the model
