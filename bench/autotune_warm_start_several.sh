@@ -57,8 +57,13 @@ landscapes() {
   local earlier=() target
   for p in $(nearest "$runs"); do earlier+=("$(grep "^${p#*=}=" <<< "$benchmark")"); done
   local names=" $(for target in $TARGETS; do echo -n "${target%%=*} "; done)"
+  # An earlier run that is a target too is run once, as the target (twice, each line came twice).
+  local others=()
+  for target in $(printf '%s\n' "${earlier[@]}" | sort -u); do
+    [[ $names == *" ${target%%=*} "* ]] || others+=("$target")
+  done
   # shellcheck disable=SC2086 # TARGETS is a list of words
-  "$build/bin/rpl-autotune-landscapes" "$@" $TARGETS $(printf '%s\n' "${earlier[@]}" | sort -u) |
+  "$build/bin/rpl-autotune-landscapes" "$@" $TARGETS "${others[@]}" |
     awk -v names="$names" 'NR == 1 || index(names, " " $1 " ")'
 }
 if [ -n "${TARGETS:-}" ]; then
