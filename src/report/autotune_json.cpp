@@ -272,9 +272,17 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
   }
   if (result.best) {
     const auto* m = measured(result, *result.best);
-    out += fmt::format("Best: {}: {} (first {}, cv {:.1f} %, {} samples)\n", configuration_text(space, *result.best),
-                       value_text(result.best_value, setup), value_text(m->measurement.value, setup),
-                       100 * m->measurement.cv, m->measurement.samples);
+    // How its value came to be: one measurement, or the median of it and the rounds that measured it again.
+    std::vector<std::string> again;
+    for (const auto& r : result.remeasured) {
+      if (r.configuration != *result.best) continue;
+      for (const auto& x : r.rounds) again.push_back(value_text(x.value, setup));
+    }
+    const std::string first = fmt::format("cv {:.1f} %, {} samples", 100 * m->measurement.cv, m->measurement.samples);
+    out += fmt::format("Best: {}: {} ({})\n", configuration_text(space, *result.best), value_text(result.best_value, setup),
+                       again.empty() ? "measured once: " + first
+                                     : fmt::format("the median of {} measurements: {} first, {}; then {}", again.size() + 1,
+                                                   value_text(m->measurement.value, setup), first, fmt::join(again, ", ")));
     out += fmt::format("  {}\n", display_command(best_command));
     for (size_t i = 1; i < result.top.size(); ++i) {
       out += fmt::format("  #{} {}: {}\n", i + 1, configuration_text(space, result.top[i]),

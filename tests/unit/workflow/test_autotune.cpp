@@ -83,6 +83,10 @@ TEST(WorkflowAutotune, AReplayedTimeBudgetSpendsTheRecordedSeconds) {
   const auto text = report::autotune_text(r.space, r.result, r.setup, r.best_command);
   EXPECT_NE(text.find("budget 96 or 5 s)"), std::string::npos) << text;
   EXPECT_NE(text.find(fmt::format("{:.1f} s measuring, {:.1f} s re-measuring", search, remeasured)), std::string::npos) << text;
+  // The best was measured again once: its value is the median of two, each named.
+  ASSERT_EQ(r.document["best"]["remeasured"].size(), 1u) << r.document["best"];
+  EXPECT_NE(text.find(" (the median of 2 measurements: "), std::string::npos) << text;
+  EXPECT_NE(text.find(" samples; then "), std::string::npos) << text;
 }
 
 // 1 s leaves room for one configuration (0.58 s) and no second: the seeds are cut short, and the
@@ -95,6 +99,7 @@ TEST(WorkflowAutotune, ATimeBudgetThatEndsWithTheSeedsSaysSo) {
   const auto text = report::autotune_text(r.space, r.result, r.setup, r.best_command);
   EXPECT_NE(text.find("Model: none (the search ended with its seeds, before the process guided any)"), std::string::npos) << text;
   EXPECT_EQ(text.find("random search"), std::string::npos) << text;
+  EXPECT_NE(text.find(" (measured once: cv "), std::string::npos) << text;
   // And the warnings say how long would let the process choose: the two seeds and one pick per
   // parameter (three), then a round of two re-measurements, seven at the one measured's pace.
   const double pace = r.result.measured[0].measurement.seconds;
