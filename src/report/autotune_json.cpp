@@ -30,6 +30,16 @@ const autotune::MeasuredConfiguration* measured(const autotune::TuneResult& resu
   return nullptr;
 }
 
+// The values the rounds of re-measurement gave configuration c, in order (none where no round measured it).
+std::vector<double> remeasured_values(const autotune::TuneResult& result, size_t c) {
+  std::vector<double> out;
+  for (const auto& r : result.remeasured) {
+    if (r.configuration != c) continue;
+    for (const auto& x : r.rounds) out.push_back(x.value);
+  }
+  return out;
+}
+
 // Where the configuration nearest the centre of the space was measured (its index in the order
 // measured), if it was.
 std::optional<size_t> centre_order(const autotune::TuneResult& result) {
@@ -173,10 +183,7 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   if (result.best) {
     const auto* m = measured(result, *result.best);
     Json remeasured = Json::array();
-    for (const auto& r : result.remeasured) {
-      if (r.configuration != *result.best) continue;
-      for (const auto& x : r.rounds) remeasured.push_back(round6(x.value));
-    }
+    for (double v : remeasured_values(result, *result.best)) remeasured.push_back(round6(v));
     j["best"] = {{"configuration", space.to_json(*result.best)},
                  {"value", round6(result.best_value)},
                  {"first_value", round6(m->measurement.value)},
@@ -274,10 +281,7 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
     const auto* m = measured(result, *result.best);
     // How its value came to be: one measurement, or the median of it and the rounds that measured it again.
     std::vector<std::string> again;
-    for (const auto& r : result.remeasured) {
-      if (r.configuration != *result.best) continue;
-      for (const auto& x : r.rounds) again.push_back(value_text(x.value, setup));
-    }
+    for (double v : remeasured_values(result, *result.best)) again.push_back(value_text(v, setup));
     const std::string first = fmt::format("cv {:.1f} %, {} samples", 100 * m->measurement.cv, m->measurement.samples);
     out += fmt::format("Best: {}: {} ({})\n", configuration_text(space, *result.best), value_text(result.best_value, setup),
                        again.empty() ? "measured once: " + first
