@@ -52,6 +52,9 @@ class Search {
   bool out_of_time() const;
   /// The seconds of that round the search holds back from configurations.
   double round_held_back() const;
+  /// Whether bayes, past its first choices, measures on instead of holding the round back, its
+  /// process still giving a configuration left a likely chance to beat the best (round_held_back).
+  bool measures_on_for_a_better_one() const;
   /// Whether a round re-measures its `count` configurations at once (measure_at_once): two of them,
   /// and two workers or more.
   bool remeasures_at_once(size_t count) const { return count == 2 && options_.workers >= 2; }

@@ -50,9 +50,13 @@ bool Search::out_of_time() const {
 // the round is held back once it has gone where the process sees little left. None either where
 // the round no longer fits: the time left then goes to configurations.
 double Search::round_held_back() const {
-  if (ran_ok_ < 2 || ran_ok_past_seeds_ < space_.parameters.size() || better_chance_ >= kRoundChance) return 0;
+  if (ran_ok_ < 2 || ran_ok_past_seeds_ < space_.parameters.size() || measures_on_for_a_better_one()) return 0;
   const double round = round_seconds(2);
   return spent_seconds() + round <= *options_.time_budget_seconds ? round : 0;
+}
+
+bool Search::measures_on_for_a_better_one() const {
+  return ran_ok_past_seeds_ >= space_.parameters.size() && better_chance_ >= kRoundChance;
 }
 
 double Search::round_seconds(size_t count) const {
@@ -162,11 +166,10 @@ void Search::warn_if_best_not_remeasured() {
   for (const auto& rm : result_.remeasured) {
     if (rm.configuration == *result_.best) return;
   }
-  const bool measured_on = ran_ok_past_seeds_ >= space_.parameters.size() && better_chance_ >= kRoundChance;
   result_.warnings.push_back(fmt::format("best_not_remeasured: the time ran out before the best could be measured again, so its value "
                                          "is its first measurement's; a round of re-measuring the two best takes about {:.0f} s more here{}",
                                          std::ceil(round_seconds(2)),
-                                         measured_on ? fmt::format(" (the search measured on instead: when it chose its last configurations, the "
+                                         measures_on_for_a_better_one() ? fmt::format(" (the search measured on instead: when it chose its last configurations, the "
                                                                    "process gave one left a chance of {:.2f} to beat the best by 3 %)",
                                                                    better_chance_.load())
                                                      : ""));

@@ -83,7 +83,7 @@ std::string model_rows(const Json& model, const Json& total, const Json& order) 
   return html;
 }
 
-// How the best's value was come to (autotune.json's best.first_value and best.remeasured): one
+// How the best's value came to be (autotune.json's best.first_value and best.remeasured): one
 // measurement's, or the median of it and those of the rounds that measured it again. Empty where
 // the file does not say.
 std::string measurements_of_best(const Json& best) {

@@ -319,6 +319,15 @@ std::map<size_t, Measurement> recorded_bowl(const SearchSpace& s, double seconds
   return recorded;
 }
 
+// The default strategy under a time budget, replaying `recorded` on its clock.
+TuneResult replayed_within(const SearchSpace& s, const std::map<size_t, Measurement>& recorded, double budget) {
+  RecordedEvaluator replay(recorded);
+  MemoryStore store;
+  TuneOptions o;
+  o.time_budget_seconds = budget;
+  return tune(s, replay, store, o);
+}
+
 // A replay spends a time budget in the seconds each measurement took when recorded, as a live run
 // would have, not in its own microseconds; the re-measurement of the best is part of it. At 10 s
 // each, random search at 100 s starts eight (at 0 to 70 s: once two past the seeds have succeeded,
@@ -370,11 +379,7 @@ TEST(Tuner, AReplaySpendsATimeBudgetInTheRecordedSeconds) {
   }
   {  // bayes at 25 s: its two seeds (at 0 and 10 s); enough would be a pick per parameter (two) after
      // them, then a round of two re-measurements.
-    RecordedEvaluator replay(recorded);
-    MemoryStore store;
-    TuneOptions o;
-    o.time_budget_seconds = 25;
-    const auto r = tune(s, replay, store, o);
+    const auto r = replayed_within(s, recorded, 25);
     EXPECT_EQ(r.measured.size(), 2u);
     EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(),
                         "time_budget_too_small_for_a_model: the time ran out after 2 configurations (10.0 s each), before a model chose "
@@ -400,13 +405,7 @@ TEST(Tuner, TheRoundDoesNotTakeThePlaceOfTheModelsFirstChoices) {
   for (auto& [c, m] : recorded) {  // none fails: both seeds succeed
     if (!m.ok()) m = ok(3), m.seconds = 10;
   }
-  auto within = [&](double budget) {
-    RecordedEvaluator replay(recorded);
-    MemoryStore store;
-    TuneOptions o;
-    o.time_budget_seconds = budget;
-    return tune(s, replay, store, o);
-  };
+  auto within = [&](double budget) { return replayed_within(s, recorded, budget); };
   EXPECT_EQ(within(35).measured.size(), 3u);
   const auto r = within(45);
   EXPECT_EQ(r.measured.size(), 4u);
@@ -424,19 +423,12 @@ TEST(Tuner, TheRoundDoesNotTakeThePlaceOfTheModelsFirstChoices) {
 // ten do not reach, the time goes to configurations.
 TEST(Tuner, TheRoundWaitsWhileTheProcessSeesABetterOneLikely) {
   auto s = grid();
-  auto within = [&](const std::map<size_t, Measurement>& recorded, double budget) {
-    RecordedEvaluator replay(recorded);
-    MemoryStore store;
-    TuneOptions o;
-    o.time_budget_seconds = budget;
-    return tune(s, replay, store, o);
-  };
   auto plain = recorded_bowl(s, 10, 0);
   for (auto& [c, m] : plain) m = ok(1 + 0.001 * a_of(s, c)), m.seconds = 10;
-  const auto flat = within(plain, 100);
+  const auto flat = replayed_within(s, plain, 100);
   EXPECT_EQ(flat.measured.size(), 8u);
   EXPECT_EQ(flat.remeasured.size(), 2u);
-  const auto bowl = within(recorded_bowl(s, 10, 0), 100);
+  const auto bowl = replayed_within(s, recorded_bowl(s, 10, 0), 100);
   EXPECT_EQ(bowl.measured.size(), 10u);
   EXPECT_TRUE(bowl.remeasured.empty());
   ASSERT_TRUE(bowl.likeliest_better);
