@@ -11,7 +11,7 @@ shift || true
 matmul=examples/matmul/matmul_space.json matmul_large=examples/matmul/matmul_large_space.json
 stencil=examples/stencil/stencil_space.json stencil_large=examples/stencil/stencil_large_space.json
 triton=tests/gpu/programs/triton_space.json triton_wall=tests/gpu/programs/triton_wall_space.json
-softmax=tests/gpu/programs/triton_softmax_space.json
+softmax=tests/gpu/programs/triton_softmax_space.json rowsum=examples/rowsum/rowsum_space.json
 landscapes=()
 # NAME SPACE [TABLE]: the measurements bench/data/TABLE, NAME_h100_exhaustive.csv unless named.
 landscape() { landscapes+=("$1=$2:bench/data/${3:-$1_h100_exhaustive.csv}"); }
@@ -242,6 +242,11 @@ landscape triton_2304 $triton triton_2304_h200_exhaustive.csv
 # chunk, rows per program and warps (tests/gpu/programs/triton_softmax_tunable.py), 4096 rows of
 # 8192, 65536 of 1024 and 16384 of 3000.
 for n in long short odd; do landscape "softmax_$n" $softmax "softmax_${n}_h200_exhaustive.csv"; done
+# A fifth kernel, a row reduction in CUDA over 240 configurations (2026-12-04, H200, sixteenth
+# session), run once with the strategies unchanged: the sum of squares of each row
+# (examples/rowsum/rowsum_tunable) of 32768 rows of 1024 floats, 512 of 65536, 262144 of 128 and
+# 4096 of 8192; a space of the SGEMM's size, where 10 % is 24 measurements.
+for n in 1k 64k 128 8k; do landscape "rowsum_$n" $rowsum "rowsum_${n}_h200_exhaustive.csv"; done
 # LIST_LANDSCAPES=1: the landscapes alone, NAME=SPACE:TABLE a line (bench/autotune_warm_start_several.sh,
 # bench/autotune_shared_optima.py).
 [ -n "${LIST_LANDSCAPES:-}" ] && { printf '%s\n' "${landscapes[@]}"; exit 0; }

@@ -2,9 +2,9 @@
 # The bayes strategy started warm (rocm-perf autotune --warm-start) against cold, on the landscapes
 # of bench/autotune_landscapes.sh: each landscape's run starts from a bayes run of the landscape of
 # its space nearest in problem size (the least sum of |log| of the ratios of M, N and K; of the
-# stencil's side and steps; of the Triton matmul's size; of the softmax's rows and columns), at WARM
-# percent of that space (default 15: what a user who tuned the neighbouring size at a small budget
-# has), with another seed per run.
+# stencil's side and steps; of the Triton matmul's size; of the softmax's and the row reduction's
+# rows and columns), at WARM percent of that space (default 15: what a user who tuned the
+# neighbouring size at a small budget has), with another seed per run.
 # Prints the cold table, then the warm one. No GPU needed.
 #   usage: bench/autotune_warm_start.sh [BUILD_DIR] [WARM] [extra rpl-autotune-landscapes options...]
 set -euo pipefail
@@ -65,6 +65,9 @@ pairs=(
   stencil_832=stencil_896 stencil_1856=stencil_1792 stencil_2624=stencil_2688 stencil_3456=stencil_3584
   sgemm_1600=sgemm_1664 sgemm_2176=sgemm sgemm_3k_1536=sgemm_3k triton_2304=triton_2560
   softmax_long=softmax_odd softmax_short=softmax_odd softmax_odd=softmax_long
+  # Added on 2026-12-04 (sixteenth session): the row reduction's four, a space of their own, from the
+  # nearest of each other (ties to the first by name).
+  rowsum_1k=rowsum_128 rowsum_64k=rowsum_8k rowsum_128=rowsum_1k rowsum_8k=rowsum_1k
 )
 priors=()
 for p in "${pairs[@]}"; do priors+=(--prior "$p"); done

@@ -4,8 +4,9 @@
 # run starts from bayes runs at WARM percent (default 15) of the K landscapes of its space nearest in
 # problem size among the benchmark's, the nearest first (its best the first seed), each with a seed
 # of its own. Nearest: the least sum of |log| of the ratios of M, N and K; of the stencil's side and
-# steps; of the Triton matmul's size; of the softmax's rows and columns (the sizes of
-# scripts/gpu/run_landscapes.sh). Prints the table from the nearest alone, then from the K nearest.
+# steps; of the Triton matmul's size; of the softmax's and the row reduction's rows and columns (the
+# sizes of scripts/gpu/run_landscapes.sh). Prints the table from the nearest alone, then from the K
+# nearest.
 # No GPU needed. With TARGETS="NAME=SPACE:TABLE ..."
 # (landscapes outside the benchmark, such as bench/data/sealed/'s, named in run_landscapes.sh), those
 # are the landscapes run, cold first, each from the nearest of the benchmark's, and the table lists
@@ -27,7 +28,7 @@ benchmark = {line.split("=", 1)[0] for line in sys.argv[2].split()}
 targets = [t.split("=", 1)[0] for t in sys.argv[3].split()] or None
 sizes = {"sgemm": ("sgemm", [2048, 2048, 2048])}  # measured by scripts/gpu/run_autotune.sh
 for line in open("scripts/gpu/run_landscapes.sh"):
-    m = re.match(r"^([a-z_0-9]+) +(sgemm|stencil|triton|softmax) +([0-9a-z ]+)$", line.strip())
+    m = re.match(r"^([a-z_0-9]+) +(sgemm|stencil|triton|softmax|rowsum) +([0-9a-z ]+)$", line.strip())
     if not m:
         continue
     name, kind, rest = m.groups()

@@ -135,6 +135,13 @@
 #            of 3000, in fp32: a fourth kernel, a memory-bound reduction, measured on 2026-12-03
 #            (twelfth session) to check the strategies, unchanged, on a kernel none of them was
 #            chosen on.
+#   rowsum_1k, rowsum_64k, rowsum_128, rowsum_8k: the sum of squares of each row of a matrix of
+#            floats (examples/rowsum/rowsum_tunable, rowsum_space.json: 240 configurations of threads a
+#            block, rows a block, vector width and loads in flight), 32768 rows of 1024, 512 of 65536,
+#            262144 of 128 and 4096 of 8192: a fifth kernel and a space of the SGEMM's size, measured on
+#            2026-12-04 (sixteenth session) and run once, before their bests were read, to check whether
+#            the targets hold where 10 % of the space is 24 measurements, on a kernel none of the
+#            strategies was chosen on (carry EXAMPLES=rowsum_tunable NO_TESTS=1).
 #   triton_wall, triton_wall_2k: the Triton matmul at 4096³ and 2048³ over blocks of 64 to 256 and
 #            BK of 32 to 128 with no constraint (tests/gpu/programs/triton_wall_space.json): the
 #            largest need more shared memory than a block may have and fail to launch, a real
@@ -184,6 +191,12 @@ softmax() {  # NAME M N
   exhaustive "$1" tests/gpu/programs/triton_softmax_space.json \
     "python3 tests/gpu/programs/triton_softmax_tunable.py --block {BLOCK} --rows {ROWS} --warps {WARPS} --m $2 --n $3" \
     --kernel softmax_kernel --timeout 120 --max-runs 1
+}
+# The row sums of squares of a ROWS x COLS matrix (rowsum_space.json, 240 configurations).
+rowsum() {  # NAME ROWS COLS
+  exhaustive "$1" examples/rowsum/rowsum_space.json \
+    "$carry/examples/rowsum_tunable $2 $3 --block {BLOCK} --rows-per-block {ROWS} --vec {VEC} --unroll {UNROLL}" \
+    --timeout 60 --max-runs 2
 }
 # NAME KIND ARGUMENTS: every landscape this script measures, KIND one of the functions above.
 landscapes="
@@ -338,6 +351,10 @@ triton_2304         triton 2304
 softmax_long        softmax 4096 8192
 softmax_short       softmax 65536 1024
 softmax_odd         softmax 16384 3000
+rowsum_1k           rowsum 32768 1024
+rowsum_64k          rowsum 512 65536
+rowsum_128          rowsum 262144 128
+rowsum_8k           rowsum 4096 8192
 "
 written=(summary.txt machine.txt)  # what this run leaves in $out
 for name in ${LANDSCAPES:-stencil sgemm_wide}; do
