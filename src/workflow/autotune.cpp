@@ -127,6 +127,7 @@ autotune::TuneOptions tune_options(const AutotuneRequest& o) {
   options.min_r2 = o.min_r2;
   options.top_k = o.top_k;
   options.maximize = o.maximize;
+  options.max_cv = o.stability.max_cv;
   options.workers = o.launch.slurm() ? o.launch.workers : o.devices.empty() ? 1 : static_cast<int>(o.devices.size());
   autotune::apply_budget(o.budget, options);
   const auto strategy = autotune::strategy_from_name(o.strategy);

@@ -59,6 +59,9 @@ struct TuneOptions {
   bool maximize = false;           // the objective is a figure to maximize (--maximize)
   size_t top_k = 5;
   int remeasure_rounds = 2;        // interleaved re-measurements of the winner and runner-up
+  double max_cv = 0.05;            // the measurements' stability target (StabilityPolicy::max_cv): a re-measured
+                                   // configuration whose launches stay spread beyond it is still kept where its
+                                   // medians agree within it (confirm_best)
   std::vector<std::pair<size_t, double>> warm_start;  // bayes: earlier runs' configurations and costs, best first (add_earlier_run)
   std::vector<size_t> warm_start_failures;            // bayes: those that failed there, not proposed while others are left
   std::vector<size_t> warm_start_bests;               // bayes: each earlier run's best, in the order the runs were added
@@ -98,6 +101,7 @@ struct Remeasurement {
   std::vector<Measurement> rounds;
   double value = 0;      // median of the first measurement and the rounds that succeeded
   bool stable = false;   // any of them stable
+  bool agreeing = false; // the first measurement's median and the rounds' within TuneOptions::max_cv of each other
 };
 
 struct TuneProgress {
