@@ -48,4 +48,8 @@ void summarize_samples(std::vector<double> samples, double max_cv, Measurement& 
   m.stable = m.cv <= max_cv;
 }
 
+bool median_settled(const Measurement& m, double max_cv) {
+  return m.samples > 1 && 1.2533 * m.cv / std::sqrt(static_cast<double>(m.samples)) <= max_cv / 5;
+}
+
 }  // namespace rpl::autotune

@@ -342,7 +342,7 @@ Measurement ProcessEvaluator::measure(size_t c, int worker, const std::atomic<bo
     if (m.interrupted || !m.ok()) return finish();
     summarize_samples(samples, o.stability.max_cv, m);
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (m.samples >= o.stability.min_samples && m.stable) break;
+    if (m.samples >= o.stability.min_samples && (m.stable || median_settled(m, o.stability.max_cv))) break;
     if (m.runs >= o.stability.max_runs || spent >= o.stability.max_seconds) break;
   }
   return finish();

@@ -19,8 +19,8 @@ inline constexpr Failure kFailureKinds[] = {Failure::build_failed, Failure::laun
                                             Failure::timed_out,    Failure::no_kernel,     Failure::unstable,
                                             Failure::no_metric,    Failure::node_failed};
 
-/// When to stop repeating: at least min_samples and a coefficient of variation within max_cv, or
-/// max_runs runs of the program, or max_seconds spent.
+/// When to stop repeating: at least min_samples and a coefficient of variation within max_cv or a
+/// median settled (median_settled), or max_runs runs of the program, or max_seconds spent.
 struct StabilityPolicy {
   double max_cv = 0.05;
   int min_samples = 5;
@@ -44,6 +44,11 @@ struct Measurement {
 
 /// Sets value, cv, samples and stable from the samples (none: value 0, not stable).
 void summarize_samples(std::vector<double> samples, double max_cv, Measurement& m);
+
+/// Whether more samples would hardly move the median: its standard error (1.25 sd / sqrt(samples)
+/// for normal noise) within a fifth of max_cv. Launches of a kernel of tens of microseconds can
+/// spread beyond max_cv in every run; their median settles all the same.
+bool median_settled(const Measurement& m, double max_cv);
 
 /// Measures configurations (indices into a search space) on workers (0 .. workers-1). Safe to call
 /// from one thread per worker at once.
