@@ -204,8 +204,8 @@ void Search::run_random() {
 // the stability target in every run while their medians agree: on an H200, the 37 fastest of the
 // 240 configurations of a row reduction of 31 µs (examples/rowsum, cv 5 to 6 %) were recorded
 // unstable, and the best reported was 2.6 % slower than the fastest of them; kept now, the best's
-// three medians agree within 0.2 % (bench/data/autotune_rowsum_h200_live.txt). With two workers or more, a
-// round measures the two at once, on workers 0 and 1, and the next round swaps them: each is
+// three medians agree within 0.2 % (bench/data/autotune_rowsum_h200_live.txt).
+// With two workers or more, a round measures the two at once, on workers 0 and 1, and the next round swaps them: each is
 // measured on both GPUs, so that a difference between the GPUs does not decide between the two, and
 // a round takes the longer of the two instead of both (with one worker in use, the re-measurements
 // had been 38 % of a 10 % run's recorded seconds on the Triton table at 4096).
@@ -269,10 +269,12 @@ void Search::confirm_best() {
       rm.value = median_of(values);
       if (!rm.rounds.empty()) {  // else no round fitted in the time left, and the first measurement stands
         const auto [low, high] = std::minmax_element(values.begin(), values.end());
-        rm.agreeing = values.size() >= 2 && *high - *low <= options_.max_cv * rm.value;
+        rm.spread = (*high - *low) / rm.value;
+        rm.agreeing = values.size() >= 2 && rm.spread <= options_.max_cv;
         if (entry.measurement.ok() && !rm.stable && !rm.agreeing) {
           entry.measurement.failure = Failure::unstable;
-          entry.measurement.detail = "its coefficient of variation stayed above the target when measured again";
+          entry.measurement.detail = "its coefficient of variation stayed above the target when measured again, and its medians "
+                                     "disagreed by more than it";
         }
         result_.remeasured.push_back(rm);
       }
@@ -295,13 +297,11 @@ void Search::confirm_best() {
       result_.best = rm.configuration;
       result_.best_value = rm.value;
       if (!rm.rounds.empty() && !rm.stable) {  // kept for its medians' agreement
-        const auto& first = result_.measured[pair[*winner]].measurement;
-        double low = first.value, high = first.value;
-        for (const auto& m : rm.rounds) low = std::min(low, m.value), high = std::max(high, m.value);
         result_.warnings.push_back(fmt::format("best_noisy: the best's launches spread beyond the stability target (cv {:.1f} % the "
                                                "first time, --max-cv {:g}) each of the {} times it was measured, but their medians "
                                                "agreed within {:.1f} %: its value is their median",
-                                               100 * first.cv, options_.max_cv, rm.rounds.size() + 1, 100 * (high - low) / rm.value));
+                                               100 * result_.measured[pair[*winner]].measurement.cv, options_.max_cv,
+                                               rm.rounds.size() + 1, 100 * rm.spread));
       }
       return;
     }
