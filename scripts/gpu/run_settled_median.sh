@@ -17,13 +17,22 @@ for b in rocm-perf rocm-perf-before; do
   [ -f "$carry/bin/$b.xz" ] && [ ! -f "$carry/bin/$b" ] && xz -dc "$carry/bin/$b.xz" > "$carry/bin/$b" && chmod +x "$carry/bin/$b"
 done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+# PROGRAM=triton: the Triton matmul at 2048³ instead (tests/gpu/programs/triton_matmul_tunable.py,
+# 54 configurations, a few of whose launches spread beyond --max-cv), to check the change on a program
+# run through Triton's compiler and runtime.
+case ${PROGRAM:-rowsum} in
+  rowsum) label=1k tune=(--space examples/rowsum/rowsum_space.json --timeout 60
+                --cmd-template "$carry/examples/rowsum_tunable 32768 1024 --block {BLOCK} --rows-per-block {ROWS} --vec {VEC} --unroll {UNROLL}") ;;
+  triton) label=triton tune=(--space tests/gpu/programs/triton_space.json --kernel matmul_kernel --timeout 120
+                --cmd-template "python3 tests/gpu/programs/triton_matmul_tunable.py --bm {BM} --bn {BN} --bk {BK} --warps {WARPS} --size 2048") ;;
+  *) echo "PROGRAM: rowsum or triton" >&2; exit 2 ;;
+esac
 for seed in ${SEEDS:-1 2}; do
   for build in before now; do
     binary="$carry/bin/rocm-perf"
     [ "$build" = before ] && binary="$carry/bin/rocm-perf-before"
-    name="1k_${build}_seed$seed"
-    autotune_run "$name" "$binary" --space examples/rowsum/rowsum_space.json --timeout 60 --budget 10% --seed "$seed" \
-      --cmd-template "$carry/examples/rowsum_tunable 32768 1024 --block {BLOCK} --rows-per-block {ROWS} --vec {VEC} --unroll {UNROLL}"
+    name="${label}_${build}_seed$seed"
+    autotune_run "$name" "$binary" "${tune[@]}" --budget 10% --seed "$seed"
     python3 -c 'import csv, sys; rows = list(csv.DictReader(open(sys.argv[2]))); runs = sum(int(r["runs"]) for r in rows)
 print(sys.argv[1] + ": " + str(runs) + " runs of the program for " + str(len(rows)) + " configurations")' \
       "$name" "$out/$name.csv" | tee -a "$out/summary.txt"
