@@ -34,13 +34,17 @@ std::vector<std::string> tune_args(const fs::path& out, std::vector<std::string>
   return args;
 }
 
-// The SGEMM space and the stand-in program that answers for it from the H100's measured table at
-// 2048³ (bench/data), with each configuration's measured noise.
+// The command template of the stand-in program that answers for SPACE from the measured TABLE of
+// bench/data, with each configuration's measured noise; ARGUMENTS name the parameters.
+std::string recorded_program(const std::string& space, const std::string& table, const std::string& arguments) {
+  return (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space + " " + (source_dir() / "bench/data" / table).string() +
+         " " + arguments;
+}
+
+// The SGEMM space and the stand-in program that answers for it from the H100's measured table at 2048³.
 struct RecordedSgemm {
   std::string space = (source_dir() / "examples/matmul/matmul_space.json").string();
-  std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space + " " +
-                        (source_dir() / "bench/data/matmul_tunable_h100_exhaustive.csv").string() +
-                        " BM={BM} BN={BN} BK={BK} TM={TM} TN={TN}";
+  std::string program = recorded_program(space, "matmul_tunable_h100_exhaustive.csv", "BM={BM} BN={BN} BK={BK} TM={TM} TN={TN}");
 };
 
 TEST(CliAutotune, FindsTheKnownBestOnAFifthOfTheSpaceRunningNothingTwice) {
@@ -530,9 +534,7 @@ TEST(CliAutotune, AWarmStartWithRowsOutsideTheSpaceWarnsAndUsesTheRest) {
 TEST(CliAutotune, AWarmStartDoesNotMeasureWhatFailedThere) {
   const auto dir = fresh_dir("tune-warm-failed");
   const auto space = source_dir() / "tests/gpu/programs/triton_wall_space.json";
-  const std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space.string() + " " +
-                              (source_dir() / "bench/data/triton_wall_h200_exhaustive.csv").string() +
-                              " BM={BM} BN={BN} BK={BK} WARPS={WARPS}";
+  const std::string program = recorded_program(space.string(), "triton_wall_h200_exhaustive.csv", "BM={BM} BN={BN} BK={BK} WARPS={WARPS}");
   const auto earlier = source_dir() / "bench/data/triton_wall_2k_h200_exhaustive.csv";
   const std::string earlier_text = read_text(earlier);
   std::string succeeded_only;
@@ -572,9 +574,8 @@ TEST(CliAutotune, AWarmStartDoesNotMeasureWhatFailedThere) {
 TEST(CliAutotune, AKernelWhoseLaunchesSpreadRunsUntilItsMedianSettlesAndItsBestIsKept) {
   const auto dir = fresh_dir("tune-noisy-best");
   const auto space = source_dir() / "examples/rowsum/rowsum_space.json";
-  const std::string program = (build_dir() / "fixtures/rpl-landscape-program").string() + " " + space.string() + " " +
-                              (source_dir() / "bench/data/rowsum_1k_h200_exhaustive.csv").string() +
-                              " BLOCK={BLOCK} ROWS={ROWS} VEC={VEC} UNROLL={UNROLL}";
+  const std::string program =
+      recorded_program(space.string(), "rowsum_1k_h200_exhaustive.csv", "BLOCK={BLOCK} ROWS={ROWS} VEC={VEC} UNROLL={UNROLL}");
   auto r = run_cli({"autotune", "--space", space.string(), "--cmd-template", program, "--metric-regex", "sample_ms=([0-9.e+-]+)",
                     "--device-name", "recorded H200", "--budget", "12", "--out", (dir / "out").string(), "--json"},
                    {{"RPL_LANDSCAPE_SEED", "1"}});

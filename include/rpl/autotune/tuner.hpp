@@ -101,8 +101,8 @@ struct Remeasurement {
   std::vector<Measurement> rounds;
   double value = 0;      // median of the first measurement and the rounds that succeeded
   bool stable = false;   // any of them stable
-  double spread = 0;      // the medians' range (the first measurement's and the rounds'), over value
-  bool agreeing = false; // spread within TuneOptions::max_cv
+  double spread = 0;     // the medians' range (the first measurement's and the rounds'), over value:
+                         // where none was stable, it is kept within TuneOptions::max_cv
 };
 
 struct TuneProgress {
