@@ -73,12 +73,29 @@ std::pair<std::string, bool> shortened_argument(std::string a) {
   return {a.substr(0, a.find_first_of("<({")) + kEllipsis, true};
 }
 
+// The qualified name with its template arguments: no return type, parameters or anonymous namespaces.
+std::string templated_name(std::string_view demangled) {
+  const size_t params = parameters_begin(demangled);
+  return without_anonymous_namespaces(
+      std::string(without_return_type(params == std::string_view::npos ? demangled : demangled.substr(0, params))));
+}
+
 }  // namespace
 
+std::string kernel_function_name(std::string_view demangled) {
+  std::string name = templated_name(demangled);
+  // Only the last argument list goes: an enclosing class's ("Outer<int>::kernel<4>") stays.
+  if (name.empty() || name.back() != '>') return name;
+  int depth = 0;
+  for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == '>') ++depth;
+    if (name[i] == '<' && --depth == 0) return name.substr(0, i);
+  }
+  return name;
+}
+
 std::string short_kernel_name(std::string_view demangled) {
-  const size_t params = parameters_begin(demangled);
-  std::string name = without_anonymous_namespaces(
-      std::string(without_return_type(params == std::string_view::npos ? demangled : demangled.substr(0, params))));
+  std::string name = templated_name(demangled);
   const size_t open = name.find('<');
   if (open == std::string::npos || name.back() != '>') return name;
   std::string out = name.substr(0, open) + "<";

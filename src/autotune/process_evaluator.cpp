@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include <rpl/analysis/kernel_selection.hpp>
 #include <rpl/backends/single_run.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
@@ -20,6 +19,7 @@
 #include <rpl/trace/rocpd_reader.hpp>
 
 #include "digest.hpp"
+#include "kernel_choice.hpp"
 #include "slurm_steps.hpp"
 
 namespace rpl::autotune {
@@ -81,8 +81,9 @@ struct ProcessEvaluator::Impl {
   std::string build_inputs_digest;
   std::mutex builds_mutex;
   std::map<std::string, std::unique_ptr<std::mutex>> build_locks;
+  KernelChoice kernels;
 
-  Impl(const SearchSpace& s, ProcessEvaluatorOptions o) : space(s), options(std::move(o)) {}
+  Impl(const SearchSpace& s, ProcessEvaluatorOptions o) : space(s), options(std::move(o)), kernels(options.kernel_regex) {}
 
   std::string lookup(size_t c, const std::string& name, const std::string& build_dir) const {
     if (name == kBuildDirPlaceholder) return build_dir;
@@ -246,8 +247,9 @@ struct ProcessEvaluator::Impl {
     }
     try {
       const auto trace = trace::read_rocpd(dbs);
-      const auto selection = analysis::select_dominant_kernel(trace, options.kernel_regex);
-      for (int32_t d : selection.kernel.dispatches) samples.push_back(static_cast<double>(trace.dispatches[d].duration_ns()) / 1e6);
+      for (int32_t d : kernels.choose(trace)) samples.push_back(static_cast<double>(trace.dispatches[d].duration_ns()) / 1e6);
+    } catch (const KernelAmbiguous&) {
+      throw;  // no configuration's failure: the run needs --kernel
     } catch (const Error& e) {
       m.failure = Failure::no_kernel;
       m.detail = e.what();
@@ -315,6 +317,12 @@ ProcessEvaluator::ProcessEvaluator(const SearchSpace& space, ProcessEvaluatorOpt
 ProcessEvaluator::~ProcessEvaluator() = default;
 
 const std::string& ProcessEvaluator::program_digest() const { return impl_->program_digest; }
+
+void ProcessEvaluator::remember_kernel(std::optional<std::string> function, std::function<void(const std::string&)> fixed) {
+  impl_->kernels.remember(std::move(function), std::move(fixed));
+}
+
+KernelTally ProcessEvaluator::kernel_tally() const { return impl_->kernels.tally(); }
 
 Measurement ProcessEvaluator::measure(size_t c, int worker, const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();

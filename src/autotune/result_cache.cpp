@@ -107,6 +107,23 @@ void ResultCache::store(const CacheScope& scope, const std::string& configuratio
   q.exec();
 }
 
+// Kept beside the format in cache_info, so that caches written before it stay readable.
+std::optional<std::string> ResultCache::kernel_function(const CacheScope& scope) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  SQLite::Statement q(impl_->db, "SELECT value FROM cache_info WHERE key = ?");
+  q.bind(1, "kernel " + scope.key());
+  if (!q.executeStep()) return std::nullopt;
+  return q.getColumn(0).getString();
+}
+
+void ResultCache::set_kernel_function(const CacheScope& scope, const std::string& function) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  SQLite::Statement q(impl_->db, "INSERT OR REPLACE INTO cache_info VALUES (?, ?)");
+  q.bind(1, "kernel " + scope.key());
+  q.bind(2, function);
+  q.exec();
+}
+
 size_t ResultCache::count_other_scopes(const CacheScope& scope) {
   std::lock_guard<std::mutex> guard(mutex_);
   SQLite::Statement q(impl_->db, "SELECT count(*) FROM measurements WHERE templates = ? AND objective = ? AND scope != ?");

@@ -139,7 +139,8 @@ nlohmann::ordered_json autotune_json(const autotune::SearchSpace& space, const a
   j["objective"] = {{"kind", setup.objective},
                     {"unit", setup.unit.empty() ? Json() : Json(setup.unit)},
                     {"direction", setup.maximize ? "maximize" : "minimize"},
-                    {"selector", setup.selector.empty() ? Json() : Json(setup.selector)}};
+                    {"selector", setup.selector.empty() ? Json() : Json(setup.selector)},
+                    {"kernel", setup.kernel.empty() ? Json() : Json(setup.kernel)}};
   j["device"] = {{"name", setup.device}, {"workers", setup.devices.empty() ? Json::array() : Json(setup.devices)}};
   if (const auto& s = setup.slurm) {
     j["launcher"] = {{"kind", "slurm"},          {"job_id", s->job_id},     {"nodes", s->nodes},
@@ -220,6 +221,9 @@ std::string autotune_text(const autotune::SearchSpace& space, const autotune::Tu
   std::string out;
   out += fmt::format("Search space: {} configurations ({} combinations, {} removed by constraints)\n", result.space_size,
                      result.combinations, result.rejected);
+  if (!setup.kernel.empty()) {
+    out += fmt::format("Kernel measured: {} (the dominant one where it was first measured; --kernel names another)\n", setup.kernel);
+  }
   const auto totals = measured_totals(result);
   const bool several_at_a_time = result.strategy == autotune::Strategy::bayes && result.batch > 1;
   out += fmt::format("Measured: {} of {} ({:.1f} %, budget {}{}), {} strategy{}: {}; {} from the cache; {} re-measurements; "

@@ -180,6 +180,16 @@ autotune::ProcessEvaluatorOptions evaluator_options(const AutotuneRequest& o, co
   return eval;
 }
 
+// Which kernel's times these are, and a warning where another kernel took more GPU time.
+void report_kernel(const autotune::KernelTally& t, report::AutotuneSetup& setup) {
+  setup.kernel = t.kernel;
+  if (t.not_dominant == 0) return;
+  setup.warnings.push_back(fmt::format("kernel_not_dominant: in {} of {} runs another kernel ({} the first time) took more GPU "
+                                       "time than {}; the times are {}'s, the kernel measured first: to tune another, name it "
+                                       "with --kernel",
+                                       t.not_dominant, t.runs, t.first_dominant, t.kernel, t.kernel));
+}
+
 }  // namespace
 
 AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
@@ -209,6 +219,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
   std::unique_ptr<autotune::Evaluator> evaluator;
   std::unique_ptr<autotune::MeasurementStore> store;
   std::unique_ptr<autotune::ResultCache> cache;
+  const autotune::ProcessEvaluator* fixes_kernel = nullptr;  // kernel_time without --kernel
   autotune::CacheScope scope;
   std::string run_key;
   if (!o.replay_file.empty()) {
@@ -281,6 +292,12 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
                                            others, cache_file.string()));
     }
     cache->record_run(run_key, scope, "running");
+    if (eval.objective == autotune::Objective::kernel_time && !eval.kernel_regex) {
+      auto* kept = cache.get();
+      process->remember_kernel(cache->kernel_function(scope),
+                               [kept, scope](const std::string& function) { kept->set_kernel_function(scope, function); });
+      fixes_kernel = process.get();
+    }
     store = std::make_unique<autotune::CachedMeasurements>(*cache, scope, space);
     evaluator = std::move(process);
   }
@@ -293,6 +310,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
     setup.slurm = slurm_setup(o.launch, *eval.slurm, shared_dir);
   }
   if (cache && !out.result.interrupted) cache->record_run(run_key, scope, "finished");
+  if (fixes_kernel) report_kernel(fixes_kernel->kernel_tally(), setup);
 
   if (out.result.best) {
     out.best_command = eval.command.instantiate([&](const std::string& name) {

@@ -214,6 +214,83 @@ TEST(CliAutotune, KernelTimeFromTheTraceOfEachRun) {
   EXPECT_NE(none.err.find("every configuration measured failed (4 no_kernel)"), std::string::npos) << none.err;
 }
 
+// The stand-in program's dispatches through the stand-in rocprofv3: four of tuned<A> at the
+// formula's time, then one of reference of SYNTH_REFERENCE_MS, as a program checking its result
+// against a library's. At 4.05 ms the reference takes more GPU time than tuned<48> at B=32
+// (4 x 1.0 ms), and less than half of it past the cliff (B=128: 4 x 4.0 ms and more).
+struct DispatchingProgram {
+  fs::path dir;
+  std::vector<std::pair<std::string, std::string>> env{{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"},
+                                                       {"RPL_FAKE_ROCPROF_SCENARIO", "hsa-dispatches"}};
+  explicit DispatchingProgram(const std::string& name, const char* reference_ms = "4.05") : dir(fresh_dir(name)) {
+    if (reference_ms) env.emplace_back("SYNTH_REFERENCE_MS", reference_ms);
+  }
+  std::vector<std::string> args(const std::string& a_values, const std::string& modes, const std::string& seed) {
+    const auto space = dir / ("space_" + seed + ".json");
+    std::ofstream(space) << R"({"parameters": {"A": [)" << a_values << R"(], "B": [32, 128], "C": [4], "MODE": [)" << modes
+                         << "]}}";
+    return {"autotune", "--space",  space.string(), "--cmd-template", cmd_template(), "--backend", "rocm", "--device-name", "MI300X",
+            "--budget", "100%", "--seed", seed,     "--out",          (dir / "out").string(),  "--json"};
+  }
+};
+
+// Without --kernel, the kernel measured first is measured in every configuration, also where
+// another takes more GPU time: the fastest configuration is not judged by the reference's time.
+TEST(CliAutotune, TheKernelMeasuredFirstIsMeasuredWhereAnotherTakesMoreTime) {
+  DispatchingProgram program("tune-kernel-fixed");
+  auto r = run_cli(program.args("40, 48", R"("fast")", "1"), program.env);  // seed 1 measures A=40 B=128 first
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "autotune"), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["objective"]["kernel"], "tuned");
+  EXPECT_EQ(doc["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+  EXPECT_DOUBLE_EQ(doc["best"]["value"].get<double>(), 1.0);
+  const std::string warnings = doc["warnings"].dump();
+  EXPECT_TRUE(std::regex_search(warnings, std::regex(R"(kernel_not_dominant: in [0-9]+ of [0-9]+ runs another kernel \(reference the )"
+                                                     R"(first time\) took more GPU time than tuned)")))
+      << warnings;
+  // The cache keeps the kernel: a later run over more of the space measures tuned<A> in its new
+  // configurations, although the first it measures leaves the reference as large.
+  auto more = run_cli(program.args("40, 48, 52", R"("fast", "safe")", "2"), program.env);
+  ASSERT_EQ(more.exit_code, 0) << more.err;
+  const auto again = nlohmann::json::parse(more.out);
+  EXPECT_EQ(again["objective"]["kernel"], "tuned");
+  EXPECT_EQ(again["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+}
+
+// Where the first run's two largest kernels are close, it cannot tell which one is tuned: the run
+// stops at once and asks for --kernel, keeping no figure of the wrong kernel.
+TEST(CliAutotune, AFirstRunWithoutAClearlyDominantKernelStopsAndAsksForIt) {
+  DispatchingProgram program("tune-kernel-ambiguous");
+  auto r = run_cli(program.args("40, 48", R"("fast")", "3"), program.env);  // seed 3 measures a configuration at B=32 first
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(the first configuration measured ran (reference|tuned<4[08]>) for [0-9.]+ ms and )"
+                                                  R"((reference|tuned<4[08]>) for [0-9.]+ ms, too close to tell which one the )"
+                                                  R"(configurations tune: name the kernel to tune with --kernel)")))
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  auto named = program.args("40, 48", R"("fast")", "3");
+  named.insert(named.end() - 1, {"--kernel", "tuned<"});
+  auto with_kernel = run_cli(named, program.env);
+  ASSERT_EQ(with_kernel.exit_code, 0) << with_kernel.err;
+  EXPECT_EQ(nlohmann::json::parse(with_kernel.out)["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+}
+
+// A configuration where the kernel measured first did not run fails, saying which kernel ran.
+TEST(CliAutotune, AConfigurationWithoutTheKernelMeasuredFirstFailsNamingWhatRan) {
+  DispatchingProgram program("tune-kernel-absent", nullptr);
+  program.env.emplace_back("SYNTH_SAFE_KERNEL", "other");
+  auto r = run_cli(program.args("40", R"("fast", "safe")", "1"), program.env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const std::string fixed = doc["objective"]["kernel"], ran = fixed == "tuned" ? "other<40>" : "tuned<40>";
+  EXPECT_EQ(doc["failures"]["no_kernel"], 2);
+  EXPECT_NE(read_text(program.dir / "out/measurements.csv")
+                .find(fixed + ", the kernel this tuning measures (the dominant one where it was first measured), did not run; " + ran +
+                      " was the dominant kernel: name the kernel to tune with --kernel"),
+            std::string::npos);
+}
+
 // A build template runs once per distinct build (here per MODE), its output in {BUILD_DIR}.
 TEST(CliAutotune, BuildTemplateRunsOncePerDistinctBuild) {
   const auto dir = fresh_dir("tune-build");

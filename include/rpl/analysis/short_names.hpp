@@ -16,6 +16,11 @@ namespace rpl::analysis {
 /// parameters or template arguments (a mangled one, "triton_poi_fused_add_0") is returned as is.
 std::string short_kernel_name(std::string_view demangled);
 
+/// The function's qualified name alone: no return type, parameters, anonymous namespaces or
+/// template arguments ("void tile<64, 4>(float*)" is "tile"). What stays the same when a tuner's
+/// configurations change a kernel's template arguments.
+std::string kernel_function_name(std::string_view demangled);
+
 /// Each name's short form, unique among names: where several shorten alike, each gets " (i of n)"
 /// in the order of their full names.
 std::map<std::string, std::string> unique_short_names(std::vector<std::string> names);

@@ -3,6 +3,7 @@
 // from a trace (the profile backends), the whole process's wall time, or a figure the program
 // prints. An optional build template runs first, its outputs kept per hash of its inputs.
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,14 @@ struct ProcessEvaluatorOptions {
   int step_retries = 2;
 };
 
+/// Which kernel a kernel_time objective measured without --kernel, over this evaluator's runs.
+struct KernelTally {
+  std::string kernel;          // its function name (empty until a run fixes it)
+  size_t runs = 0;             // program runs it was measured in
+  size_t not_dominant = 0;     // of those, runs where another kernel took more GPU time
+  std::string first_dominant;  // that other kernel the first time, its short name
+};
+
 /// The placeholder of a configuration's build folder.
 inline constexpr const char* kBuildDirPlaceholder = "BUILD_DIR";
 
@@ -57,6 +66,10 @@ class ProcessEvaluator : public Evaluator {
   /// What the measured program is: a digest of the program and of the files the templates name
   /// literally (for the cache key; with a build template, of its literal inputs).
   const std::string& program_digest() const;
+  /// kernel_time without --kernel: the kernel's function name fixed by an earlier run of the same
+  /// scope (the cache keeps it), and whom to tell when this run fixes it.
+  void remember_kernel(std::optional<std::string> function, std::function<void(const std::string&)> fixed);
+  KernelTally kernel_tally() const;
 
  private:
   struct Impl;

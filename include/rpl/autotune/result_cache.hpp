@@ -42,6 +42,11 @@ class ResultCache {
   /// Measurements of the same templates and objective made in another scope (device or program).
   size_t count_other_scopes(const CacheScope& scope);
 
+  /// The function name of the kernel measured in this scope, once a run fixed it (kernel_time
+  /// without --kernel), so that every run of the scope measures the same kernel.
+  std::optional<std::string> kernel_function(const CacheScope& scope);
+  void set_kernel_function(const CacheScope& scope, const std::string& function);
+
   /// The run of these templates, space and options, if the cache holds one (its run_key).
   std::optional<CachedRun> find_run(const std::string& run_key);
   void record_run(const std::string& run_key, const CacheScope& scope, const std::string& state);

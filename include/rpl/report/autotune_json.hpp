@@ -33,6 +33,7 @@ struct AutotuneSetup {
   std::string unit;                  // ms, or "" for a printed figure
   bool maximize = false;
   std::string selector;              // the --kernel or --metric-regex, when given
+  std::string kernel;                // kernel_time without --kernel: the function name measured
   std::string device;
   std::vector<int> devices;          // --devices, empty for the default one
   std::optional<SlurmSetup> slurm;   // --launcher slurm

@@ -48,6 +48,19 @@ TEST(ShortNames, TheEdges) {
   EXPECT_EQ(short_kernel_name("void f<(unbalanced>(int"), "f<(unbalanced>(int");
 }
 
+// What stays of a kernel's name when a tuner's configurations change its template arguments.
+TEST(ShortNames, TheFunctionNameDropsTheLastTemplateArguments) {
+  EXPECT_EQ(kernel_function_name("void sgemm_tiled<64, 64, 16, 4, 4>(int, int, int, float const*, float const*, float*)"),
+            "sgemm_tiled");
+  EXPECT_EQ(kernel_function_name("void ns::(anonymous namespace)::Outer<int>::k<std::pair<int, int>, 4>(float*)"),
+            "ns::Outer<int>::k");
+  EXPECT_EQ(kernel_function_name("matmul_kernel"), "matmul_kernel");
+  EXPECT_EQ(kernel_function_name("softmax_naive(float const*, float*, int, int)"), "softmax_naive");
+  EXPECT_EQ(kernel_function_name("_Z13softmax_naivePKfPfii"), "_Z13softmax_naivePKfPfii");
+  EXPECT_EQ(kernel_function_name("f<unbalanced>>"), "f<unbalanced>>");
+  EXPECT_EQ(kernel_function_name(""), "");
+}
+
 TEST(ShortNames, UniqueWithinAnOutput) {
   const std::string a = "void k<4, ns::launch(int)::{lambda()#1}>(int)", b = "void k<4, ns::launch(int)::{lambda()#2}>(int)";
   const auto names = unique_short_names({b, a, "void other<int>(int)", a});

@@ -1,0 +1,66 @@
+#include "kernel_choice.hpp"
+
+#include <rpl/analysis/kernel_selection.hpp>
+#include <rpl/analysis/short_names.hpp>
+#include <rpl/core/error.hpp>
+
+#include <fmt/format.h>
+
+namespace rpl::autotune {
+namespace {
+
+// The kernel to tune is fixed by the first run only where it dominates that run clearly: a check
+// against a library that takes nearly as long could as well be the larger where the tuned kernel
+// is fast, and the whole tuning would then time the check.
+void check_unambiguous(const trace::Trace& trace, const analysis::KernelGroup& dominant, const std::string& name) {
+  for (const auto& group : analysis::group_by_kernel(trace)) {
+    if (group.runtime_helper || analysis::kernel_function_name(group.display_name) == name) continue;
+    if (2 * group.total_ns <= dominant.total_ns) return;  // the largest other: clear
+    throw KernelAmbiguous(Errc::bad_input,
+                          fmt::format("the first configuration measured ran {} for {:.3f} ms and {} for {:.3f} ms, too close to "
+                                      "tell which one the configurations tune: name the kernel to tune with --kernel",
+                                      analysis::short_kernel_name(dominant.display_name), dominant.total_ns / 1e6,
+                                      analysis::short_kernel_name(group.display_name), group.total_ns / 1e6));
+  }
+}
+
+}  // namespace
+
+void KernelChoice::remember(std::optional<std::string> function, std::function<void(const std::string&)> fixed) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (function) tally_.kernel = *function;
+  fixed_ = std::move(fixed);
+}
+
+std::vector<int32_t> KernelChoice::choose(const trace::Trace& trace) {
+  if (regex_) return analysis::select_dominant_kernel(trace, regex_).kernel.dispatches;
+  const auto dominant = analysis::select_dominant_kernel(trace, std::nullopt).kernel;
+  const std::string name = analysis::kernel_function_name(dominant.display_name);
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (tally_.kernel.empty()) {
+    check_unambiguous(trace, dominant, name);
+    tally_.kernel = name;
+    if (fixed_) fixed_(name);
+  }
+  if (name == tally_.kernel) {
+    ++tally_.runs;
+    return dominant.dispatches;
+  }
+  for (auto& group : analysis::group_by_kernel(trace)) {
+    if (analysis::kernel_function_name(group.display_name) != tally_.kernel) continue;
+    ++tally_.runs;
+    ++tally_.not_dominant;
+    if (tally_.first_dominant.empty()) tally_.first_dominant = analysis::short_kernel_name(dominant.display_name);
+    return group.dispatches;  // groups come largest first
+  }
+  fail(Errc::bad_input, "{}, the kernel this tuning measures (the dominant one where it was first measured), did not run; {} was "
+                        "the dominant kernel: name the kernel to tune with --kernel",
+       tally_.kernel, analysis::short_kernel_name(dominant.display_name));
+}
+
+KernelTally KernelChoice::tally() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return tally_;
+}
+
+}  // namespace rpl::autotune

@@ -1,0 +1,45 @@
+#pragma once
+// Which kernel's dispatches a kernel_time objective measures in each run's trace.
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <rpl/autotune/process_evaluator.hpp>
+#include <rpl/core/error.hpp>
+#include <rpl/trace/model.hpp>
+
+namespace rpl::autotune {
+
+/// The first run's trace cannot say which kernel is tuned: another function took more than half
+/// the dominant one's GPU time. It stops the tuning run (exit 2) before any figure is recorded.
+struct KernelAmbiguous : Error {
+  using Error::Error;
+};
+
+/// With --kernel, the largest kernel the regex matches. Without it, the dominant kernel of the
+/// first run measured fixes the kernel by its function name (configurations change its template
+/// arguments, not its name): later runs measure that kernel even where another takes more GPU
+/// time, as a program's check against a library can where the tuned kernel is fast. Safe to call
+/// from several workers at once.
+class KernelChoice {
+ public:
+  explicit KernelChoice(std::optional<std::string> regex) : regex_(std::move(regex)) {}
+  /// The function name fixed by an earlier run of the same scope, and whom to tell when this run
+  /// fixes it.
+  void remember(std::optional<std::string> function, std::function<void(const std::string&)> fixed);
+  /// The dispatches whose durations are this run's samples. Error(bad_input) when the trace has
+  /// none, the regex matches no kernel, or the kernel fixed did not run; KernelAmbiguous.
+  std::vector<int32_t> choose(const trace::Trace& trace);
+  KernelTally tally() const;
+
+ private:
+  std::optional<std::string> regex_;
+  std::function<void(const std::string&)> fixed_;
+  mutable std::mutex mutex_;
+  KernelTally tally_;
+};
+
+}  // namespace rpl::autotune
