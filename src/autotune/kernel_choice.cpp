@@ -46,7 +46,7 @@ std::vector<int32_t> KernelChoice::choose(const trace::Trace& trace) {
     ++tally_.runs;
     return dominant.dispatches;
   }
-  for (auto& group : analysis::group_by_kernel(trace)) {
+  for (const auto& group : analysis::group_by_kernel(trace)) {
     if (analysis::kernel_function_name(group.display_name) != tally_.kernel) continue;
     ++tally_.runs;
     ++tally_.not_dominant;
@@ -54,7 +54,8 @@ std::vector<int32_t> KernelChoice::choose(const trace::Trace& trace) {
     return group.dispatches;  // groups come largest first
   }
   fail(Errc::bad_input, "{}, the kernel this tuning measures (the dominant one where it was first measured), did not run; {} was "
-                        "the dominant kernel: name the kernel to tune with --kernel",
+                        "the dominant kernel: name the kernel to tune with --kernel (a regular expression: it may match the kernel of "
+                        "every configuration)",
        tally_.kernel, analysis::short_kernel_name(dominant.display_name));
 }
 
