@@ -97,6 +97,19 @@ void read_warm_start(const AutotuneRequest& o, const autotune::SearchSpace& spac
   setup.warm_start_failed = options.warm_start_failures.size();
 }
 
+// The kernel the first --warm-start folder's run timed (its autotune.json's objective.kernel), if
+// it says: at another size the same kernel is tuned, and this run's first seed, that run's best,
+// is where a check's kernel is the likeliest to take as long.
+std::optional<std::string> earlier_kernel(const AutotuneRequest& o) {
+  std::error_code ec;
+  if (o.warm_start_files.empty() || !fs::is_regular_file(o.warm_start_files.front() / "autotune.json", ec)) return std::nullopt;
+  const auto doc = nlohmann::json::parse(read_file(o.warm_start_files.front() / "autotune.json"), nullptr, false);
+  if (!doc.is_object() || !doc.contains("objective") || !doc["objective"].is_object()) return std::nullopt;
+  const auto& kernel = doc["objective"].value("kernel", nlohmann::json());
+  if (!kernel.is_string()) return std::nullopt;
+  return kernel.get<std::string>();
+}
+
 // The GPU the workers run on, named by the driver (NVIDIA) or by --device-name.
 std::string device_identity(const AutotuneRequest& o, std::vector<std::string>& warnings) {
   if (!o.device_name.empty()) return o.device_name;
@@ -293,9 +306,10 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
     }
     cache->record_run(run_key, scope, "running");
     if (eval.objective == autotune::Objective::kernel_time && !eval.kernel_regex) {
+      auto known = cache->kernel_function(scope);
+      if (!known && (known = earlier_kernel(o))) cache->set_kernel_function(scope, *known);
       auto* kept = cache.get();
-      process->remember_kernel(cache->kernel_function(scope),
-                               [kept, scope](const std::string& function) { kept->set_kernel_function(scope, function); });
+      process->remember_kernel(known, [kept, scope](const std::string& function) { kept->set_kernel_function(scope, function); });
       fixes_kernel = process.get();
     }
     store = std::make_unique<autotune::CachedMeasurements>(*cache, scope, space);

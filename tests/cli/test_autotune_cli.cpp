@@ -225,12 +225,13 @@ struct DispatchingProgram {
   explicit DispatchingProgram(const std::string& name, const char* reference_ms = "4.05") : dir(fresh_dir(name)) {
     if (reference_ms) env.emplace_back("SYNTH_REFERENCE_MS", reference_ms);
   }
-  std::vector<std::string> args(const std::string& a_values, const std::string& modes, const std::string& seed) {
+  std::vector<std::string> args(const std::string& a_values, const std::string& modes, const std::string& seed,
+                                const std::string& budget = "100%") {
     const auto space = dir / ("space_" + seed + ".json");
     std::ofstream(space) << R"({"parameters": {"A": [)" << a_values << R"(], "B": [32, 128], "C": [4], "MODE": [)" << modes
                          << "]}}";
     return {"autotune", "--space",  space.string(), "--cmd-template", cmd_template(), "--backend", "rocm", "--device-name", "MI300X",
-            "--budget", "100%", "--seed", seed,     "--out",          (dir / "out").string(),  "--json"};
+            "--budget", budget, "--seed", seed,     "--out",          (dir / "out").string(),  "--json"};
   }
 };
 
@@ -256,6 +257,28 @@ TEST(CliAutotune, TheKernelMeasuredFirstIsMeasuredWhereAnotherTakesMoreTime) {
   const auto again = nlohmann::json::parse(more.out);
   EXPECT_EQ(again["objective"]["kernel"], "tuned");
   EXPECT_EQ(again["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+}
+
+// A warm start from an earlier run's folder times the kernel that run timed: its best, measured
+// first here, is where the reference takes as long as tuned<A>, too close to tell on its own.
+TEST(CliAutotune, AWarmStartTimesTheKernelTheEarlierRunTimed) {
+  DispatchingProgram program("tune-kernel-warm");
+  ASSERT_EQ(run_cli(program.args("40, 48", R"("fast")", "1"), program.env).exit_code, 0);
+  auto later = [&](const std::string& out, const fs::path& earlier) {
+    auto args = program.args("40, 44, 48, 52", R"("fast")", "1", "4");  // bayes, the earlier best first
+    args.end()[-2] = (program.dir / out).string();
+    args.insert(args.end() - 1, {"--warm-start", earlier.string()});
+    return run_cli(args, program.env);
+  };
+  auto warm = later("later", program.dir / "out");
+  ASSERT_EQ(warm.exit_code, 0) << warm.err;
+  const auto doc = nlohmann::json::parse(warm.out);
+  EXPECT_EQ(doc["objective"]["kernel"], "tuned");
+  EXPECT_EQ(doc["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+  // From the measurements alone (its CSV) it cannot know, and stops.
+  auto from_csv = later("from_csv", program.dir / "out/measurements.csv");
+  EXPECT_EQ(from_csv.exit_code, 2) << from_csv.err;
+  EXPECT_NE(from_csv.err.find("too close to tell which one the configurations tune"), std::string::npos) << from_csv.err;
 }
 
 // Where the first run's two largest kernels are close, it cannot tell which one is tuned: the run
