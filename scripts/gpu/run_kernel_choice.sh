@@ -16,9 +16,6 @@
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 source scripts/gpu/autotune_run.sh
-for b in rocm-perf rocm-perf-before; do
-  [ -f "$carry/bin/$b.xz" ] && [ ! -f "$carry/bin/$b" ] && xz -dc "$carry/bin/$b.xz" > "$carry/bin/$b" && chmod +x "$carry/bin/$b"
-done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 space="$out/triton_16_space.json"
 echo '{"parameters": {"BM": [64, 128], "BN": [64, 128], "BK": [32, 64], "WARPS": [4, 8]}}' > "$space"

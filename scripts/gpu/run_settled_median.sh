@@ -12,10 +12,6 @@
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 source scripts/gpu/autotune_run.sh
-# Both builds may come xz-compressed (bin/NAME.xz), so that they fit the carry beside clang.
-for b in rocm-perf rocm-perf-before; do
-  [ -f "$carry/bin/$b.xz" ] && [ ! -f "$carry/bin/$b" ] && xz -dc "$carry/bin/$b.xz" > "$carry/bin/$b" && chmod +x "$carry/bin/$b"
-done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
 # PROGRAM=triton: the Triton matmul at 2048³ instead (tests/gpu/programs/triton_matmul_tunable.py,
 # 54 configurations, a few of whose launches spread beyond --max-cv), to check the change on a program
