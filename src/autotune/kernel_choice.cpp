@@ -5,6 +5,7 @@
 #include <rpl/core/error.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace rpl::autotune {
 namespace {
@@ -26,14 +27,41 @@ void check_unambiguous(const trace::Trace& trace, const analysis::KernelGroup& d
 
 }  // namespace
 
+KernelChoice::KernelChoice(std::optional<std::string> regex) : regex_(std::move(regex)) {
+  if (!regex_) return;
+  try {
+    matcher_.emplace(*regex_, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    fail(Errc::bad_input, "--kernel '{}': not a valid regular expression ({})", *regex_, e.what());
+  }
+}
+
 void KernelChoice::remember(std::optional<std::string> function, std::function<void(const std::string&)> fixed) {
   std::lock_guard<std::mutex> guard(mutex_);
   if (function) tally_.kernel = *function;
   fixed_ = std::move(fixed);
 }
 
+std::vector<int32_t> KernelChoice::choose_matching(const trace::Trace& trace) {
+  const auto chosen = analysis::select_dominant_kernel(trace, regex_).kernel;
+  const std::string name = analysis::kernel_function_name(chosen.display_name);
+  std::vector<std::string> others;
+  for (const auto& group : analysis::group_by_kernel(trace)) {
+    const bool matches = std::regex_search(group.display_name, *matcher_) || std::regex_search(group.mangled_name, *matcher_);
+    if (matches && analysis::kernel_function_name(group.display_name) != name) others.push_back(analysis::short_kernel_name(group.display_name));
+  }
+  std::lock_guard<std::mutex> guard(mutex_);
+  ++tally_.runs;
+  if (!others.empty()) {
+    if (tally_.several_matched++ == 0) {
+      tally_.first_matched = fmt::format("{}, {}", analysis::short_kernel_name(chosen.display_name), fmt::join(others, ", "));
+    }
+  }
+  return chosen.dispatches;
+}
+
 std::vector<int32_t> KernelChoice::choose(const trace::Trace& trace) {
-  if (regex_) return analysis::select_dominant_kernel(trace, regex_).kernel.dispatches;
+  if (regex_) return choose_matching(trace);
   const auto dominant = analysis::select_dominant_kernel(trace, std::nullopt).kernel;
   const std::string name = analysis::kernel_function_name(dominant.display_name);
   std::lock_guard<std::mutex> guard(mutex_);

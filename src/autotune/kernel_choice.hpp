@@ -4,6 +4,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -19,14 +20,16 @@ struct KernelAmbiguous : Error {
   using Error::Error;
 };
 
-/// With --kernel, the largest kernel the regex matches. Without it, the dominant kernel of the
+/// With --kernel, the largest kernel the regex matches (where it matches kernels of several
+/// functions, the tally counts the run: the largest may be another function's elsewhere). Without it, the dominant kernel of the
 /// first run measured fixes the kernel by its function name (configurations change its template
 /// arguments, not its name): later runs measure that kernel even where another takes more GPU
 /// time, as a program's check against a library can where the tuned kernel is fast. Safe to call
 /// from several workers at once.
 class KernelChoice {
  public:
-  explicit KernelChoice(std::optional<std::string> regex) : regex_(std::move(regex)) {}
+  /// Error(bad_input) for a regex that is none.
+  explicit KernelChoice(std::optional<std::string> regex);
   /// The function name fixed by an earlier run of the same scope, and whom to tell when this run
   /// fixes it.
   void remember(std::optional<std::string> function, std::function<void(const std::string&)> fixed);
@@ -36,7 +39,10 @@ class KernelChoice {
   KernelTally tally() const;
 
  private:
+  std::vector<int32_t> choose_matching(const trace::Trace& trace);
+
   std::optional<std::string> regex_;
+  std::optional<std::regex> matcher_;
   std::function<void(const std::string&)> fixed_;
   mutable std::mutex mutex_;
   KernelTally tally_;

@@ -193,9 +193,16 @@ autotune::ProcessEvaluatorOptions evaluator_options(const AutotuneRequest& o, co
   return eval;
 }
 
-// Which kernel's times these are, and a warning where another kernel took more GPU time.
-void report_kernel(const autotune::KernelTally& t, report::AutotuneSetup& setup) {
+// Which kernel's times these are, and a warning where another kernel took more GPU time or where
+// --kernel matched several.
+void report_kernel(const autotune::KernelTally& t, const std::string& regex, report::AutotuneSetup& setup) {
   setup.kernel = t.kernel;
+  if (t.several_matched) {
+    setup.warnings.push_back(fmt::format("kernel_regex_matches_several: in {} of {} runs --kernel '{}' matched kernels of several "
+                                         "functions ({} the first time); each run timed the largest, which may be another "
+                                         "function's in another configuration: give a --kernel that matches one",
+                                         t.several_matched, t.runs, regex, t.first_matched));
+  }
   if (t.not_dominant == 0) return;
   setup.warnings.push_back(fmt::format("kernel_not_dominant: in {} of {} runs another kernel ({} the first time) took more GPU "
                                        "time than {}; the times are {}'s, the kernel measured first: to tune another, name it "
@@ -232,7 +239,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
   std::unique_ptr<autotune::Evaluator> evaluator;
   std::unique_ptr<autotune::MeasurementStore> store;
   std::unique_ptr<autotune::ResultCache> cache;
-  const autotune::ProcessEvaluator* fixes_kernel = nullptr;  // kernel_time without --kernel
+  const autotune::ProcessEvaluator* times_kernels = nullptr;  // kernel_time, not replayed
   autotune::CacheScope scope;
   std::string run_key;
   if (!o.replay_file.empty()) {
@@ -310,8 +317,8 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
       if (!known && (known = earlier_kernel(o))) cache->set_kernel_function(scope, *known);
       auto* kept = cache.get();
       process->remember_kernel(known, [kept, scope](const std::string& function) { kept->set_kernel_function(scope, function); });
-      fixes_kernel = process.get();
     }
+    if (eval.objective == autotune::Objective::kernel_time) times_kernels = process.get();
     store = std::make_unique<autotune::CachedMeasurements>(*cache, scope, space);
     evaluator = std::move(process);
   }
@@ -324,7 +331,7 @@ AutotuneResult run_autotune(const AutotuneRequest& o, Control& control) {
     setup.slurm = slurm_setup(o.launch, *eval.slurm, shared_dir);
   }
   if (cache && !out.result.interrupted) cache->record_run(run_key, scope, "finished");
-  if (fixes_kernel) report_kernel(fixes_kernel->kernel_tally(), setup);
+  if (times_kernels) report_kernel(times_kernels->kernel_tally(), o.kernel, setup);
 
   if (out.result.best) {
     out.best_command = eval.command.instantiate([&](const std::string& name) {

@@ -299,6 +299,28 @@ TEST(CliAutotune, AFirstRunWithoutAClearlyDominantKernelStopsAndAsksForIt) {
   EXPECT_EQ(nlohmann::json::parse(with_kernel.out)["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
 }
 
+// A --kernel that matches kernels of several functions times the largest in each run, which is
+// the reference where tuned<48> is fast: the run says so.
+TEST(CliAutotune, AKernelRegexMatchingSeveralFunctionsIsNamedInAWarning) {
+  DispatchingProgram program("tune-kernel-regex");
+  auto args = program.args("40, 48", R"("fast")", "1");
+  args.insert(args.end() - 1, {"--kernel", "e"});
+  auto r = run_cli(args, program.env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["objective"]["kernel"], nullptr);
+  EXPECT_EQ(doc["objective"]["selector"], "e");
+  const std::string warnings = doc["warnings"].dump();
+  EXPECT_TRUE(std::regex_search(warnings, std::regex(R"(kernel_regex_matches_several: in [0-9]+ of [0-9]+ runs --kernel 'e' matched )"
+                                                     R"(kernels of several functions \(tuned<40>, reference the first time\))")))
+      << warnings;
+  // A --kernel that is no regular expression is refused before anything runs.
+  args.end()[-2] = "e(";
+  auto bad = run_cli(args, program.env);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--kernel 'e(': not a valid regular expression"), std::string::npos) << bad.err;
+}
+
 // A configuration where the kernel measured first did not run fails, saying which kernel ran.
 TEST(CliAutotune, AConfigurationWithoutTheKernelMeasuredFirstFailsNamingWhatRan) {
   DispatchingProgram program("tune-kernel-absent", nullptr);

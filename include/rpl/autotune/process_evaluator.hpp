@@ -40,12 +40,14 @@ struct ProcessEvaluatorOptions {
   int step_retries = 2;
 };
 
-/// Which kernel a kernel_time objective measured without --kernel, over this evaluator's runs.
+/// Which kernel a kernel_time objective measured, over this evaluator's runs.
 struct KernelTally {
-  std::string kernel;          // its function name (empty until a run fixes it)
+  std::string kernel;          // without --kernel: its function name (empty until a run fixes it)
   size_t runs = 0;             // program runs it was measured in
-  size_t not_dominant = 0;     // of those, runs where another kernel took more GPU time
+  size_t not_dominant = 0;     // without --kernel: runs where another kernel took more GPU time
   std::string first_dominant;  // that other kernel the first time, its short name
+  size_t several_matched = 0;  // with --kernel: runs where it matched kernels of several functions
+  std::string first_matched;   // those kernels the first time, their short names
 };
 
 /// The placeholder of a configuration's build folder.
@@ -67,7 +69,7 @@ class ProcessEvaluator : public Evaluator {
   /// literally (for the cache key; with a build template, of its literal inputs).
   const std::string& program_digest() const;
   /// kernel_time without --kernel: the kernel's function name fixed by an earlier run of the same
-  /// scope (the cache keeps it), and whom to tell when this run fixes it.
+  /// scope (the cache keeps it), and whom to tell when this run fixes it. Else a no-op.
   void remember_kernel(std::optional<std::string> function, std::function<void(const std::string&)> fixed);
   KernelTally kernel_tally() const;
 
