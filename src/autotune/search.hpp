@@ -102,6 +102,7 @@ class Search {
   size_t measure_warm_start_bests(const std::string& phase, size_t limit);
   void warn_if_no_model_chose();
   void warn_if_best_not_remeasured();
+  void warn_if_alike();
   void run_random();
   void run_model();
   void run_bayes();

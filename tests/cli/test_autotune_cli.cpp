@@ -222,13 +222,14 @@ struct DispatchingProgram {
   fs::path dir;
   std::vector<std::pair<std::string, std::string>> env{{"PATH", fake_rocprof_dir().string() + ":/usr/bin:/bin"},
                                                        {"RPL_FAKE_ROCPROF_SCENARIO", "hsa-dispatches"}};
+  std::string b_values = "32, 128";
   explicit DispatchingProgram(const std::string& name, const char* reference_ms = "4.05") : dir(fresh_dir(name)) {
     if (reference_ms) env.emplace_back("SYNTH_REFERENCE_MS", reference_ms);
   }
   std::vector<std::string> args(const std::string& a_values, const std::string& modes, const std::string& seed,
                                 const std::string& budget = "100%") {
     const auto space = dir / ("space_" + seed + ".json");
-    std::ofstream(space) << R"({"parameters": {"A": [)" << a_values << R"(], "B": [32, 128], "C": [4], "MODE": [)" << modes
+    std::ofstream(space) << R"({"parameters": {"A": [)" << a_values << R"(], "B": [)" << b_values << R"(], "C": [4], "MODE": [)" << modes
                          << "]}}";
     return {"autotune", "--space",  space.string(), "--cmd-template", cmd_template(), "--backend", "rocm", "--device-name", "MI300X",
             "--budget", budget, "--seed", seed,     "--out",          (dir / "out").string(),  "--json"};
@@ -319,6 +320,20 @@ TEST(CliAutotune, AKernelRegexMatchingSeveralFunctionsIsNamedInAWarning) {
   auto bad = run_cli(args, program.env);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--kernel 'e(': not a valid regular expression"), std::string::npos) << bad.err;
+}
+
+// A check that takes twice the tuned kernel's time in every configuration is the kernel fixed,
+// and every configuration measures alike: the run says so.
+TEST(CliAutotune, AKernelTheConfigurationsDoNotChangeIsSaidToMeasureAlike) {
+  DispatchingProgram program("tune-kernel-alike", "9");
+  program.b_values = "32";
+  auto r = run_cli(program.args("40, 44, 48, 52", R"("fast")", "1"), program.env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["objective"]["kernel"], "reference");
+  EXPECT_NE(doc["warnings"].dump().find("configurations_alike: the 4 configurations measured are all within 0.0 % of each other"),
+            std::string::npos)
+      << doc["warnings"].dump();
 }
 
 // A configuration where the kernel measured first did not run fails, saying which kernel ran.

@@ -179,6 +179,22 @@ TEST(Tuner, AWinnerWhoseMediansDisagreeAsWellAsItsLaunchesIsReplacedByTheRunnerU
   EXPECT_EQ(r.failures()[Failure::unstable], 1u);
 }
 
+// Configurations that all measure within 3 % of each other are said to: the figure is likely not
+// of what the parameters change. The bowl, whose measured spread is wide, says nothing of it.
+TEST(Tuner, ConfigurationsThatAllMeasureAlikeAreSaidTo) {
+  const auto s = grid();
+  FunctionEvaluator flat([&](size_t c) { return ok(4.05 + 0.001 * static_cast<double>(c % 7)); });
+  MemoryStore store;
+  TuneOptions o;
+  auto r = tune(s, flat, store, o);
+  ASSERT_FALSE(r.warnings.empty());
+  EXPECT_EQ(r.warnings.back().rfind("configurations_alike: the 48 configurations measured are all within 0.1 % of each other", 0), 0u)
+      << r.warnings.back();
+  FunctionEvaluator varied([&](size_t c) { return bowl(s, c); });
+  MemoryStore other;
+  for (const auto& w : tune(s, varied, other, o).warnings) EXPECT_EQ(w.rfind("configurations_alike", 0), std::string::npos) << w;
+}
+
 // A kernel of tens of microseconds can spread beyond the target in every run while its medians
 // agree: it stays the best (on an H200 the 37 fastest configurations of examples/rowsum did not).
 TEST(Tuner, AWinnerWhoseLaunchesSpreadButWhoseMediansAgreeIsKept) {
