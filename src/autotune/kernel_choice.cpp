@@ -48,14 +48,14 @@ std::vector<int32_t> KernelChoice::choose_matching(const trace::Trace& trace) {
   std::vector<std::string> others;
   for (const auto& group : analysis::group_by_kernel(trace)) {
     const bool matches = std::regex_search(group.display_name, *matcher_) || std::regex_search(group.mangled_name, *matcher_);
-    if (matches && analysis::kernel_function_name(group.display_name) != name) others.push_back(analysis::short_kernel_name(group.display_name));
+    if (matches && analysis::kernel_function_name(group.display_name) != name) {
+      others.push_back(analysis::short_kernel_name(group.display_name));
+    }
   }
   std::lock_guard<std::mutex> guard(mutex_);
   ++tally_.runs;
-  if (!others.empty()) {
-    if (tally_.several_matched++ == 0) {
-      tally_.first_matched = fmt::format("{}, {}", analysis::short_kernel_name(chosen.display_name), fmt::join(others, ", "));
-    }
+  if (!others.empty() && tally_.several_matched++ == 0) {
+    tally_.first_matched = fmt::format("{}, {}", analysis::short_kernel_name(chosen.display_name), fmt::join(others, ", "));
   }
   return chosen.dispatches;
 }
