@@ -210,28 +210,6 @@ void Search::run_random() {
 // is measured on both GPUs, so that a difference between the GPUs does not decide between the two,
 // and a round takes the longer of the two instead of both (with one worker in use, the
 // re-measurements had been 38 % of a 10 % run's recorded seconds on the Triton table at 4096).
-// Configurations that all measure alike say that the parameters do not change the figure: the
-// kernel timed may not be the one they tune (a check's, a library's), or the program ignores them.
-// Of the benchmark's runs at 5 to 15 % of its 153 landscapes (seeds 1 to 3), the closest measured
-// spread 11 % from the fastest to the slowest.
-void Search::warn_if_alike() {
-  constexpr double kAlike = 0.03;
-  double low = std::numeric_limits<double>::infinity(), high = 0;
-  size_t ok = 0;
-  for (const auto& m : result_.measured) {
-    if (!m.measurement.ok()) continue;
-    ++ok;
-    low = std::min(low, m.measurement.value);
-    high = std::max(high, m.measurement.value);
-  }
-  if (ok < 3 || low <= 0 || high > low * (1 + kAlike)) return;
-  result_.warnings.push_back(fmt::format("configurations_alike: the {} configurations measured are all within {:.1f} % of each other: "
-                                         "the parameters hardly change this figure, or it is not of what they change (with a "
-                                         "kernel's time, name the kernel they tune with --kernel; else check that the program reads "
-                                         "its arguments)",
-                                         ok, 100 * (high / low - 1)));
-}
-
 void Search::confirm_best() {
   std::vector<size_t> order;  // indices into result_.measured, best first
   for (size_t i = 0; i < result_.measured.size(); ++i) {
@@ -328,6 +306,28 @@ void Search::confirm_best() {
       return;
     }
   }
+}
+
+// Configurations that all measure alike say that the parameters do not change the figure: the
+// kernel timed may not be the one they tune (a check's, a library's), or the program ignores them.
+// Of the benchmark's runs at 5 to 15 % of its 153 landscapes (seeds 1 to 3), the closest measured
+// spread 11 % from the fastest to the slowest.
+void Search::warn_if_alike() {
+  constexpr double kAlike = 0.03;
+  double low = std::numeric_limits<double>::infinity(), high = 0;
+  size_t ok = 0;
+  for (const auto& m : result_.measured) {
+    if (!m.measurement.ok()) continue;
+    ++ok;
+    low = std::min(low, m.measurement.value);
+    high = std::max(high, m.measurement.value);
+  }
+  if (ok < 3 || low <= 0 || high > low * (1 + kAlike)) return;
+  result_.warnings.push_back(fmt::format("configurations_alike: the {} configurations measured are all within {:.1f} % of each other: "
+                                         "the parameters hardly change this figure, or it is not of what they change (with a "
+                                         "kernel's time, name the kernel they tune with --kernel; else check that the program reads "
+                                         "its arguments)",
+                                         ok, 100 * (high / low - 1)));
 }
 
 std::pair<Measurement, Measurement> Search::measure_at_once(size_t first, size_t second, int first_worker) {
