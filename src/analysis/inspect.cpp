@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include <rpl/analysis/kernel_selection.hpp>
 #include <rpl/codeobj/amd_code_object.hpp>
 #include <rpl/codeobj/cuda_binary.hpp>
 #include <rpl/core/demangle.hpp>
@@ -99,13 +100,7 @@ InspectReport inspect_binary(const std::filesystem::path& file, const InspectOpt
     return wanted.empty() || (exact_arch ? arch == wanted : hal::normalize_arch_name(arch) == wanted);
   };
   std::optional<std::regex> kernel_re;
-  if (options.kernel_regex) {
-    try {
-      kernel_re.emplace(*options.kernel_regex, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      fail(Errc::bad_input, "--kernel '{}': not a valid regular expression ({})", *options.kernel_regex, e.what());
-    }
-  }
+  if (options.kernel_regex) kernel_re = compile_kernel_regex(*options.kernel_regex);
   auto kernel_wanted = [&](const std::string& mangled) {
     return !kernel_re || std::regex_search(mangled, *kernel_re) || std::regex_search(demangle(mangled), *kernel_re);
   };

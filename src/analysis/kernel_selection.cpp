@@ -23,6 +23,18 @@ std::string exact_name_regex(std::string_view name) {
   return out + "$";
 }
 
+std::regex compile_kernel_regex(const std::string& regex) {
+  try {
+    return std::regex(regex, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    fail(Errc::bad_input, "--kernel '{}': not a valid regular expression ({})", regex, e.what());
+  }
+}
+
+bool kernel_matches(const KernelGroup& group, const std::regex& regex) {
+  return std::regex_search(group.display_name, regex) || std::regex_search(group.mangled_name, regex);
+}
+
 std::vector<KernelGroup> group_by_kernel(const trace::Trace& trace) {
   // First per symbol (cheap, indexed), then symbols of the same kernel across runs and processes.
   struct PerSymbol {
@@ -93,14 +105,9 @@ KernelSelection select_dominant_kernel(const trace::Trace& trace, const std::opt
 
   const KernelGroup* chosen = nullptr;
   if (kernel_regex) {
-    std::regex re;
-    try {
-      re = std::regex(*kernel_regex, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      fail(Errc::bad_input, "--kernel '{}': not a valid regular expression ({})", *kernel_regex, e.what());
-    }
+    const std::regex re = compile_kernel_regex(*kernel_regex);
     for (const auto& g : groups) {
-      if (std::regex_search(g.display_name, re) || std::regex_search(g.mangled_name, re)) {
+      if (kernel_matches(g, re)) {
         chosen = &g;  // groups are sorted by total time: the first match is the largest
         break;
       }

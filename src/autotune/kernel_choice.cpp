@@ -12,9 +12,10 @@ namespace {
 
 // The kernel to tune is fixed by the first run only where it dominates that run clearly: a check
 // against a library that takes nearly as long could as well be the larger where the tuned kernel
-// is fast, and the whole tuning would then time the check.
-void check_unambiguous(const trace::Trace& trace, const analysis::KernelGroup& dominant, const std::string& name) {
-  for (const auto& group : analysis::group_by_kernel(trace)) {
+// is fast, and the whole tuning would then time the check. groups: largest first.
+void check_unambiguous(const std::vector<analysis::KernelGroup>& groups, const analysis::KernelGroup& dominant,
+                       const std::string& name) {
+  for (const auto& group : groups) {
     if (group.runtime_helper || analysis::kernel_function_name(group.display_name) == name) continue;
     if (2 * group.total_ns <= dominant.total_ns) return;  // the largest other: clear
     throw KernelAmbiguous(Errc::bad_input,
@@ -28,12 +29,7 @@ void check_unambiguous(const trace::Trace& trace, const analysis::KernelGroup& d
 }  // namespace
 
 KernelChoice::KernelChoice(std::optional<std::string> regex) : regex_(std::move(regex)) {
-  if (!regex_) return;
-  try {
-    matcher_.emplace(*regex_, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    fail(Errc::bad_input, "--kernel '{}': not a valid regular expression ({})", *regex_, e.what());
-  }
+  if (regex_) matcher_ = analysis::compile_kernel_regex(*regex_);
 }
 
 void KernelChoice::remember(std::optional<std::string> function, std::function<void(const std::string&)> fixed) {
@@ -42,49 +38,50 @@ void KernelChoice::remember(std::optional<std::string> function, std::function<v
   fixed_ = std::move(fixed);
 }
 
-std::vector<int32_t> KernelChoice::choose_matching(const trace::Trace& trace) {
+std::vector<int32_t> KernelChoice::choose(const trace::Trace& trace) {
+  // The largest kernel the regex matches, or the dominant one, with select_dominant_kernel's errors.
   const auto chosen = analysis::select_dominant_kernel(trace, regex_).kernel;
   const std::string name = analysis::kernel_function_name(chosen.display_name);
-  std::vector<std::string> others;
-  for (const auto& group : analysis::group_by_kernel(trace)) {
-    const bool matches = std::regex_search(group.display_name, *matcher_) || std::regex_search(group.mangled_name, *matcher_);
-    if (matches && analysis::kernel_function_name(group.display_name) != name) {
-      others.push_back(analysis::short_kernel_name(group.display_name));
-    }
-  }
+  const auto groups = analysis::group_by_kernel(trace);
   std::lock_guard<std::mutex> guard(mutex_);
-  ++tally_.runs;
-  if (!others.empty() && tally_.several_matched++ == 0) {
-    tally_.first_matched = fmt::format("{}, {}", analysis::short_kernel_name(chosen.display_name), fmt::join(others, ", "));
+  if (regex_) {
+    ++tally_.runs;
+    note_other_matches(groups, chosen, name);
+    return chosen.dispatches;
   }
-  return chosen.dispatches;
-}
-
-std::vector<int32_t> KernelChoice::choose(const trace::Trace& trace) {
-  if (regex_) return choose_matching(trace);
-  const auto dominant = analysis::select_dominant_kernel(trace, std::nullopt).kernel;
-  const std::string name = analysis::kernel_function_name(dominant.display_name);
-  std::lock_guard<std::mutex> guard(mutex_);
   if (tally_.kernel.empty()) {
-    check_unambiguous(trace, dominant, name);
+    check_unambiguous(groups, chosen, name);
     tally_.kernel = name;
     if (fixed_) fixed_(name);
   }
   if (name == tally_.kernel) {
     ++tally_.runs;
-    return dominant.dispatches;
+    return chosen.dispatches;
   }
-  for (const auto& group : analysis::group_by_kernel(trace)) {
+  for (const auto& group : groups) {
     if (analysis::kernel_function_name(group.display_name) != tally_.kernel) continue;
     ++tally_.runs;
     ++tally_.not_dominant;
-    if (tally_.first_dominant.empty()) tally_.first_dominant = analysis::short_kernel_name(dominant.display_name);
+    if (tally_.first_dominant.empty()) tally_.first_dominant = analysis::short_kernel_name(chosen.display_name);
     return group.dispatches;  // groups come largest first
   }
   fail(Errc::bad_input, "{}, the kernel this tuning measures (the dominant one where it was first measured), did not run; {} was "
                         "the dominant kernel: name the kernel to tune with --kernel (a regular expression: it may match the kernel of "
                         "every configuration)",
-       tally_.kernel, analysis::short_kernel_name(dominant.display_name));
+       tally_.kernel, analysis::short_kernel_name(chosen.display_name));
+}
+
+void KernelChoice::note_other_matches(const std::vector<analysis::KernelGroup>& groups, const analysis::KernelGroup& chosen,
+                                      const std::string& name) {
+  std::vector<std::string> others;
+  for (const auto& group : groups) {
+    if (analysis::kernel_matches(group, *matcher_) && analysis::kernel_function_name(group.display_name) != name) {
+      others.push_back(analysis::short_kernel_name(group.display_name));
+    }
+  }
+  if (!others.empty() && tally_.several_matched++ == 0) {
+    tally_.first_matched = fmt::format("{}, {}", analysis::short_kernel_name(chosen.display_name), fmt::join(others, ", "));
+  }
 }
 
 KernelTally KernelChoice::tally() const {

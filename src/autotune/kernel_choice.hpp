@@ -4,10 +4,10 @@
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include <rpl/analysis/kernel_selection.hpp>
 #include <rpl/autotune/process_evaluator.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/trace/model.hpp>
@@ -21,11 +21,11 @@ struct KernelAmbiguous : Error {
 };
 
 /// With --kernel, the largest kernel the regex matches (where it matches kernels of several
-/// functions, the tally counts the run: the largest may be another function's elsewhere). Without it, the dominant kernel of the
-/// first run measured fixes the kernel by its function name (configurations change its template
-/// arguments, not its name): later runs measure that kernel even where another takes more GPU
-/// time, as a program's check against a library can where the tuned kernel is fast. Safe to call
-/// from several workers at once.
+/// functions, the tally counts the run: the largest may be another function's elsewhere). Without
+/// it, the dominant kernel of the first run measured fixes the kernel by its function name
+/// (configurations change its template arguments, not its name): later runs measure that kernel
+/// even where another takes more GPU time, as a program's check against a library can where the
+/// tuned kernel is fast. Safe to call from several workers at once.
 class KernelChoice {
  public:
   /// Error(bad_input) for a regex that is none.
@@ -39,7 +39,10 @@ class KernelChoice {
   KernelTally tally() const;
 
  private:
-  std::vector<int32_t> choose_matching(const trace::Trace& trace);
+  /// With --kernel, counts the run where the regex also matched other functions than `name`'s
+  /// (mutex_ held).
+  void note_other_matches(const std::vector<analysis::KernelGroup>& groups, const analysis::KernelGroup& chosen,
+                          const std::string& name);
 
   std::optional<std::string> regex_;
   std::optional<std::regex> matcher_;

@@ -2,6 +2,7 @@
 // Which kernel dominates a trace (DESIGN.md "Kernel selection").
 #include <cstdint>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,12 @@ bool is_runtime_helper(std::string_view name);
 
 /// A regular expression (ECMAScript) that matches exactly name: every special character escaped.
 std::string exact_name_regex(std::string_view name);
+
+/// --kernel REGEX compiled (ECMAScript). Error(bad_input) naming it when it is no regular expression.
+std::regex compile_kernel_regex(const std::string& regex);
+
+/// Whether a --kernel regex finds the group's demangled or mangled name.
+bool kernel_matches(const KernelGroup& group, const std::regex& regex);
 
 /// Groups dispatches by kernel, largest total time first (ties by name, for determinism).
 std::vector<KernelGroup> group_by_kernel(const trace::Trace& trace);
