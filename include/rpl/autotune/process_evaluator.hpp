@@ -69,7 +69,7 @@ class ProcessEvaluator : public Evaluator {
   /// literally (for the cache key; with a build template, of its literal inputs).
   const std::string& program_digest() const;
   /// kernel_time without --kernel: the kernel's function name fixed by an earlier run of the same
-  /// scope (the cache keeps it), and whom to tell when this run fixes it. Else a no-op.
+  /// scope (the cache keeps it), and whom to tell when this run fixes it. Not for --kernel.
   void remember_kernel(std::optional<std::string> function, std::function<void(const std::string&)> fixed);
   KernelTally kernel_tally() const;
 
