@@ -84,6 +84,11 @@ void KernelChoice::note_other_matches(const std::vector<analysis::KernelGroup>& 
   }
 }
 
+bool KernelChoice::fixed() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return regex_ || !tally_.kernel.empty();
+}
+
 KernelTally KernelChoice::tally() const {
   std::lock_guard<std::mutex> guard(mutex_);
   return tally_;

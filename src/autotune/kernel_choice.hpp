@@ -37,6 +37,8 @@ class KernelChoice {
   /// none, the regex matches no kernel, or the kernel fixed did not run; KernelAmbiguous.
   std::vector<int32_t> choose(const trace::Trace& trace);
   KernelTally tally() const;
+  /// Whether each run's kernel is known before it ends: --kernel given, or a function fixed.
+  bool fixed() const;
 
  private:
   /// With --kernel, counts the run where the regex also matched other functions than `name`'s

@@ -324,6 +324,10 @@ void ProcessEvaluator::remember_kernel(std::optional<std::string> function, std:
 
 KernelTally ProcessEvaluator::kernel_tally() const { return impl_->kernels.tally(); }
 
+bool ProcessEvaluator::next_measurement_fixes_the_objective() const {
+  return impl_->options.objective == Objective::kernel_time && !impl_->kernels.fixed();
+}
+
 Measurement ProcessEvaluator::measure(size_t c, int worker, const std::atomic<bool>* cancel) {
   const auto start = std::chrono::steady_clock::now();
   const auto& o = impl_->options;

@@ -139,33 +139,39 @@ void Search::run_live(Batch& batch, size_t workers) {
   std::exception_ptr error;
   std::atomic<bool> stop{false};
   std::atomic<size_t> next{0};
+  // Measures the batch's next configuration on worker w; false once there is none to measure.
+  auto measure_next = [&](int w) {
+    if (stop.load() || cancelled() || out_of_time()) return false;
+    const size_t i = next.fetch_add(1);
+    if (i >= batch.to_run.size()) return false;
+    if (options_.time_budget_seconds) round_room_left_ = round_held_back() > 0;
+    const size_t at = batch.to_run[i];
+    batch.started[at] = 1;
+    try {
+      ++busy_;
+      batch.entries[at].measurement = evaluator_.measure(batch.entries[at].configuration, w, cancel_);
+      --busy_;
+      std::lock_guard<std::mutex> guard(mutex);
+      note_ended(batch, at);
+      batch.ended[at] = spent_seconds();
+      return true;
+    } catch (...) {
+      --busy_;
+      std::lock_guard<std::mutex> guard(mutex);
+      if (!error) error = std::current_exception();
+      stop = true;
+      return false;
+    }
+  };
   auto worker = [&](int w) {
-    for (;;) {
-      if (stop.load() || cancelled() || out_of_time()) return;
-      const size_t i = next.fetch_add(1);
-      if (i >= batch.to_run.size()) return;
-      if (options_.time_budget_seconds) round_room_left_ = round_held_back() > 0;
-      const size_t at = batch.to_run[i];
-      batch.started[at] = 1;
-      try {
-        ++busy_;
-        batch.entries[at].measurement = evaluator_.measure(batch.entries[at].configuration, w, cancel_);
-        --busy_;
-        std::lock_guard<std::mutex> guard(mutex);
-        note_ended(batch, at);
-        batch.ended[at] = spent_seconds();
-      } catch (...) {
-        --busy_;
-        std::lock_guard<std::mutex> guard(mutex);
-        if (!error) error = std::current_exception();
-        stop = true;
-        return;
-      }
+    while (measure_next(w)) {
     }
   };
   if (workers <= 1) {
     worker(0);
   } else {
+    while (evaluator_.next_measurement_fixes_the_objective() && measure_next(0)) {
+    }
     std::vector<std::thread> threads;
     for (size_t w = 0; w < workers; ++w) threads.emplace_back(worker, static_cast<int>(w));
     for (auto& t : threads) t.join();

@@ -352,6 +352,22 @@ TEST(CliAutotune, AConfigurationWithoutTheKernelMeasuredFirstFailsNamingWhatRan)
             std::string::npos);
 }
 
+// With several workers the kernel is still fixed by the first configuration measured, whichever
+// finishes first: that one runs alone, the others once it has fixed the kernel. Here it runs the
+// longest, and the one measured second, where the reference is as large as tuned<48>, would stop
+// the run.
+TEST(CliAutotune, WithSeveralWorkersTheFirstConfigurationMeasuredFixesTheKernel) {
+  DispatchingProgram program("tune-kernel-workers");
+  program.env.insert(program.env.end(), {{"SYNTH_SLEEP_A", "40"}, {"SYNTH_SLEEP_MS", "500"}});
+  auto args = program.args("40, 48", R"("fast")", "1");  // seed 1: A=40 B=128, then A=48 B=32
+  args.insert(args.end() - 1, {"--devices", "0,1"});
+  auto r = run_cli(args, program.env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["objective"]["kernel"], "tuned");
+  EXPECT_EQ(doc["best"]["configuration"].dump(), R"({"A":48,"B":32,"C":4,"MODE":"fast"})");
+}
+
 // A build template runs once per distinct build (here per MODE), its output in {BUILD_DIR}.
 TEST(CliAutotune, BuildTemplateRunsOncePerDistinctBuild) {
   const auto dir = fresh_dir("tune-build");

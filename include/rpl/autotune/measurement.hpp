@@ -62,6 +62,10 @@ class Evaluator {
   /// are the time it took when recorded, and a time budget spends those (as Kernel Tuner's
   /// simulation mode does), not the replay's own few microseconds.
   virtual bool replays_recorded_time() const { return false; }
+  /// Whether the next measurement fixes what later ones measure (the kernel timed): it then runs
+  /// before any other starts, so that with several workers the configuration that fixes it is the
+  /// first measured, not the first to finish.
+  virtual bool next_measurement_fixes_the_objective() const { return false; }
 };
 
 }  // namespace rpl::autotune

@@ -65,6 +65,8 @@ class ProcessEvaluator : public Evaluator {
   ProcessEvaluator(const SearchSpace& space, ProcessEvaluatorOptions options);
   ~ProcessEvaluator() override;
   Measurement measure(size_t configuration, int worker, const std::atomic<bool>* cancel) override;
+  /// kernel_time without --kernel, until a run has fixed the kernel.
+  bool next_measurement_fixes_the_objective() const override;
   /// What the measured program is: a digest of the program and of the files the templates name
   /// literally (for the cache key; with a build template, of its literal inputs).
   const std::string& program_digest() const;
