@@ -137,6 +137,8 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   }
   if (s.stability.classification == "unstable") {
     s.warnings.push_back(fmt::format("kernel timing is unstable (cv {:.3f}); compare results with care", s.stability.cv));
+  } else if (s.stability.classification == "single_sample") {
+    s.warnings.push_back("the selected kernel ran once: its time is a single sample, whose spread is unknown; compare results with care");
   }
 
   const std::string arch_name = agent ? hal::normalize_arch_name(agent->name) : std::string();
@@ -170,6 +172,8 @@ ProfileSummary summarize_wallclock(const std::vector<double>& run_seconds) {
   s.runtime_ms = s.stability.mean_ms;
   if (s.stability.classification == "unstable") {
     s.warnings.push_back(fmt::format("run time is unstable (cv {:.3f}); compare results with care", s.stability.cv));
+  } else if (s.stability.classification == "single_sample") {
+    s.warnings.push_back("one run: its time is a single sample, whose spread is unknown; compare results with care");
   }
   return s;
 }

@@ -34,7 +34,8 @@ Stability compute_stability(std::vector<double> samples, int runs, int processes
     s.stddev_ms = std::sqrt(squares / (n - 1));
   }
   s.cv = s.mean_ms > 0 ? s.stddev_ms / s.mean_ms : 0;
-  s.classification = classify_cv(s.cv);
+  // One sample has no spread: a cv of 0 would read as stable.
+  s.classification = samples.size() > 1 ? classify_cv(s.cv) : "single_sample";
   return s;
 }
 

@@ -67,8 +67,10 @@ std::string summary(const HtmlReportInput& in) {
   const Json& s = p.value("stability", Json());
   if (s.is_object()) {
     html += row("Stability", "stability",
-                fmt::format("{}: cv {:.2f} % over {} samples in {} runs", escaped(text_at(s, "classification")),
-                            s.value("cv", 0.0) * 100, s.value("samples", 0), s.value("runs", 0)));
+                s.value("samples", 0) == 1
+                    ? fmt::format("a single sample in {} runs: no spread to judge", s.value("runs", 0))
+                    : fmt::format("{}: cv {:.2f} % over {} samples in {} runs", escaped(text_at(s, "classification")),
+                                  s.value("cv", 0.0) * 100, s.value("samples", 0), s.value("runs", 0)));
   }
   const Json& gpu = p.value("gpu", Json());
   if (gpu.is_object()) {

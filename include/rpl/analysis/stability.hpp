@@ -1,5 +1,6 @@
 #pragma once
-// How repeatable a measurement is (DESIGN.md: cv <= 0.05 stable, <= 0.10 moderate, else unstable).
+// How repeatable a measurement is (DESIGN.md: cv <= 0.05 stable, <= 0.10 moderate, else unstable;
+// one sample is "single_sample", as nothing says how it would repeat).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -16,7 +17,7 @@ struct Stability {
   double min_ms = 0;
   double max_ms = 0;
   double cv = 0;         // stddev / mean
-  std::string classification;
+  std::string classification;  // stable, moderate, unstable or single_sample
 };
 
 std::string classify_cv(double cv);

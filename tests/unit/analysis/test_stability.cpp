@@ -32,7 +32,8 @@ TEST(Stability, OneSampleAndOrderIndependence) {
   auto one = compute_stability({3.0}, 1, 1);
   EXPECT_EQ(one.stddev_ms, 0.0);
   EXPECT_EQ(one.median_ms, 3.0);
-  EXPECT_EQ(one.classification, "stable");
+  EXPECT_EQ(one.classification, "single_sample");  // no spread to judge, not a cv of 0
+  EXPECT_EQ(compute_stability({3.0, 3.0}, 1, 1).classification, "stable");
   auto a = compute_stability({0.1, 0.7, 0.3, 1e-9, 123.4}, 1, 1);
   auto b = compute_stability({123.4, 1e-9, 0.3, 0.7, 0.1}, 1, 1);
   EXPECT_EQ(a.mean_ms, b.mean_ms);  // bit-identical, not just close

@@ -236,6 +236,12 @@ TEST(WorkflowTraceInputs, AnOmniperf1WorkloadIsAnalyzedWithItsCounters) {
   ASSERT_TRUE(profile["roofline"].is_object()) << profile.dump();
   EXPECT_EQ(profile["roofline"]["roofline_position"], "memory_bound");
   EXPECT_DOUBLE_EQ(profile["roofline"]["flops"]["fp64"].get<double>(), 100663296.0) << "mixbench's fp64 kernel";
+  // It ran once: one sample says nothing of how its time repeats.
+  EXPECT_EQ(profile["kernel"]["dispatches"], 1);
+  EXPECT_EQ(profile["stability"]["classification"], "single_sample");
+  EXPECT_NE(profile["warnings"].dump().find("the selected kernel ran once: its time is a single sample, whose spread is unknown"),
+            std::string::npos)
+      << profile["warnings"].dump();
 }
 
 }  // namespace
