@@ -56,6 +56,7 @@ ResourceSummary summarize_resources(const trace::KernelSymbol& symbol, const tra
   r.lds_bytes = std::max<int64_t>(dispatch.group_segment_size, symbol.group_segment_size);
   r.dynamic_lds_bytes = r.lds_bytes - r.static_lds_bytes;
   r.lds_split_known = symbol.lds_split_known;
+  r.registers_known = symbol.registers_known;
   r.scratch_bytes = dispatch.private_segment_size > 0 ? dispatch.private_segment_size : symbol.private_segment_size;
   return r;
 }

@@ -114,8 +114,10 @@ Json profile_json(const analysis::ProfileSummary& s) {
 Json resources_json(const analysis::ResourceSummary& r) {
   // null where the trace told the LDS as one total: a 0 there would claim there was no static LDS.
   const auto part = [&](int64_t bytes) { return r.lds_split_known ? Json(bytes) : Json(nullptr); };
-  return {{"vgpr_per_thread", r.vgpr_per_thread},     {"agpr_per_thread", r.agpr_per_thread},
-          {"sgpr_per_wave", r.sgpr_per_wave},         {"lds_bytes", r.lds_bytes},
+  // null where the trace records no register counts: a 0 there would read as a kernel without any.
+  const auto registers = [&](int64_t count) { return r.registers_known ? Json(count) : Json(nullptr); };
+  return {{"vgpr_per_thread", registers(r.vgpr_per_thread)}, {"agpr_per_thread", registers(r.agpr_per_thread)},
+          {"sgpr_per_wave", registers(r.sgpr_per_wave)},     {"lds_bytes", r.lds_bytes},
           {"static_lds_bytes", part(r.static_lds_bytes)}, {"dynamic_lds_bytes", part(r.dynamic_lds_bytes)},
           {"scratch_bytes", r.scratch_bytes}};
 }

@@ -21,11 +21,13 @@ std::string resources_text(const analysis::ResourceSummary& r, Vendor vendor) {
   const std::string split = r.lds_split_known ? fmt::format("static {} + dynamic {}", r.static_lds_bytes, r.dynamic_lds_bytes)
                                               : "static and dynamic not told apart by the trace";
   if (vendor == Vendor::nvidia) {
-    return fmt::format("Registers {} per thread, shared memory {} B ({}), local {} B", r.vgpr_per_thread, r.lds_bytes, split,
-                       r.scratch_bytes);
+    const std::string registers = r.registers_known ? fmt::format("Registers {} per thread", r.vgpr_per_thread) : "Registers not recorded";
+    return fmt::format("{}, shared memory {} B ({}), local {} B", registers, r.lds_bytes, split, r.scratch_bytes);
   }
-  return fmt::format("VGPR {}, AGPR {}, SGPR {}, LDS {} B ({}), scratch {} B", r.vgpr_per_thread, r.agpr_per_thread,
-                     r.sgpr_per_wave, r.lds_bytes, split, r.scratch_bytes);
+  const std::string registers = r.registers_known
+                                    ? fmt::format("VGPR {}, AGPR {}, SGPR {}", r.vgpr_per_thread, r.agpr_per_thread, r.sgpr_per_wave)
+                                    : "VGPR, AGPR and SGPR not recorded";
+  return fmt::format("{}, LDS {} B ({}), scratch {} B", registers, r.lds_bytes, split, r.scratch_bytes);
 }
 
 std::string occupancy_text(const hal::OccupancyResult& o) {

@@ -151,6 +151,16 @@ TEST(CliAnalyze, FoldersOfOtherProfilersAnalyze) {
   EXPECT_NE(csv.err.find("no agent_info.csv beside it"), std::string::npos) << csv.err;
   EXPECT_NE(csv.out.find("LDS 0 B (static and dynamic not told apart by the trace)"), std::string::npos)
       << "its LDS_Block_Size is the dispatch's total\n" << csv.out;
+  // ROCm 6.2's layout records no register counts: they are not known, rather than 0.
+  auto old_layout = run_cli({"analyze", "--json", (real / "rocprofiler-sdk-docs-2024-10/kernel_trace.csv").string()});
+  ASSERT_EQ(old_layout.exit_code, 0) << old_layout.err;
+  EXPECT_EQ(schema_errors(old_layout.out, "profile"), "");
+  const auto resources = nlohmann::json::parse(old_layout.out)["resources"];
+  for (const char* field : {"vgpr_per_thread", "agpr_per_thread", "sgpr_per_wave"}) EXPECT_TRUE(resources[field].is_null()) << resources;
+  EXPECT_EQ(resources["lds_bytes"], 0);
+  EXPECT_NE(run_cli({"analyze", (real / "rocprofiler-sdk-docs-2024-10/kernel_trace.csv").string()})
+                .out.find("Resources   VGPR, AGPR and SGPR not recorded, LDS 0 B"),
+            std::string::npos);
   auto rocprof = run_cli({"analyze", "--json", (real / "rocprof-v1-mi250x").string()});
   ASSERT_EQ(rocprof.exit_code, 0) << rocprof.err;
   const auto j = nlohmann::json::parse(rocprof.out);
