@@ -89,15 +89,30 @@ std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
   return std::nullopt;
 }
 
+// Nsight Compute's CSV (ncu --csv, any page): its ==PROF== lines where the program's output was
+// captured with it, or its header of the kernel's identity.
+bool ncu_csv(std::string_view head) {
+  return head.rfind("==PROF==", 0) == 0 || head.find("\n==PROF==") != std::string_view::npos ||
+         head.find("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\"") != std::string_view::npos;
+}
+
 // A short description of what a file of no known format seems to be, for the error.
 std::string what_it_looks_like(const Head& head) {
+  if (ncu_csv(head.bytes)) {
+    return "an Nsight Compute CSV (ncu --csv): metrics of kernel launches that ncu replayed one at a time, with no timeline, "
+           "which is not read here; give an Nsight Systems export (nsys export --type sqlite) or a PyTorch profiler trace of "
+           "the program, or run rocm-perf profile --roofline, which takes its counters from ncu itself";
+  }
   const auto first = head.bytes.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (head.bytes[first] == '{' || head.bytes[first] == '[')) {
     return "a JSON file of no trace format read here (rocprofv3's has \"rocprofiler-sdk-tool\"; a PyTorch profiler trace "
            "schemaVersion, deviceProperties and traceEvents)";
   }
   const auto header = detail::csv_header(head.bytes, head.whole_file);
-  if (!header || header->size() < 2) return "not a trace: not a SQLite database (rocpd), nor a CSV trace of rocprofv3 or legacy rocprof";
+  if (!header || header->size() < 2) {
+    return "not a trace read here: a rocpd or Nsight Systems SQLite database, a rocprofv3 CSV or JSON trace, legacy rocprof's "
+           "results.csv or results.db, rocprof-compute's pmc_perf.csv or a PyTorch profiler trace";
+  }
   // rocprof's results.stats.csv, hip_stats, copy_stats; rocprofv3's *_stats.csv.
   if (has_all(*header, {"Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage"})) {
     return "per-kernel or per-call totals (Name, Calls, TotalDurationNs, AverageNs, Percentage), which time no dispatch; give the "
