@@ -68,7 +68,7 @@ std::string summary(const HtmlReportInput& in) {
   if (s.is_object()) {
     html += row("Stability", "stability",
                 s.value("samples", 0) == 1
-                    ? fmt::format("a single sample in {} runs: no spread to judge", s.value("runs", 0))
+                    ? std::string("a single sample: no spread to judge")
                     : fmt::format("{}: cv {:.2f} % over {} samples in {} runs", escaped(text_at(s, "classification")),
                                   s.value("cv", 0.0) * 100, s.value("samples", 0), s.value("runs", 0)));
   }
