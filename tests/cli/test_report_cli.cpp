@@ -206,6 +206,17 @@ TEST(CliReport, TimelineSaysWhyItIsMissing) {
   }
 }
 
+// A kernel that ran once has no spread: the summary says so rather than "stable".
+TEST(CliReport, AKernelThatRanOnceIsASingleSample) {
+  const auto dir = fresh_dir("report_single_sample");
+  const auto workload = source_dir() / "tests/fixtures/real/omniperf-1.0.10-mi200";
+  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), workload.string()}).exit_code, 0);
+  ASSERT_EQ(run_cli({"report", (dir / "out").string()}).exit_code, 0);
+  const auto html = read_text(dir / "out" / "report.html");
+  EXPECT_NE(html.find("a single sample: no spread to judge"), std::string::npos);
+  EXPECT_EQ(html.find("stable: cv"), std::string::npos);
+}
+
 TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {
   const auto dir = fresh_dir("report_roofline");
   auto a = run_cli({"analyze", "--out", (dir / "out").string(), scenario("h100-roofline", 1, dir).string()});
