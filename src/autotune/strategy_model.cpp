@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "search.hpp"
 
 namespace rpl::autotune {
@@ -67,7 +69,14 @@ void Search::run_model() {
     ++result_.explore_rounds;
     fit();
   }
-  if (!result_.model_trusted) result_.warnings.push_back("low_model_confidence");
+  if (!result_.model_trusted) {
+    result_.warnings.push_back(
+        result_.model.fitted
+            ? fmt::format("low_model_confidence: the model's cross-validated R² ({:.2f}) stayed under --min-r2 ({:g}); its prune keeps "
+                          "what it predicts within {:g} times the best instead of {:g}",
+                          result_.model.cv_r2, options_.min_r2, options_.prune_factor * options_.prune_factor, options_.prune_factor)
+            : std::string("low_model_confidence: too few configurations succeeded to fit a model"));
+  }
 
   // Prune: keep what the model predicts within the factor of the best measured; widen the factor
   // (square it) when the model is not trusted; without a model, keep everything. A model that
@@ -82,7 +91,10 @@ void Search::run_model() {
       const bool skilled = result_.model.cv_r2 > 0;
       if (!skilled) {
         result_.prune_factor_used = 0;
-        result_.warnings.push_back("model_without_skill");
+        result_.warnings.push_back(fmt::format("model_without_skill: the model predicts no better than the mean of its measurements "
+                                               "(cross-validated R² {:.2f}), so it prunes nothing: what is left is measured in the "
+                                               "order it predicts",
+                                               result_.model.cv_r2));
       }
       size_t unmeasured = 0;
       for (size_t c : ranked_unmeasured()) {
@@ -95,7 +107,8 @@ void Search::run_model() {
         if (!measured_[order_[random_next]]) survivors.push_back(order_[random_next]);
       }
       result_.prune_factor_used = 0;
-      result_.warnings.push_back("no_model");
+      result_.warnings.push_back("no_model: too few configurations succeeded to fit a model: what is left is measured in a seeded "
+                                 "random order");
     }
   }
   result_.survivors = survivors.size();

@@ -390,7 +390,9 @@ TuneResult Search::run() {
     run_random();
   } else if (options_.strategy != Strategy::random && result_.budget <= model_minimum()) {
     // Too few configurations for a model to guide any: a spread of the space instead.
-    result_.warnings.push_back("budget_too_small_for_a_model");
+    result_.warnings.push_back(fmt::format("budget_too_small_for_a_model: {} needs more than {} configurations to choose any; a "
+                                           "spread of the space was measured instead",
+                                           strategy_name(options_.strategy), model_minimum()));
     const size_t warm = measure_warm_start_bests("spread", result_.budget);
     measure_batch(spread(result_.budget - warm, GaussianProcess(space_)), "spread");
   } else if (options_.strategy == Strategy::bayes) {
@@ -401,7 +403,8 @@ TuneResult Search::run() {
     run_random();
   }
   if (result_.out_of_time) {
-    result_.warnings.push_back("time_budget_reached");
+    result_.warnings.push_back(fmt::format("time_budget_reached: the {:g} s of --budget ran out after {} of {} configurations",
+                                           options_.time_budget_seconds.value_or(0), done(), space_.size()));
     warn_if_no_model_chose();
   }
   if (!result_.interrupted) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <rpl/autotune/recording.hpp>
@@ -124,7 +125,10 @@ TEST(Tuner, LowConfidenceWidensThePruneInsteadOfCutting) {
   auto r = tune(s, eval, store, o);
   EXPECT_FALSE(r.model_trusted);
   EXPECT_GT(r.model.cv_r2, 0) << "the model should be weak, not without skill";
-  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "low_model_confidence"), r.warnings.end());
+  EXPECT_EQ(warning(r, "low_model_confidence"),
+            fmt::format("low_model_confidence: the model's cross-validated R² ({:.2f}) stayed under --min-r2 (0.75); its prune keeps "
+                        "what it predicts within 3.0625 times the best instead of 1.75",
+                        r.model.cv_r2));
   EXPECT_GT(r.explore_rounds, 0u);
   EXPECT_NEAR(r.prune_factor_used, 1.75 * 1.75, 1e-9);
   EXPECT_EQ(r.measured.size(), r.budget);
@@ -144,7 +148,7 @@ TEST(Tuner, AModelWithoutSkillPrunesNothingAndTheBudgetIsSpent) {
   o.budget = 200;
   auto r = tune(s, eval, store, o);
   EXPECT_LE(r.model.cv_r2, 0);
-  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "model_without_skill"), r.warnings.end());
+  EXPECT_NE(warning(r, "model_without_skill").find("the model predicts no better than the mean of its measurements"), std::string::npos);
   EXPECT_EQ(r.prune_factor_used, 0);
   EXPECT_EQ(r.pruned, 0u);
   EXPECT_EQ(r.measured.size(), 200u);
@@ -290,7 +294,7 @@ TEST(Tuner, TheModelsSeedLeavesItHalfTheBudget) {
   EXPECT_EQ(r.seed_count, 10u);
   EXPECT_EQ(r.measured.size(), 20u);
   EXPECT_EQ(r.measured_in("explore") + r.measured_in("confirm"), 10u);
-  EXPECT_TRUE(std::find(r.warnings.begin(), r.warnings.end(), "budget_too_small_for_a_model") == r.warnings.end());
+  EXPECT_EQ(warning(r, "budget_too_small_for_a_model"), "");
 }
 
 TEST(Tuner, ABudgetTooSmallForAModelMeasuresASpreadAndSaysSo) {
@@ -301,7 +305,10 @@ TEST(Tuner, ABudgetTooSmallForAModelMeasuresASpreadAndSaysSo) {
     o.budget = 2;
     auto r = tune_on(s, bowl, o);
     EXPECT_EQ(r.measured_in("spread"), 2u) << strategy_name(strategy);
-    EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "budget_too_small_for_a_model"), r.warnings.end());
+    EXPECT_EQ(warning(r, "budget_too_small_for_a_model"),
+              fmt::format("budget_too_small_for_a_model: {} needs more than {} configurations to choose any; a spread of the space "
+                          "was measured instead",
+                          strategy_name(strategy), strategy == Strategy::bayes ? 2 : 4));
     // A maximin design of two: near opposite corners of the unit cube (A as its log2).
     ASSERT_EQ(r.measured.size(), 2u);
     const auto [low, high] = std::minmax(r.measured[0].configuration, r.measured[1].configuration,
@@ -361,7 +368,8 @@ TEST(Tuner, ATimeBudgetStopsTheSearch) {
   EXPECT_GT(r.measured.size(), 0u);
   EXPECT_FALSE(r.interrupted);
   EXPECT_TRUE(r.best);
-  EXPECT_NE(std::find(r.warnings.begin(), r.warnings.end(), "time_budget_reached"), r.warnings.end());
+  EXPECT_EQ(warning(r, "time_budget_reached"),
+            fmt::format("time_budget_reached: the 0.05 s of --budget ran out after {} of 240 configurations", r.measured.size()));
 }
 
 // The bowl recorded as though each configuration had taken `seconds`, `build_seconds` of them its build.

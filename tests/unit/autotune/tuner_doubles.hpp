@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include <rpl/autotune/tuner.hpp>
@@ -90,6 +91,14 @@ inline TuneOptions seeded(uint64_t seed, size_t budget) {
   o.seed = seed;
   o.budget = budget;
   return o;
+}
+
+// The warning of that code ("code: what it says"), or "" where r has none.
+inline std::string warning(const TuneResult& r, const std::string& code) {
+  for (const auto& w : r.warnings) {
+    if (w.rfind(code + ": ", 0) == 0) return w;
+  }
+  return "";
 }
 
 // Tunes s with o on a landscape such as bowl, with a fresh evaluator and an empty store.

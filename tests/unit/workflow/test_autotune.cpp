@@ -105,7 +105,7 @@ TEST(WorkflowAutotune, ATimeBudgetThatEndsWithTheSeedsSaysSo) {
   const double pace = r.result.measured[0].measurement.seconds;
   const auto& warnings = r.document["warnings"];
   ASSERT_EQ(warnings.size(), 2u) << warnings;
-  EXPECT_EQ(warnings[0], "time_budget_reached");
+  EXPECT_EQ(warnings[0], "time_budget_reached: the 1 s of --budget ran out after 1 of 96 configurations");
   EXPECT_EQ(warnings[1], fmt::format("time_budget_too_small_for_a_model: the time ran out after 1 configuration ({:.1f} s each), before a "
                                      "model chose any; about --budget {:.0f}s would let it choose one per parameter",
                                      pace, std::ceil(7 * pace)));
