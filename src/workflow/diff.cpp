@@ -130,6 +130,16 @@ DiffResult run_diff(const DiffRequest& request, Control& control) {
       r.regressions.push_back(i);
     }
   }
+  const auto unmeasured = std::count_if(r.changes.begin(), r.changes.end(), [](const analysis::KernelChange& c) {
+    return !c.noise_pct && (c.verdict == analysis::Verdict::faster || c.verdict == analysis::Verdict::slower);
+  });
+  if (unmeasured > 0) {
+    r.warnings.push_back(fmt::format("{} kernel{} judged faster or slower with no noise measured (neither profile's dispatches or runs of "
+                                     "it varied, as where it ran once a side): any change counts there; profile with --runs 3 or more "
+                                     "to judge such changes",
+                                     unmeasured, unmeasured == 1 ? " was" : "s were"));
+    control.warning("compare", r.warnings.back());
+  }
   control.stage_finished("compare");
   return r;
 }

@@ -97,6 +97,26 @@ TEST(CliDiff, DifferentGpusWarnButStillCompare) {
   EXPECT_NE(d.out.find("removed"), std::string::npos);
 }
 
+// A kernel that ran once a side has no noise measured: any change counts, and the run says so.
+TEST(CliDiff, AChangeWithNoNoiseMeasuredIsSaidToBeJudgedSo) {
+  const auto dir = fresh_dir("diff_single");
+  for (const auto& [side, end] : {std::pair{"before", "2000000"}, std::pair{"after", "2010000"}}) {
+    fs::create_directories(dir / side);
+    std::ofstream(dir / side / "results.csv") << "\"Index\",\"KernelName\",\"gpu-id\",\"queue-id\",\"queue-index\",\"pid\",\"tid\","
+                                                 "\"grd\",\"wgr\",\"lds\",\"BeginNs\",\"EndNs\"\n"
+                                              << "0,\"k\",8,0,0,1,1,64,64,0,1000000," << end << "\n";
+  }
+  auto r = run_cli({"diff", "--json", (dir / "before").string(), (dir / "after").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = json::parse(r.out);
+  EXPECT_EQ(kernel(doc, "k")["verdict"], "slower");
+  EXPECT_TRUE(kernel(doc, "k")["noise_pct"].is_null());
+  EXPECT_NE(doc["warnings"].dump().find("1 kernel was judged faster or slower with no noise measured"), std::string::npos) << doc["warnings"];
+  EXPECT_EQ(run_cli({"diff", "--json", (dir / "before").string(), (dir / "before").string()}).out.find("no noise measured"),
+            std::string::npos)
+      << "nothing changed: nothing to say";
+}
+
 TEST(CliDiff, BadInputIsOneLineAndExitTwo) {
   const auto dir = fresh_dir("diff_bad");
   fs::create_directories(dir / "empty");
