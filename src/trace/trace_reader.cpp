@@ -10,6 +10,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/trace/amd_profiler_files.hpp>
 #include <rpl/trace/kineto_reader.hpp>
+#include <rpl/trace/ncu_reader.hpp>
 #include <rpl/trace/nsys_reader.hpp>
 
 #include "csv_rows.hpp"
@@ -74,12 +75,20 @@ TraceFormat sqlite_format(const fs::path& file) {
   return TraceFormat::rocpd;
 }
 
+// Nsight Compute's CSV (ncu --csv, any page): its ==PROF== lines where the program's output was
+// captured with it, or its header of the kernel's identity.
+bool ncu_csv(std::string_view head) {
+  return head.rfind("==PROF==", 0) == 0 || head.find("\n==PROF==") != std::string_view::npos ||
+         head.find("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\"") != std::string_view::npos;
+}
+
 std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
   if (head.bytes.size() >= 16 && std::memcmp(head.bytes.data(), "SQLite format 3", 16) == 0) return sqlite_format(file);
   if (json_object_with(head.bytes, {"\"rocprofiler-sdk-tool\""})) return TraceFormat::rocprofv3_json;
   if (json_object_with(head.bytes, {"\"schemaVersion\"", "\"traceEvents\""}) || json_object_with(head.bytes, {"\"deviceProperties\"", "\"traceEvents\""})) {
     return TraceFormat::kineto;
   }
+  if (ncu_csv(head.bytes)) return TraceFormat::ncu_csv;
   const auto header = detail::csv_header(head.bytes, head.whole_file);
   if (!header) return std::nullopt;
   if (has_all(*header, {"Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id", "Grid_Size_X"})) return TraceFormat::rocprofv3_csv;
@@ -89,20 +98,8 @@ std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
   return std::nullopt;
 }
 
-// Nsight Compute's CSV (ncu --csv, any page): its ==PROF== lines where the program's output was
-// captured with it, or its header of the kernel's identity.
-bool ncu_csv(std::string_view head) {
-  return head.rfind("==PROF==", 0) == 0 || head.find("\n==PROF==") != std::string_view::npos ||
-         head.find("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\"") != std::string_view::npos;
-}
-
 // A short description of what a file of no known format seems to be, for the error.
 std::string what_it_looks_like(const Head& head) {
-  if (ncu_csv(head.bytes)) {
-    return "an Nsight Compute CSV (ncu --csv): metrics of kernel launches that ncu replayed one at a time, with no timeline, "
-           "which is not read here; give an Nsight Systems export (nsys export --type sqlite) or a PyTorch profiler trace of "
-           "the program, or run rocm-perf profile --roofline, which takes its counters from ncu itself";
-  }
   const auto first = head.bytes.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (head.bytes[first] == '{' || head.bytes[first] == '[')) {
     return "a JSON file of no trace format read here (rocprofv3's has \"rocprofiler-sdk-tool\"; a PyTorch profiler trace "
@@ -111,7 +108,7 @@ std::string what_it_looks_like(const Head& head) {
   const auto header = detail::csv_header(head.bytes, head.whole_file);
   if (!header || header->size() < 2) {
     return "not a trace read here: a rocpd or Nsight Systems SQLite database, a rocprofv3 CSV or JSON trace, legacy rocprof's "
-           "results.csv or results.db, rocprof-compute's pmc_perf.csv or a PyTorch profiler trace";
+           "results.csv or results.db, rocprof-compute's pmc_perf.csv, a PyTorch profiler trace or Nsight Compute's CSV";
   }
   // rocprof's results.stats.csv, hip_stats, copy_stats; rocprofv3's *_stats.csv.
   if (has_all(*header, {"Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage"})) {
@@ -151,6 +148,7 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
       case TraceFormat::nsys_sqlite: read_nsys_into(trace, file, options); break;
       case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file, options); break;
       case TraceFormat::rocprof_compute: read_rocprof_compute_into(trace, file); break;
+      case TraceFormat::ncu_csv: read_ncu_csv_into(trace, file); break;
     }
   }
   return trace;

@@ -188,6 +188,28 @@ TEST(CliAnalyze, FoldersOfOtherProfilersAnalyze) {
   EXPECT_EQ(report.exit_code, 0) << report.err;
 }
 
+// Nsight Compute's CSV of an sm_100 GEMM: the occupancy computed from its launch statistics is the
+// one ncu printed in the same file (Theoretical Occupancy 18.75 %, 12 warps, a block per SM, the
+// registers' and shared memory's limits 1 block each).
+TEST(CliAnalyze, AnNsightComputeCsvGivesTheOccupancyNcuComputed) {
+  const auto file = source_dir() / "tests/fixtures/real/ncu-superbench-b200/cublaslt_ncu.log";
+  auto r = run_cli({"analyze", "--json", file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpu"]["architecture"], "sm_100");
+  EXPECT_DOUBLE_EQ(j["occupancy"]["theoretical"].get<double>(), 0.1875);
+  EXPECT_EQ(j["occupancy"]["active_waves_per_cu"], 12);
+  EXPECT_EQ(j["occupancy"]["active_workgroups_per_cu"], 1);
+  const auto& limits = j["occupancy"]["limits"];
+  EXPECT_EQ(limits["registers"], 1);
+  EXPECT_EQ(limits["shared_memory"], 1);
+  EXPECT_EQ(limits["warps"], 5) << "ncu's Block Limit Warps";
+  EXPECT_EQ(limits["blocks"], 32) << "ncu's Block Limit SM";
+  EXPECT_DOUBLE_EQ(j["kernel"]["total_ms"].get<double>(), 0.40624);
+  EXPECT_EQ(run_cli({"analyze", "--json", file.string()}).out, r.out) << "same input, same bytes";
+}
+
 TEST(CliAnalyze, VersionNamesTheCommitAndTheAliasAgrees) {
   auto r = run_cli({"--version"});
   EXPECT_EQ(r.exit_code, 0);

@@ -62,7 +62,7 @@ TEST(CliBadInput, EmptyFile) {
 TEST(CliBadInput, NonSqliteFile) {
   const auto path = fresh_dir("text") / "trace.db";
   std::ofstream(path) << "not sqlite";
-  expect_error({"analyze", "--json", path.string()}, 2, "not a SQLite database");
+  expect_error({"analyze", "--json", path.string()}, 2, "not a trace read here: a rocpd or Nsight Systems SQLite database");
 }
 
 TEST(CliBadInput, TruncatedDatabase) {

@@ -418,17 +418,6 @@ TEST(TraceFormatsBadInput, EachGetsOneLineThatSaysWhat) {
   write(dir / "other.json", "{\"traceEvents\": []}\n");
   m = read_error(dir / "other.json");
   EXPECT_NE(m.find("a JSON file of no trace format read here"), std::string::npos) << m;
-  // Nsight Compute's CSV, with the program's output captured before it and without, is named as such.
-  const std::string ncu_header =
-      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\","
-      "\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
-  write(dir / "ncu_log.csv", "==PROF== Connected to process 4242 (/bin/gemm)\nresult 1.5\n" + ncu_header);
-  write(dir / "ncu.csv", ncu_header);
-  for (const char* file : {"ncu_log.csv", "ncu.csv"}) {
-    m = read_error(dir / file);
-    EXPECT_NE(m.find("an Nsight Compute CSV (ncu --csv)"), std::string::npos) << m;
-    EXPECT_NE(m.find("give an Nsight Systems export (nsys export --type sqlite)"), std::string::npos) << m;
-  }
   // A file of one column says which traces are read.
   write(dir / "words.txt", "hello\n");
   m = read_error(dir / "words.txt");

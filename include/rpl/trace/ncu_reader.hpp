@@ -1,0 +1,18 @@
+#pragma once
+// Reads Nsight Compute's CSV, its details page (`ncu --csv`, or `ncu --import R --csv`), into the
+// trace model.
+#include <filesystem>
+
+#include <rpl/trace/model.hpp>
+
+namespace rpl::trace {
+
+/// Adds the file as one Source: a dispatch per kernel launch that ncu profiled and timed (the
+/// GPU Speed Of Light section's Duration, or the gpu__time_duration.sum metric), laid end to end in
+/// the order profiled, as ncu replays each launch alone; its grid and block, registers and shared
+/// memory (Launch Statistics); the GPU from the CC column where the file has one; every raw
+/// metric (a name with "__") as a counter. Error(bad_input) for a file with no header of ncu's, or
+/// no launch with a duration, naming what to profile.
+void read_ncu_csv_into(Trace& trace, const std::filesystem::path& file);
+
+}  // namespace rpl::trace

@@ -1,0 +1,309 @@
+// Nsight Compute's CSV, details page: where ncu's output was captured whole, its ==PROF== lines and
+// the program's own output come first, then a header and a row per launch, section and metric:
+//   "ID","Process ID","Process Name","Host Name","Kernel Name",["Kernel Time",]"Context","Stream",
+//   ["Block Size","Grid Size","Device","CC",]"Section Name","Metric Name","Metric Unit",
+//   "Metric Value"[,"Rule Name","Rule Type","Rule Description",...]
+// (the bracketed columns: older releases wrote Kernel Time, a wall-clock date; newer ones the launch's
+// block and grid as "(x, y, z)", the device's index and compute capability). A rule's row has no
+// metric name. Values may carry thousands separators ("66,048"); units may carry an SI prefix
+// (Kbyte, usecond) or a time's short name (ns).
+#include <rpl/trace/ncu_reader.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include <rpl/core/error.hpp>
+
+#include "geometry_table.hpp"
+#include "symbols_by_name.hpp"
+
+namespace rpl::trace {
+namespace fs = std::filesystem;
+namespace {
+
+// Splits one CSV record; false where a quoted field runs past the line's end (the caller joins the
+// next line to it).
+bool split_record(const std::string& line, std::vector<std::string>& fields) {
+  fields.assign(1, std::string());
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else if (c != '\r') {
+      fields.back() += c;
+    }
+  }
+  return !quoted;
+}
+
+std::optional<double> number(std::string text) {
+  std::erase(text, ',');
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// What a value in this unit is multiplied by to be in nanoseconds (a time) or in the unit without
+// its SI prefix ("Kbyte/block": bytes).
+double unit_factor(const std::string& unit) {
+  const std::string base = unit.substr(0, unit.find('/'));
+  static const std::map<std::string, double> times = {{"nsecond", 1},  {"ns", 1},  {"usecond", 1e3}, {"us", 1e3},
+                                                      {"msecond", 1e6}, {"ms", 1e6}, {"second", 1e9},  {"s", 1e9}};
+  if (auto it = times.find(base); it != times.end()) return it->second;
+  static const std::map<char, double> prefixes = {{'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}};
+  if (base.size() > 1 && std::islower(static_cast<unsigned char>(base[1]))) {
+    if (auto it = prefixes.find(base[0]); it != prefixes.end()) return it->second;
+  }
+  return 1;
+}
+
+// "(384, 1, 1)"; nothing where the column is empty or holds something else.
+std::optional<std::array<uint64_t, 3>> triple(const std::string& text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
+  std::array<uint64_t, 3> out{1, 1, 1};
+  size_t at = 1;
+  for (size_t i = 0; i < 3; ++i) {
+    const size_t end = std::min(text.find(',', at), text.size() - 1);
+    auto v = number(text.substr(at, end - at));
+    if (!v || *v < 1) return std::nullopt;
+    out[i] = static_cast<uint64_t>(*v);
+    if (end == text.size() - 1) break;
+    at = end + 1;
+  }
+  return out;
+}
+
+struct Launch {
+  std::string kernel, stream, device, cc;
+  std::optional<std::array<uint64_t, 3>> block, grid;  // threads, blocks
+  std::unordered_map<std::string, double> metrics;     // by name, in base units (times in ns)
+  std::vector<std::string> order;                      // the metric names, as the file lists them
+
+  std::optional<double> metric(std::initializer_list<const char*> names) const {
+    for (const char* n : names) {
+      if (auto it = metrics.find(n); it != metrics.end()) return it->second;
+    }
+    return std::nullopt;
+  }
+};
+
+struct Columns {
+  size_t width, id, kernel, stream, section, metric, unit, value;
+  std::optional<size_t> block, grid, device, cc;
+};
+
+std::optional<size_t> column(const std::vector<std::string>& header, const char* name) {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+Columns columns_of(const std::vector<std::string>& header, const fs::path& file) {
+  if (!column(header, "Metric Name")) {
+    fail(Errc::bad_input, "{}: Nsight Compute's raw page (a column per metric) is not read here; give its details page (ncu --import "
+                          "REPORT --csv --page details)",
+         file.string());
+  }
+  auto need = [&](const char* name) {
+    if (auto i = column(header, name)) return *i;
+    fail(Errc::bad_input, "{}: no column {} in Nsight Compute's header (expected ID, Process ID, ..., Kernel Name, ..., Stream, ..., "
+                          "Section Name, Metric Name, Metric Unit, Metric Value)",
+         file.string(), name);
+  };
+  return {header.size(),  need("ID"),          need("Kernel Name"), need("Stream"),          need("Section Name"),  need("Metric Name"),
+          need("Metric Unit"), need("Metric Value"), column(header, "Block Size"), column(header, "Grid Size"),
+          column(header, "Device"), column(header, "CC")};
+}
+
+// Every launch of the file, by ID.
+std::map<int64_t, Launch> read_launches(const fs::path& file, bool& has_cc) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(Errc::bad_input, "{}: cannot be read", file.string());
+  std::map<int64_t, Launch> launches;
+  std::optional<Columns> c;
+  std::vector<std::string> fields;
+  size_t line_number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_number;
+    if (!c) {
+      if (line.rfind("\"ID\",", 0) != 0) continue;  // ==PROF== lines and the program's output
+      split_record(line, fields);
+      c = columns_of(fields, file);
+      has_cc = c->cc.has_value();
+      continue;
+    }
+    if (line.empty() || line[0] != '"') continue;  // ncu's or the program's lines after the header
+    while (!split_record(line, fields)) {
+      std::string more;
+      if (!std::getline(in, more)) fail(Errc::bad_input, "{}: line {}: a quoted field is not closed (cut short?)", file.string(), line_number);
+      line += '\n' + more;
+    }
+    const size_t last = std::max({c->id, c->kernel, c->stream, c->section, c->metric, c->unit, c->value});
+    if (fields.size() <= last) {
+      fail(Errc::bad_input, "{}: line {}: {} fields where the header has {}", file.string(), line_number, fields.size(), c->width);
+    }
+    const auto id = number(fields[c->id]);
+    if (!id) fail(Errc::bad_input, "{}: line {}: ID is '{}', not a number", file.string(), line_number, fields[c->id]);
+    Launch& l = launches[static_cast<int64_t>(*id)];
+    if (l.kernel.empty()) {
+      l.kernel = fields[c->kernel];
+      l.stream = fields[c->stream];
+      auto text = [&](const std::optional<size_t>& i) { return i && *i < fields.size() ? fields[*i] : std::string(); };
+      l.block = triple(text(c->block));
+      l.grid = triple(text(c->grid));
+      l.device = text(c->device);
+      l.cc = text(c->cc);
+    }
+    const std::string& name = fields[c->metric];
+    if (name.empty()) continue;  // a rule's row
+    if (auto v = number(fields[c->value]); v && !l.metrics.count(name)) {
+      l.metrics.emplace(name, *v * unit_factor(fields[c->unit]));
+      l.order.push_back(name);
+    }
+  }
+  if (!c) fail(Errc::bad_input, "{}: no header of Nsight Compute's CSV (\"ID\",\"Process ID\",...) in it", file.string());
+  return launches;
+}
+
+// "10.0" -> sm_100, "8.6" -> sm_86.
+std::string architecture(const std::string& cc) {
+  const auto dot = cc.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 >= cc.size()) return "";
+  return "sm_" + cc.substr(0, dot) + cc.substr(dot + 1);
+}
+
+}  // namespace
+
+void read_ncu_csv_into(Trace& trace, const fs::path& file) {
+  bool has_cc = false;
+  const auto launches = read_launches(file, has_cc);
+  const auto source = static_cast<int16_t>(trace.sources.size());
+  if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", file.string());
+  const std::string guid = file.stem().string();
+  trace.sources.push_back({});
+  trace.sources.back().path = file.string();
+  trace.sources.back().guids = {guid};
+
+  std::map<std::pair<std::string, std::string>, int16_t> agents;  // (device, CC) -> index
+  auto agent_of = [&](const Launch& l) -> int16_t {
+    auto [it, added] = agents.try_emplace({l.device, l.cc}, static_cast<int16_t>(trace.agents.size()));
+    if (added) {
+      Agent a;
+      a.source = source;
+      a.guid = guid;
+      a.id = static_cast<int64_t>(number(l.device).value_or(0));
+      a.type = "GPU";
+      a.vendor_name = "NVIDIA";
+      a.name = architecture(l.cc);  // none without a CC column: the GPU is not known
+      if (!a.name.empty()) a.wave_size = 32;
+      if (auto sms = l.metric({"# SMs", "launch__sm_count", "device__attribute_multiprocessor_count"})) a.compute_units = static_cast<int>(*sms);
+      trace.agents.push_back(std::move(a));
+    }
+    return it->second;
+  };
+  std::unordered_map<std::string, uint32_t> counters;
+  auto counter_of = [&](const std::string& name) {
+    auto [it, added] = counters.try_emplace(name, static_cast<uint32_t>(trace.counter_names.size()));
+    if (added) trace.counter_names.push_back(name);
+    return it->second;
+  };
+  auto index = detail::index_of(trace.geometries);
+  detail::GeometryTable geometries(trace.geometries, &index);
+  detail::SymbolsByName symbols(trace, source, guid);
+  int64_t at = 0;
+  size_t untimed = 0;
+  bool registers = false, geometry = false;
+  for (const auto& [id, l] : launches) {
+    const auto duration = l.metric({"gpu__time_duration.sum", "Duration"});
+    if (!duration) {
+      ++untimed;
+      continue;
+    }
+    const auto regs = l.metric({"Registers Per Thread", "launch__registers_per_thread"});
+    const auto static_smem = l.metric({"Static Shared Memory Per Block", "launch__shared_mem_per_block_static"});
+    const auto dynamic_smem = l.metric({"Dynamic Shared Memory Per Block", "launch__shared_mem_per_block_dynamic"});
+    registers = registers || regs.has_value();
+    geometry = geometry || l.block || l.metric({"Block Size", "launch__block_size"});
+    Dispatch d{};
+    d.id = id;
+    d.start_ns = at;
+    d.end_ns = at + std::max<int64_t>(1, std::llround(*duration));
+    at = d.end_ns;
+    d.stream_id = d.queue_id = static_cast<int64_t>(number(l.stream).value_or(0));
+    d.agent = agent_of(l);
+    d.source = source;
+    d.symbol = symbols.intern(l.kernel, [&](KernelSymbol& k) {
+      k.arch_vgpr_count = static_cast<int64_t>(regs.value_or(0));
+      k.registers_known = regs.has_value();
+      k.group_segment_size = static_cast<int64_t>(static_smem.value_or(0));
+      k.lds_split_known = static_smem && dynamic_smem;
+    });
+    DispatchGeometry g;
+    const auto block_total = l.metric({"Block Size", "launch__block_size"}), grid_total = l.metric({"Grid Size", "launch__grid_size"});
+    const auto block = l.block ? *l.block : std::array<uint64_t, 3>{static_cast<uint64_t>(block_total.value_or(1)), 1, 1};
+    const auto grid = l.grid ? *l.grid : std::array<uint64_t, 3>{static_cast<uint64_t>(grid_total.value_or(1)), 1, 1};
+    for (size_t i = 0; i < 3; ++i) {
+      g.workgroup[i] = static_cast<uint32_t>(block[i]);
+      g.grid[i] = grid[i] * block[i];  // blocks, as CUDA counts them; work-items, as the model does
+    }
+    g.group_segment_size = static_cast<uint32_t>(static_smem.value_or(0) + dynamic_smem.value_or(0));
+    d.geometry = geometries.intern(g);
+    const auto dispatch = static_cast<uint32_t>(trace.dispatches.size());
+    trace.dispatches.push_back(d);
+    for (const auto& name : l.order) {
+      if (name.find("__") != std::string::npos) trace.counter_values.push_back({dispatch, counter_of(name), l.metrics.at(name)});
+    }
+  }
+  if (untimed == launches.size()) {
+    fail(Errc::bad_input, "{}: no kernel launch in it has a duration: ncu collected neither its GPU Speed Of Light section nor "
+                          "gpu__time_duration.sum; profile with --section SpeedOfLight (in ncu's default set) or add "
+                          "gpu__time_duration.sum to --metrics",
+         file.string());
+  }
+  const std::string name = file.string();
+  trace.warnings.push_back(fmt::format("{}: Nsight Compute profiles each kernel launch alone, replaying it for its metrics with the GPU's "
+                                       "clocks locked to base unless told otherwise: the times are of launches run one at a time, laid "
+                                       "end to end here, with no copies, API calls or streams that overlap",
+                                       name));
+  if (untimed > 0) {
+    trace.warnings.push_back(fmt::format("{}: {} of {} kernel launches have no duration (neither the GPU Speed Of Light section nor "
+                                         "gpu__time_duration.sum) and are left out",
+                                         name, untimed, launches.size()));
+  }
+  if (!has_cc) {
+    trace.warnings.push_back(fmt::format("{}: this layout of ncu's CSV has no CC column: the GPU is not known (no occupancy, no peaks)", name));
+  }
+  if (!geometry) {
+    trace.warnings.push_back(fmt::format("{}: no launch statistics (grid and block sizes, registers, shared memory): the grid and block "
+                                         "are shown as 1 and occupancy is not computed; profile with --section LaunchStats",
+                                         name));
+  } else if (!registers) {
+    trace.warnings.push_back(fmt::format("{}: no registers per thread (ncu's Launch Statistics section): occupancy is not computed; "
+                                         "profile with --section LaunchStats",
+                                         name));
+  }
+}
+
+}  // namespace rpl::trace

@@ -1,0 +1,117 @@
+// Nsight Compute's CSV details page: a real file of ncu's newer layout (an sm_100 GEMM, with the
+// program's output before it), the older layout without launch columns as ncu wrote it, bad input.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include <rpl/core/error.hpp>
+#include <rpl/trace/trace_reader.hpp>
+
+#include "test_support.hpp"
+
+namespace rpl::test {
+namespace {
+namespace fs = std::filesystem;
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+bool said(const trace::Trace& t, const std::string& text) {
+  for (const auto& w : t.warnings) {
+    if (w.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(NcuCsv, RealDetailsPageOfAnSm100Gemm) {
+  const auto file = source_dir() / "tests/fixtures/real/ncu-superbench-b200/cublaslt_ncu.log";
+  ASSERT_EQ(trace::trace_format(file), trace::TraceFormat::ncu_csv);
+  const auto t = trace::read_traces({file});
+  ASSERT_EQ(t.dispatches.size(), 1u);
+  const auto& d = t.dispatches[0];
+  EXPECT_EQ(d.duration_ns(), 406240) << "its Speed Of Light section's Duration, in ns";
+  EXPECT_EQ(d.stream_id, 7);
+  const auto& g = t.geometry(d);
+  EXPECT_EQ(g.workgroup, (std::array<uint32_t, 3>{384, 1, 1}));
+  EXPECT_EQ(g.grid, (std::array<uint64_t, 3>{9 * 384, 32, 1})) << "the Grid Size column counts blocks";
+  EXPECT_EQ(g.group_segment_size, 205696u) << "static 0 + dynamic 205,696 bytes";
+  const auto& k = t.symbols[static_cast<size_t>(d.symbol)];
+  EXPECT_EQ(k.name(), "cutlass3x_sm100_tensorop_s64x256x32gemm_f8_f8_f32_f16_f16_64x256x128_1x1x1_0_tnn_align4_1sm_bias_f16_relu_aux_scalemax");
+  EXPECT_TRUE(k.registers_known);
+  EXPECT_EQ(k.arch_vgpr_count, 168);
+  EXPECT_TRUE(k.lds_split_known);
+  ASSERT_EQ(t.agents.size(), 1u);
+  EXPECT_EQ(t.agents[0].name, "sm_100") << "from the CC column, 10.0";
+  EXPECT_EQ(t.agents[0].vendor_name, "NVIDIA");
+  EXPECT_EQ(t.agents[0].compute_units, 152) << "Launch Statistics' # SMs";
+  EXPECT_TRUE(t.counter_names.empty()) << "sections only: no raw metric";
+  EXPECT_TRUE(said(t, "Nsight Compute profiles each kernel launch alone"));
+  EXPECT_FALSE(said(t, "no CC column"));
+}
+
+// The older layout (a Kernel Time column of wall-clock dates; no block, grid, device or CC), with
+// --metrics as ncu names them, thousands separators and a unit with an SI prefix.
+TEST(NcuCsv, OlderLayoutWithRawMetricsAndNoLaunchColumns) {
+  const auto dir = fresh_dir("ncu_older");
+  const std::string header =
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"Section Name\","
+      "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  auto row = [](int id, const std::string& kernel, const std::string& metric, const std::string& unit, const std::string& value) {
+    return "\"" + std::to_string(id) + "\",\"33512\",\"python3.6\",\"127.0.0.1\",\"" + kernel +
+           "\",\"2022-Nov-17 14:13:26\",\"1\",\"7\",\"Command line profiler metrics\",\"" + metric + "\",\"" + unit + "\",\"" + value +
+           "\"\n";
+  };
+  const std::string k = "void scale<double, 4>(double*, at::PhiloxCudaState)";
+  write(dir / "ncu.csv", "==PROF== Connected to process 33512 (/usr/bin/python3.6)\n" + header +
+                             row(0, k, "dram__bytes.sum", "byte", "4,194,688") + row(0, k, "gpu__time_duration.sum", "nsecond", "11,744") +
+                             row(1, k, "dram__bytes.sum", "Mbyte", "1.50") + row(1, k, "gpu__time_duration.sum", "usecond", "12.50") +
+                             row(2, "void fill(float*)", "dram__bytes.sum", "byte", "128") + "==PROF== Disconnected from process 33512\n");
+  const auto t = trace::read_traces({dir / "ncu.csv"});
+  ASSERT_EQ(t.dispatches.size(), 2u) << "launch 2 has no duration";
+  EXPECT_EQ(t.dispatches[0].start_ns, 0);
+  EXPECT_EQ(t.dispatches[0].end_ns, 11744);
+  EXPECT_EQ(t.dispatches[1].start_ns, 11744) << "laid end to end";
+  EXPECT_EQ(t.dispatches[1].duration_ns(), 12500);
+  EXPECT_EQ(t.dispatches[0].symbol, t.dispatches[1].symbol);
+  EXPECT_FALSE(t.symbols[0].registers_known);
+  ASSERT_EQ(t.counter_names, (std::vector<std::string>{"dram__bytes.sum", "gpu__time_duration.sum"}));
+  ASSERT_EQ(t.counter_values.size(), 4u);
+  EXPECT_EQ(t.counter_values[0].value, 4194688);
+  EXPECT_EQ(t.counter_values[2].value, 1.5e6) << "Mbyte";
+  EXPECT_TRUE(said(t, "1 of 3 kernel launches have no duration"));
+  EXPECT_TRUE(said(t, "this layout of ncu's CSV has no CC column: the GPU is not known"));
+  EXPECT_TRUE(said(t, "no launch statistics (grid and block sizes, registers, shared memory)"));
+}
+
+TEST(NcuCsv, BadInputIsOneLineThatSaysWhat) {
+  const auto dir = fresh_dir("ncu_bad");
+  auto error = [&](const std::string& name, const std::string& text) {
+    write(dir / name, text);
+    std::string message;
+    EXPECT_EQ(error_code_of([&] { trace::read_traces({dir / name}); }, &message), Errc::bad_input) << name;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  };
+  const std::string identity = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",";
+  const std::string details = identity + "\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  const std::string prefix = "\"0\",\"1\",\"a.out\",\"h\",\"k()\",\"1\",\"7\",";
+  auto m = error("launch_only.csv", details + prefix + "\"Launch Statistics\",\"Block Size\",\"\",\"64\"\n");
+  EXPECT_NE(m.find("no kernel launch in it has a duration"), std::string::npos) << m;
+  EXPECT_NE(m.find("--section SpeedOfLight"), std::string::npos) << m;
+  m = error("raw.csv", identity + "\"gpu__time_duration.sum\"\n\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"nsecond\"\n");
+  EXPECT_NE(m.find("Nsight Compute's raw page (a column per metric) is not read here"), std::string::npos) << m;
+  m = error("no_stream.csv", "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Section Name\",\"Metric Name\","
+                             "\"Metric Unit\",\"Metric Value\"\n");
+  EXPECT_NE(m.find("no column Stream in Nsight Compute's header"), std::string::npos) << m;
+  m = error("open_quote.csv", details + prefix + "\"Speed Of Light\",\"Duration\",\"ns\",\"5\n");
+  EXPECT_NE(m.find("line 2: a quoted field is not closed"), std::string::npos) << m;
+  m = error("short.csv", details + "\"0\",\"1\"\n");
+  EXPECT_NE(m.find("line 2: 2 fields where the header has 11"), std::string::npos) << m;
+  m = error("id.csv", details + "\"zero\",\"1\",\"a.out\",\"h\",\"k()\",\"1\",\"7\",\"S\",\"Duration\",\"ns\",\"5\"\n");
+  EXPECT_NE(m.find("line 2: ID is 'zero', not a number"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace rpl::test
