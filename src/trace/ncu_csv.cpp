@@ -95,7 +95,7 @@ std::optional<std::array<uint64_t, 3>> triple(const std::string& text) {
 }
 
 struct Launch {
-  std::string kernel, stream, device, cc;
+  std::string kernel, stream, device, cc, product;
   std::optional<std::array<uint64_t, 3>> block, grid;  // threads, blocks
   std::unordered_map<std::string, double> metrics;     // by name, in base units (times in ns)
   std::vector<std::string> order;                      // the metric names, as the file lists them
@@ -106,44 +106,77 @@ struct Launch {
     }
     return std::nullopt;
   }
+  void add(const std::string& name, const std::string& value, const std::string& unit) {
+    if (auto v = number(value); v && !metrics.count(name)) {
+      metrics.emplace(name, *v * unit_factor(unit));
+      order.push_back(name);
+    }
+  }
 };
+
+// The columns that say which launch a row is of; every other column of the raw page is a metric.
+constexpr std::array<std::string_view, 12> kLaunchColumns = {"ID",      "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time",
+                                                             "Context", "Stream",     "Block Size",   "Grid Size", "Device",      "CC"};
 
 struct Columns {
-  size_t width, id, kernel, stream, section, metric, unit, value;
-  std::optional<size_t> block, grid, device, cc;
+  std::vector<std::string> header;
+  size_t id, kernel, stream;
+  std::optional<size_t> block, grid, device, cc, display_name;
+  std::optional<size_t> metric, unit, value;  // the details page's
+  std::vector<size_t> metrics;                // the raw page's
+  size_t needed = 0;                          // the last column a row must have
+
+  std::string text(const std::vector<std::string>& fields, const std::optional<size_t>& i) const {
+    return i && *i < fields.size() ? fields[*i] : std::string();
+  }
 };
 
-std::optional<size_t> column(const std::vector<std::string>& header, const char* name) {
+std::optional<size_t> column(const std::vector<std::string>& header, std::string_view name) {
   for (size_t i = 0; i < header.size(); ++i) {
     if (header[i] == name) return i;
   }
   return std::nullopt;
 }
 
-Columns columns_of(const std::vector<std::string>& header, const fs::path& file) {
-  if (!column(header, "Metric Name")) {
-    fail(Errc::bad_input, "{}: Nsight Compute's raw page (a column per metric) is not read here; give its details page (ncu --import "
-                          "REPORT --csv --page details)",
-         file.string());
-  }
+Columns columns_of(std::vector<std::string> header, const fs::path& file) {
+  Columns c;
   auto need = [&](const char* name) {
     if (auto i = column(header, name)) return *i;
-    fail(Errc::bad_input, "{}: no column {} in Nsight Compute's header (expected ID, Process ID, ..., Kernel Name, ..., Stream, ..., "
-                          "Section Name, Metric Name, Metric Unit, Metric Value)",
+    fail(Errc::bad_input, "{}: no column {} in Nsight Compute's header (expected ID, Process ID, ..., Kernel Name, ..., Stream, then "
+                          "Section Name, Metric Name, Metric Unit, Metric Value or a column per metric)",
          file.string(), name);
   };
-  return {header.size(),  need("ID"),          need("Kernel Name"), need("Stream"),          need("Section Name"),  need("Metric Name"),
-          need("Metric Unit"), need("Metric Value"), column(header, "Block Size"), column(header, "Grid Size"),
-          column(header, "Device"), column(header, "CC")};
+  c.id = need("ID");
+  c.kernel = need("Kernel Name");
+  c.stream = need("Stream");
+  c.block = column(header, "Block Size");
+  c.grid = column(header, "Grid Size");
+  c.device = column(header, "Device");
+  c.cc = column(header, "CC");
+  c.needed = std::max({c.id, c.kernel, c.stream});
+  if (column(header, "Metric Name")) {
+    c.metric = need("Metric Name");
+    c.unit = need("Metric Unit");
+    c.value = need("Metric Value");
+    c.needed = std::max({c.needed, *c.metric, *c.unit, *c.value});
+  } else {
+    for (size_t i = 0; i < header.size(); ++i) {
+      if (std::find(kLaunchColumns.begin(), kLaunchColumns.end(), header[i]) == kLaunchColumns.end()) c.metrics.push_back(i);
+    }
+    c.display_name = column(header, "device__attribute_display_name");
+  }
+  c.header = std::move(header);
+  return c;
 }
 
-// Every launch of the file, by ID.
-std::map<int64_t, Launch> read_launches(const fs::path& file, bool& has_cc) {
+// Every launch of the file, by ID. The details page has a row per launch and metric; the raw page
+// a row per launch, after a row of units.
+std::map<int64_t, Launch> read_launches(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) fail(Errc::bad_input, "{}: cannot be read", file.string());
   std::map<int64_t, Launch> launches;
   std::optional<Columns> c;
-  std::vector<std::string> fields;
+  std::vector<std::string> fields, units;
   size_t line_number = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_number;
@@ -151,40 +184,52 @@ std::map<int64_t, Launch> read_launches(const fs::path& file, bool& has_cc) {
       if (line.rfind("\"ID\",", 0) != 0) continue;  // ==PROF== lines and the program's output
       split_record(line, fields);
       c = columns_of(fields, file);
-      has_cc = c->cc.has_value();
       continue;
     }
     if (line.empty() || line[0] != '"') continue;  // ncu's or the program's lines after the header
+    const size_t first_line = line_number;
     while (!split_record(line, fields)) {
       std::string more;
-      if (!std::getline(in, more)) fail(Errc::bad_input, "{}: line {}: a quoted field is not closed (cut short?)", file.string(), line_number);
+      if (!std::getline(in, more)) fail(Errc::bad_input, "{}: line {}: a quoted field is not closed (cut short?)", file.string(), first_line);
+      ++line_number;
       line += '\n' + more;
     }
-    const size_t last = std::max({c->id, c->kernel, c->stream, c->section, c->metric, c->unit, c->value});
-    if (fields.size() <= last) {
-      fail(Errc::bad_input, "{}: line {}: {} fields where the header has {}", file.string(), line_number, fields.size(), c->width);
+    if (fields.size() <= c->needed) {
+      fail(Errc::bad_input, "{}: line {}: {} fields where the header has {}", file.string(), first_line, fields.size(), c->header.size());
+    }
+    if (c->metric.has_value() == false && launches.empty() && units.empty() && fields[c->id].empty()) {
+      units = fields;  // the raw page's units
+      continue;
     }
     const auto id = number(fields[c->id]);
-    if (!id) fail(Errc::bad_input, "{}: line {}: ID is '{}', not a number", file.string(), line_number, fields[c->id]);
+    if (!id) fail(Errc::bad_input, "{}: line {}: ID is '{}', not a number", file.string(), first_line, fields[c->id]);
     Launch& l = launches[static_cast<int64_t>(*id)];
     if (l.kernel.empty()) {
       l.kernel = fields[c->kernel];
       l.stream = fields[c->stream];
-      auto text = [&](const std::optional<size_t>& i) { return i && *i < fields.size() ? fields[*i] : std::string(); };
-      l.block = triple(text(c->block));
-      l.grid = triple(text(c->grid));
-      l.device = text(c->device);
-      l.cc = text(c->cc);
+      l.block = triple(c->text(fields, c->block));
+      l.grid = triple(c->text(fields, c->grid));
+      l.device = c->text(fields, c->device);
+      l.cc = c->text(fields, c->cc);
+      l.product = c->text(fields, c->display_name);
     }
-    const std::string& name = fields[c->metric];
-    if (name.empty()) continue;  // a rule's row
-    if (auto v = number(fields[c->value]); v && !l.metrics.count(name)) {
-      l.metrics.emplace(name, *v * unit_factor(fields[c->unit]));
-      l.order.push_back(name);
+    if (c->metric) {
+      if (!fields[*c->metric].empty()) l.add(fields[*c->metric], fields[*c->value], fields[*c->unit]);  // empty: a rule's row
+    } else {
+      for (size_t i : c->metrics) {
+        if (i < fields.size()) l.add(c->header[i], fields[i], i < units.size() ? units[i] : std::string());
+      }
     }
   }
   if (!c) fail(Errc::bad_input, "{}: no header of Nsight Compute's CSV (\"ID\",\"Process ID\",...) in it", file.string());
   return launches;
+}
+
+// The compute capability: the CC column's ("10.0"), else the raw page's device attributes.
+std::string compute_capability(const Launch& l) {
+  if (!l.cc.empty()) return l.cc;
+  const auto major = l.metric({"device__attribute_compute_capability_major"}), minor = l.metric({"device__attribute_compute_capability_minor"});
+  return major && minor ? fmt::format("{:g}.{:g}", *major, *minor) : std::string();
 }
 
 // "10.0" -> sm_100, "8.6" -> sm_86.
@@ -197,8 +242,8 @@ std::string architecture(const std::string& cc) {
 }  // namespace
 
 void read_ncu_csv_into(Trace& trace, const fs::path& file) {
-  bool has_cc = false;
-  const auto launches = read_launches(file, has_cc);
+  const auto launches = read_launches(file);
+  if (launches.empty()) fail(Errc::bad_input, "{}: Nsight Compute's CSV of no kernel launch (its ==PROF== lines may say why)", file.string());
   const auto source = static_cast<int16_t>(trace.sources.size());
   if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", file.string());
   const std::string guid = file.stem().string();
@@ -206,9 +251,11 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
   trace.sources.back().path = file.string();
   trace.sources.back().guids = {guid};
 
+  const size_t first_agent = trace.agents.size();
   std::map<std::pair<std::string, std::string>, int16_t> agents;  // (device, CC) -> index
   auto agent_of = [&](const Launch& l) -> int16_t {
-    auto [it, added] = agents.try_emplace({l.device, l.cc}, static_cast<int16_t>(trace.agents.size()));
+    const std::string cc = compute_capability(l);
+    auto [it, added] = agents.try_emplace({l.device, cc}, static_cast<int16_t>(trace.agents.size()));
     if (added) {
       Agent a;
       a.source = source;
@@ -216,7 +263,8 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
       a.id = static_cast<int64_t>(number(l.device).value_or(0));
       a.type = "GPU";
       a.vendor_name = "NVIDIA";
-      a.name = architecture(l.cc);  // none without a CC column: the GPU is not known
+      a.name = architecture(cc);  // none without a CC column: the GPU is not known
+      a.product_name = l.product;
       if (!a.name.empty()) a.wave_size = 32;
       if (auto sms = l.metric({"# SMs", "launch__sm_count", "device__attribute_multiprocessor_count"})) a.compute_units = static_cast<int>(*sms);
       trace.agents.push_back(std::move(a));
@@ -292,7 +340,7 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
                                          "gpu__time_duration.sum) and are left out",
                                          name, untimed, launches.size()));
   }
-  if (!has_cc) {
+  if (std::any_of(trace.agents.begin() + first_agent, trace.agents.end(), [](const Agent& a) { return a.name.empty(); })) {
     trace.warnings.push_back(fmt::format("{}: this layout of ncu's CSV has no CC column: the GPU is not known (no occupancy, no peaks)", name));
   }
   if (!geometry) {

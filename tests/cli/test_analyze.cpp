@@ -208,6 +208,16 @@ TEST(CliAnalyze, AnNsightComputeCsvGivesTheOccupancyNcuComputed) {
   EXPECT_EQ(limits["blocks"], 32) << "ncu's Block Limit SM";
   EXPECT_DOUBLE_EQ(j["kernel"]["total_ms"].get<double>(), 0.40624);
   EXPECT_EQ(run_cli({"analyze", "--json", file.string()}).out, r.out) << "same input, same bytes";
+  // Its raw page, of our softmax testbed on an H100: ncu's launch__occupancy_limit_registers, _warps
+  // and _blocks are 8, 8 and 32 blocks.
+  auto raw = run_cli({"analyze", "--json", (source_dir() / "tests/fixtures/ncu_raw_softmax.csv").string()});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_EQ(schema_errors(raw.out, "profile"), "");
+  const auto h100 = nlohmann::json::parse(raw.out)["occupancy"];
+  EXPECT_EQ(h100["theoretical"], 1.0);
+  EXPECT_EQ(h100["limits"]["registers"], 8);
+  EXPECT_EQ(h100["limits"]["warps"], 8);
+  EXPECT_EQ(h100["limits"]["blocks"], 32);
 }
 
 TEST(CliAnalyze, VersionNamesTheCommitAndTheAliasAgrees) {

@@ -85,6 +85,31 @@ TEST(NcuCsv, OlderLayoutWithRawMetricsAndNoLaunchColumns) {
   EXPECT_TRUE(said(t, "no launch statistics (grid and block sizes, registers, shared memory)"));
 }
 
+// The raw page (a column per metric, a row of units after the header) of our softmax testbed on an
+// H100, as rocm-perf profile --counters had ncu 2025.3.1 write it.
+TEST(NcuCsv, RawPageOfTheSoftmaxTestbedOnAnH100) {
+  const auto file = source_dir() / "tests/fixtures/ncu_raw_softmax.csv";
+  ASSERT_EQ(trace::trace_format(file), trace::TraceFormat::ncu_csv);
+  const auto t = trace::read_traces({file});
+  ASSERT_EQ(t.dispatches.size(), 2u);
+  EXPECT_EQ(t.dispatches[0].duration_ns(), 148000) << "gpu__time_duration.sum, 148,000 ns";
+  EXPECT_EQ(t.dispatches[1].start_ns, 148000);
+  EXPECT_EQ(t.dispatches[1].duration_ns(), 147840);
+  const auto& g = t.geometry(t.dispatches[0]);
+  EXPECT_EQ(g.workgroup, (std::array<uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(g.grid, (std::array<uint64_t, 3>{4 * 256, 1, 1}));
+  const auto& k = t.symbols[static_cast<size_t>(t.dispatches[0].symbol)];
+  EXPECT_EQ(k.name(), "_Z13softmax_naivePKfPfii");
+  EXPECT_EQ(k.arch_vgpr_count, 31);
+  ASSERT_EQ(t.agents.size(), 1u);
+  EXPECT_EQ(t.agents[0].name, "sm_90");
+  EXPECT_EQ(t.agents[0].product_name, "NVIDIA H100 80GB HBM3") << "device__attribute_display_name";
+  EXPECT_EQ(t.agents[0].compute_units, 132);
+  const auto& names = t.counter_names;
+  EXPECT_NE(std::find(names.begin(), names.end(), "sm__maximum_warps_per_active_cycle_pct"), names.end()) << "a metric is a counter";
+  EXPECT_EQ(std::find(names.begin(), names.end(), "device__attribute_display_name"), names.end()) << "a name is no number";
+}
+
 TEST(NcuCsv, BadInputIsOneLineThatSaysWhat) {
   const auto dir = fresh_dir("ncu_bad");
   auto error = [&](const std::string& name, const std::string& text) {
@@ -100,8 +125,8 @@ TEST(NcuCsv, BadInputIsOneLineThatSaysWhat) {
   auto m = error("launch_only.csv", details + prefix + "\"Launch Statistics\",\"Block Size\",\"\",\"64\"\n");
   EXPECT_NE(m.find("no kernel launch in it has a duration"), std::string::npos) << m;
   EXPECT_NE(m.find("--section SpeedOfLight"), std::string::npos) << m;
-  m = error("raw.csv", identity + "\"gpu__time_duration.sum\"\n\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"nsecond\"\n");
-  EXPECT_NE(m.find("Nsight Compute's raw page (a column per metric) is not read here"), std::string::npos) << m;
+  m = error("raw_empty.csv", identity + "\"gpu__time_duration.sum\"\n\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"nsecond\"\n");
+  EXPECT_NE(m.find("Nsight Compute's CSV of no kernel launch"), std::string::npos) << m;
   m = error("no_stream.csv", "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Section Name\",\"Metric Name\","
                              "\"Metric Unit\",\"Metric Value\"\n");
   EXPECT_NE(m.find("no column Stream in Nsight Compute's header"), std::string::npos) << m;
