@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(cuda_binary amd_code_object ncu_csv rocpd_reader search_space)
+[ ${#targets[@]} -eq 0 ] && targets=(cuda_binary amd_code_object ncu_csv ncu_trace rocpd_reader search_space)
 build=build/fuzz
 CXX=clang++-15 CC=clang-15 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRPL_FUZZ=ON \
   -DRPL_ENABLE_TESTS=OFF > /dev/null

@@ -1,12 +1,14 @@
-// Nsight Compute's CSV, details page: where ncu's output was captured whole, its ==PROF== lines and
-// the program's own output come first, then a header and a row per launch, section and metric:
+// Nsight Compute's CSV. Where ncu's output was captured whole, its ==PROF== lines and the program's
+// own output come first. The details page (the default) has a header and a row per launch, section
+// and metric:
 //   "ID","Process ID","Process Name","Host Name","Kernel Name",["Kernel Time",]"Context","Stream",
 //   ["Block Size","Grid Size","Device","CC",]"Section Name","Metric Name","Metric Unit",
 //   "Metric Value"[,"Rule Name","Rule Type","Rule Description",...]
 // (the bracketed columns: older releases wrote Kernel Time, a wall-clock date; newer ones the launch's
 // block and grid as "(x, y, z)", the device's index and compute capability). A rule's row has no
-// metric name. Values may carry thousands separators ("66,048"); units may carry an SI prefix
-// (Kbyte, usecond) or a time's short name (ns).
+// metric name. The raw page (--page raw) has the same first columns, then a column per metric, a
+// row of their units after the header, and a row per launch. Values may carry thousands separators
+// ("66,048"); units may carry an SI prefix (Kbyte, usecond) or a time's short name (ns).
 #include <rpl/trace/ncu_reader.hpp>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -78,6 +81,13 @@ double unit_factor(const std::string& unit) {
   return 1;
 }
 
+// A count the file gives as a number, where it fits T; fallback where it is missing or does not.
+template <typename T>
+T bounded(std::optional<double> v, T fallback) {
+  if (!v || !(*v >= 0) || *v > static_cast<double>(std::numeric_limits<T>::max() / 2)) return fallback;
+  return static_cast<T>(*v);
+}
+
 // "(384, 1, 1)"; nothing where the column is empty or holds something else.
 std::optional<std::array<uint64_t, 3>> triple(const std::string& text) {
   if (text.size() < 2 || text.front() != '(' || text.back() != ')') return std::nullopt;
@@ -85,9 +95,8 @@ std::optional<std::array<uint64_t, 3>> triple(const std::string& text) {
   size_t at = 1;
   for (size_t i = 0; i < 3; ++i) {
     const size_t end = std::min(text.find(',', at), text.size() - 1);
-    auto v = number(text.substr(at, end - at));
-    if (!v || *v < 1) return std::nullopt;
-    out[i] = static_cast<uint64_t>(*v);
+    out[i] = bounded<uint32_t>(number(text.substr(at, end - at)), 0);
+    if (out[i] == 0) return std::nullopt;
     if (end == text.size() - 1) break;
     at = end + 1;
   }
@@ -197,7 +206,7 @@ std::map<int64_t, Launch> read_launches(const fs::path& file) {
     if (fields.size() <= c->needed) {
       fail(Errc::bad_input, "{}: line {}: {} fields where the header has {}", file.string(), first_line, fields.size(), c->header.size());
     }
-    if (c->metric.has_value() == false && launches.empty() && units.empty() && fields[c->id].empty()) {
+    if (!c->metric && launches.empty() && units.empty() && fields[c->id].empty()) {
       units = fields;  // the raw page's units
       continue;
     }
@@ -266,7 +275,7 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
       a.name = architecture(cc);  // none without a CC column: the GPU is not known
       a.product_name = l.product;
       if (!a.name.empty()) a.wave_size = 32;
-      if (auto sms = l.metric({"# SMs", "launch__sm_count", "device__attribute_multiprocessor_count"})) a.compute_units = static_cast<int>(*sms);
+      if (const int sms = bounded<int>(l.metric({"# SMs", "launch__sm_count", "device__attribute_multiprocessor_count"}), 0)) a.compute_units = sms;
       trace.agents.push_back(std::move(a));
     }
     return it->second;
@@ -284,8 +293,8 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
   size_t untimed = 0;
   bool registers = false, geometry = false;
   for (const auto& [id, l] : launches) {
-    const auto duration = l.metric({"gpu__time_duration.sum", "Duration"});
-    if (!duration) {
+    const int64_t duration = bounded<int64_t>(l.metric({"gpu__time_duration.sum", "Duration"}), 0);
+    if (duration <= 0) {
       ++untimed;
       continue;
     }
@@ -297,26 +306,28 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
     Dispatch d{};
     d.id = id;
     d.start_ns = at;
-    d.end_ns = at + std::max<int64_t>(1, std::llround(*duration));
+    if (__builtin_add_overflow(at, duration, &d.end_ns)) {
+      fail(Errc::bad_input, "{}: launch {}: the durations add up past what a clock of nanoseconds holds", file.string(), id);
+    }
     at = d.end_ns;
     d.stream_id = d.queue_id = static_cast<int64_t>(number(l.stream).value_or(0));
     d.agent = agent_of(l);
     d.source = source;
     d.symbol = symbols.intern(l.kernel, [&](KernelSymbol& k) {
-      k.arch_vgpr_count = static_cast<int64_t>(regs.value_or(0));
+      k.arch_vgpr_count = bounded<int64_t>(regs, 0);
       k.registers_known = regs.has_value();
-      k.group_segment_size = static_cast<int64_t>(static_smem.value_or(0));
+      k.group_segment_size = bounded<uint32_t>(static_smem, 0);
       k.lds_split_known = static_smem && dynamic_smem;
     });
     DispatchGeometry g;
     const auto block_total = l.metric({"Block Size", "launch__block_size"}), grid_total = l.metric({"Grid Size", "launch__grid_size"});
-    const auto block = l.block ? *l.block : std::array<uint64_t, 3>{static_cast<uint64_t>(block_total.value_or(1)), 1, 1};
-    const auto grid = l.grid ? *l.grid : std::array<uint64_t, 3>{static_cast<uint64_t>(grid_total.value_or(1)), 1, 1};
+    const auto block = l.block ? *l.block : std::array<uint64_t, 3>{std::max<uint64_t>(1, bounded<uint32_t>(block_total, 1)), 1, 1};
+    const auto grid = l.grid ? *l.grid : std::array<uint64_t, 3>{std::max<uint64_t>(1, bounded<uint32_t>(grid_total, 1)), 1, 1};
     for (size_t i = 0; i < 3; ++i) {
       g.workgroup[i] = static_cast<uint32_t>(block[i]);
       g.grid[i] = grid[i] * block[i];  // blocks, as CUDA counts them; work-items, as the model does
     }
-    g.group_segment_size = static_cast<uint32_t>(static_smem.value_or(0) + dynamic_smem.value_or(0));
+    g.group_segment_size = bounded<uint32_t>(static_smem.value_or(0) + dynamic_smem.value_or(0), 0);
     d.geometry = geometries.intern(g);
     const auto dispatch = static_cast<uint32_t>(trace.dispatches.size());
     trace.dispatches.push_back(d);
