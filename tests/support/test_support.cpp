@@ -80,6 +80,11 @@ std::string read_text(const fs::path& path) {
   return s.str();
 }
 
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
 std::map<std::string, int> runs_per_configuration(const std::filesystem::path& log) {
   std::map<std::string, int> out;
   std::ifstream in(log);

@@ -76,6 +76,9 @@ std::string golden_difference(const std::string& text, const std::string& name);
 
 std::string read_text(const std::filesystem::path& path);
 
+/// Writes text to path, byte for byte, making its folder.
+void write_text(const std::filesystem::path& path, const std::string& text);
+
 /// Number of non-empty lines.
 int count_lines(const std::string& text);
 

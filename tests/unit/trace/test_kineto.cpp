@@ -45,12 +45,10 @@ TEST(Kineto, RealTrainingStepOnAnH200) {
   EXPECT_EQ(trace::read_traces({kStep}, with_calls).host_calls.size(), 128u) << "122 runtime and 6 driver calls";
 }
 
-void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
 // ROCm's Kineto kernels carry no registers, grid or block; the 2021 format wrote "Kernel".
 TEST(Kineto, RocmAndOlderKernelEventsSayWhatTheyLack) {
   const auto dir = fresh_dir("kineto_forms");
-  write(dir / "rocm.json",
+  write_text(dir / "rocm.json",
         R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "AMD Instinct MI300X", "computeMajor": 9, "computeMinor": 4, "warpSize": 64, "numSms": 304}],
             "traceEvents": [{"ph": "X", "cat": "kernel", "name": "void at::native::vectorized_elementwise_kernel<4>(int)", "pid": 0, "tid": 1, "ts": 10.5, "dur": 2.25,
                              "args": {"External id": 3, "correlation": 9, "device": 0, "kind": "Dispatch Kernel", "stream": 0}}]})J");
@@ -60,7 +58,7 @@ TEST(Kineto, RocmAndOlderKernelEventsSayWhatTheyLack) {
   EXPECT_FALSE(rocm.symbols[0].registers_known);
   EXPECT_EQ(rocm.agents[0].vendor_name, "AMD");
   EXPECT_TRUE(std::any_of(rocm.warnings.begin(), rocm.warnings.end(), [](const std::string& w) { return w.find("without register counts") != std::string::npos; }));
-  write(dir / "old.json", R"({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": "stream 7", "ts": 1, "dur": 1,
+  write_text(dir / "old.json", R"({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "Kernel", "name": "k", "pid": 0, "tid": "stream 7", "ts": 1, "dur": 1,
                              "args": {"stream": 7, "registers per thread": 32, "grid": [4, 1, 1], "block": [256, 1, 1]}}]})");
   const auto old = trace::read_traces({dir / "old.json"});
   ASSERT_EQ(old.dispatches.size(), 1u);
@@ -70,14 +68,14 @@ TEST(Kineto, RocmAndOlderKernelEventsSayWhatTheyLack) {
 TEST(Kineto, BadInputIsOneLine) {
   const auto dir = fresh_dir("kineto_bad");
   const std::string whole = read_text(kStep);
-  write(dir / "cut.json", whole.substr(0, whole.size() / 2));
+  write_text(dir / "cut.json", whole.substr(0, whole.size() / 2));
   std::string m;
   EXPECT_EQ(error_code_of([&] { trace::read_traces({dir / "cut.json"}); }, &m), Errc::bad_input);
   EXPECT_NE(m.find("not well-formed JSON (cut short?)"), std::string::npos) << m;
-  write(dir / "perfetto.json", R"({"traceEvents": [], "displayTimeUnit": "ns"})");
+  write_text(dir / "perfetto.json", R"({"traceEvents": [], "displayTimeUnit": "ns"})");
   EXPECT_EQ(error_code_of([&] { trace::read_traces({dir / "perfetto.json"}); }, &m), Errc::bad_input);
   EXPECT_NE(m.find("a JSON file of no trace format read here"), std::string::npos) << m;
-  write(dir / "events_not_a_list.json", R"({"schemaVersion": 1, "deviceProperties": [], "traceEvents": {}})");
+  write_text(dir / "events_not_a_list.json", R"({"schemaVersion": 1, "deviceProperties": [], "traceEvents": {}})");
   EXPECT_EQ(error_code_of([&] { trace::read_traces({dir / "events_not_a_list.json"}); }, &m), Errc::bad_input);
   EXPECT_NE(m.find("not a PyTorch profiler trace"), std::string::npos) << m;
 }

@@ -13,11 +13,6 @@ namespace rpl::test {
 namespace {
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 bool said(const trace::Trace& t, const std::string& text) {
   for (const auto& w : t.warnings) {
     if (w.find(text) != std::string::npos) return true;
@@ -64,7 +59,7 @@ TEST(NcuCsv, OlderLayoutWithRawMetricsAndNoLaunchColumns) {
            "\"\n";
   };
   const std::string k = "void scale<double, 4>(double*, at::PhiloxCudaState)";
-  write(dir / "ncu.csv", "==PROF== Connected to process 33512 (/usr/bin/python3.6)\n" + header +
+  write_text(dir / "ncu.csv", "==PROF== Connected to process 33512 (/usr/bin/python3.6)\n" + header +
                              row(0, k, "dram__bytes.sum", "byte", "4,194,688") + row(0, k, "gpu__time_duration.sum", "nsecond", "11,744") +
                              row(1, k, "dram__bytes.sum", "Mbyte", "1.50") + row(1, k, "gpu__time_duration.sum", "usecond", "12.50") +
                              row(2, "void fill(float*)", "dram__bytes.sum", "byte", "128") + "==PROF== Disconnected from process 33512\n");
@@ -113,7 +108,7 @@ TEST(NcuCsv, RawPageOfTheSoftmaxTestbedOnAnH100) {
 TEST(NcuCsv, BadInputIsOneLineThatSaysWhat) {
   const auto dir = fresh_dir("ncu_bad");
   auto error = [&](const std::string& name, const std::string& text) {
-    write(dir / name, text);
+    write_text(dir / name, text);
     std::string message;
     EXPECT_EQ(error_code_of([&] { trace::read_traces({dir / name}); }, &message), Errc::bad_input) << name;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;

@@ -16,11 +16,6 @@ namespace rpl::test {
 namespace {
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
 fs::path real(const std::string& path) { return source_dir() / "tests/fixtures/real" / path; }
 
 const std::string kAgentInfo =
@@ -79,8 +74,8 @@ TEST(Rocprofv3Csv, EveryKernelTraceLayoutReadsTheSameDispatch) {
   int n = 0;
   for (const auto& layout : layouts()) {
     const auto folder = dir / std::to_string(n++);
-    write(folder / "777_kernel_trace.csv", layout.header + "\n" + layout.row + "\n");
-    write(folder / "777_agent_info.csv", kAgentInfo);
+    write_text(folder / "777_kernel_trace.csv", layout.header + "\n" + layout.row + "\n");
+    write_text(folder / "777_agent_info.csv", kAgentInfo);
     ASSERT_EQ(trace::trace_format(folder / "777_kernel_trace.csv"), trace::TraceFormat::rocprofv3_csv) << layout.name;
     const auto t = trace::read_traces({folder / "777_kernel_trace.csv"});
     ASSERT_EQ(t.dispatches.size(), 1u) << layout.name;
@@ -103,7 +98,7 @@ TEST(Rocprofv3Csv, EveryKernelTraceLayoutReadsTheSameDispatch) {
     EXPECT_EQ(t.sources.at(0).guids, std::vector<std::string>{"777"}) << layout.name << ": the process is the file's pid prefix";
   }
   // The HIP API trace beside it: hipDeviceSynchronize is a host wait, in the kernel trace's correlation ids.
-  write(dir / "0" / "777_hip_api_trace.csv", "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+  write_text(dir / "0" / "777_hip_api_trace.csv", "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n"
                                             "\"HIP_RUNTIME_API_EXT\",\"hipLaunchKernel\",777,69,11,4000,4500\n"
                                             "\"HIP_RUNTIME_API_EXT\",\"hipDeviceSynchronize\",777,69,13,6100,6200\n");
   const auto t = trace::read_traces({dir / "0" / "777_kernel_trace.csv"});
@@ -236,7 +231,7 @@ TEST(RocprofV1, RealMi250xResultsWithRocminfo) {
 // named by strings.buffer_records.
 TEST(Rocprofv3Json, ReadsOneProcessAsTheSchemaLaysItOut) {
   const auto dir = fresh_dir("rocprofv3_json");
-  write(dir / "3210_results.json", R"J({"rocprofiler-sdk-tool": [{
+  write_text(dir / "3210_results.json", R"J({"rocprofiler-sdk-tool": [{
     "metadata": {"pid": 3210, "init_time": 1, "fini_time": 2},
     "agents": [{"size": 1120, "id": {"handle": 94000}, "type": 1, "name": "AMD EPYC 9654", "node_id": 0, "logical_node_id": 0},
                {"size": 1120, "id": {"handle": 94001}, "type": 2, "cu_count": 304, "simd_per_cu": 4, "wave_front_size": 64, "max_waves_per_cu": 32,
@@ -287,7 +282,7 @@ TEST(Rocprofv3Json, ApiRecordsAreHostCallsAndDeviceSynchronizationsWait) {
            ", \"external\": 0, \"ancestor\": 0}, \"operation\": " + std::to_string(op) + ", \"start_timestamp\": " + std::to_string(start) +
            ", \"end_timestamp\": " + std::to_string(end) + ", \"thread_id\": 3211}";
   };
-  write(dir / "3210_results.json", R"J({"rocprofiler-sdk-tool": [{
+  write_text(dir / "3210_results.json", R"J({"rocprofiler-sdk-tool": [{
     "metadata": {"pid": 3210},
     "agents": [{"id": {"handle": 94001}, "type": 2, "name": "gfx942", "node_id": 2}],
     "kernel_symbols": [{"kernel_id": 5, "kernel_name": "_Z5scalePfi.kd", "demangled_kernel_name": "scale(float*, int)"}],
@@ -359,9 +354,9 @@ TEST(RocprofV1, RealMi250xResultsDbReadsAsItsCsv) {
 TEST(RocprofV1, CopyAndHipTotalsBesideResultsAreSaid) {
   const auto dir = fresh_dir("rocprof_v1_totals");
   fs::copy_file(real("rocprof-v1-mi250x/results.csv"), dir / "results.csv");
-  write(dir / "results.copy_stats.csv", "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
+  write_text(dir / "results.copy_stats.csv", "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n"
                                        "\"CopyHostToDevice\",2,3000000,1500000,75.0\n\"CopyDeviceToHost\",1,1000000,1000000,25.0\n");
-  write(dir / "results.hip_stats.csv", "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"hipMemcpy\",3,4100000,\n");
+  write_text(dir / "results.hip_stats.csv", "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\"hipMemcpy\",3,4100000,\n");
   const auto t = trace::read_traces({dir / "results.csv"});
   const auto said = [&](const std::string& text) {
     return std::any_of(t.warnings.begin(), t.warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
@@ -378,16 +373,16 @@ TEST(TraceFormatsBadInput, EachGetsOneLineThatSaysWhat) {
   const auto layout = layouts()[3];
   // A file cut short in the middle of a row.
   const std::string whole = layout.header + "\n" + layout.row + "\n" + layout.row + "\n";
-  write(dir / "cut/kernel_trace.csv", whole.substr(0, whole.size() - 20));
+  write_text(dir / "cut/kernel_trace.csv", whole.substr(0, whole.size() - 20));
   auto m = read_error(dir / "cut/kernel_trace.csv");
   EXPECT_NE(m.find("row 3 has"), std::string::npos) << m;
   EXPECT_NE(m.find("where the header has 22"), std::string::npos) << m;
   // Cut inside a quoted field.
-  write(dir / "quote/kernel_trace.csv", layout.header + "\n\"KERNEL_DISPATCH\",\"Agent 4\",1,2,69,3,7,\"void scale<float>(flo");
+  write_text(dir / "quote/kernel_trace.csv", layout.header + "\n\"KERNEL_DISPATCH\",\"Agent 4\",1,2,69,3,7,\"void scale<float>(flo");
   m = read_error(dir / "quote/kernel_trace.csv");
   EXPECT_NE(m.find("unclosed quote"), std::string::npos) << m;
   // A header of no known layout names what was expected and what was found.
-  write(dir / "odd.csv", "\"Kernel\",\"Calls\",\"Total\"\n\"k\",1,2\n");
+  write_text(dir / "odd.csv", "\"Kernel\",\"Calls\",\"Total\"\n\"k\",1,2\n");
   m = read_error(dir / "odd.csv");
   EXPECT_NE(m.find("Kernel, Calls, Total"), std::string::npos) << m;
   EXPECT_NE(m.find("expected a rocprofv3 kernel_trace.csv"), std::string::npos) << m;
@@ -403,33 +398,33 @@ TEST(TraceFormatsBadInput, EachGetsOneLineThatSaysWhat) {
   m = read_error(dir / "v1db_results.db");
   EXPECT_NE(m.find("no column gpu-id (expected rocprof's KERN table"), std::string::npos) << m;
   // A known layout missing a column it needs.
-  write(dir / "nogrid/kernel_trace.csv", "\"Kind\",\"Agent_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\",\"Grid_Size_X\"\n");
+  write_text(dir / "nogrid/kernel_trace.csv", "\"Kind\",\"Agent_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\",\"Grid_Size_X\"\n");
   m = read_error(dir / "nogrid/kernel_trace.csv");
   EXPECT_NE(m.find("no column Workgroup_Size_X"), std::string::npos) << m;
   EXPECT_NE(m.find("found Kind, Agent_Id"), std::string::npos) << m;
   // A rocprofv3 JSON file cut short, and one whose dispatch names a kernel it does not list.
-  write(dir / "cut_results.json", "{\"rocprofiler-sdk-tool\": [{\"metadata\": {\"pid\": 1}, \"agents\": [");
+  write_text(dir / "cut_results.json", "{\"rocprofiler-sdk-tool\": [{\"metadata\": {\"pid\": 1}, \"agents\": [");
   m = read_error(dir / "cut_results.json");
   EXPECT_NE(m.find("not well-formed JSON (cut short?)"), std::string::npos) << m;
-  write(dir / "orphan_results.json", R"({"rocprofiler-sdk-tool": [{"kernel_symbols": [], "buffer_records": {"kernel_dispatch": [{"dispatch_info": {"kernel_id": 9}}]}}]})");
+  write_text(dir / "orphan_results.json", R"({"rocprofiler-sdk-tool": [{"kernel_symbols": [], "buffer_records": {"kernel_dispatch": [{"dispatch_info": {"kernel_id": 9}}]}}]})");
   m = read_error(dir / "orphan_results.json");
   EXPECT_NE(m.find("names kernel 9, which kernel_symbols does not list"), std::string::npos) << m;
   // A JSON file of another tool.
-  write(dir / "other.json", "{\"traceEvents\": []}\n");
+  write_text(dir / "other.json", "{\"traceEvents\": []}\n");
   m = read_error(dir / "other.json");
   EXPECT_NE(m.find("a JSON file of no trace format read here"), std::string::npos) << m;
   // A file of one column says which traces are read.
-  write(dir / "words.txt", "hello\n");
+  write_text(dir / "words.txt", "hello\n");
   m = read_error(dir / "words.txt");
   EXPECT_NE(m.find("not a trace read here: a rocpd or Nsight Systems SQLite database, a rocprofv3 CSV or JSON trace"), std::string::npos) << m;
   // A timestamp that is not a number names the row and the column.
   auto bad = layout.row;
   bad.replace(bad.find("5000"), 4, "soon");
-  write(dir / "nan/kernel_trace.csv", layout.header + "\n" + bad + "\n");
+  write_text(dir / "nan/kernel_trace.csv", layout.header + "\n" + bad + "\n");
   m = read_error(dir / "nan/kernel_trace.csv");
   EXPECT_NE(m.find("row 2: Start_Timestamp is 'soon'"), std::string::npos) << m;
   // legacy rocprof without timestamps (rocprof --stats without --timestamp on writes none).
-  write(dir / "v1/results.csv", "\"Index\",\"KernelName\",\"gpu-id\",\"queue-id\",\"queue-index\",\"pid\",\"tid\",\"grd\",\"wgr\",\"lds\"\n0,\"k\",8,0,0,1,1,64,64,0\n");
+  write_text(dir / "v1/results.csv", "\"Index\",\"KernelName\",\"gpu-id\",\"queue-id\",\"queue-index\",\"pid\",\"tid\",\"grd\",\"wgr\",\"lds\"\n0,\"k\",8,0,0,1,1,64,64,0\n");
   m = read_error(dir / "v1/results.csv");
   EXPECT_NE(m.find("no column BeginNs"), std::string::npos) << m;
   EXPECT_NE(m.find("--timestamp on"), std::string::npos) << m;
