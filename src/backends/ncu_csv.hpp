@@ -1,17 +1,14 @@
 #pragma once
 // The pieces of ncu's CSV output that the counter pass and the source view both read.
 #include <filesystem>
-#include <optional>
 #include <string>
-#include <vector>
+
+#include <rpl/trace/ncu_csv_text.hpp>
 
 namespace rpl::backends::detail {
 
-/// Fields of one CSV line, quotes removed ("" inside quotes is a quote).
-std::vector<std::string> csv_fields(const std::string& line);
-
-/// "1,234.5" -> 1234.5; nothing for "-", "n/a" and the like.
-std::optional<double> csv_number(std::string text);
+using trace::ncu::csv_fields;
+using trace::ncu::csv_number;
 
 /// Fails with missing_tool when ncu's output (kept in log) says the driver keeps the performance
 /// counters from this user (ERR_NVGPUCTRPERM); `pass` names the pass in the message.

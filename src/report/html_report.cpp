@@ -67,7 +67,7 @@ std::string summary(const HtmlReportInput& in) {
   const Json& s = p.value("stability", Json());
   if (s.is_object()) {
     html += row("Stability", "stability",
-                s.value("samples", 0) == 1
+                text_at(s, "classification") == "single_sample"
                     ? std::string("a single sample: no spread to judge")
                     : fmt::format("{}: cv {:.2f} % over {} samples in {} runs", escaped(text_at(s, "classification")),
                                   s.value("cv", 0.0) * 100, s.value("samples", 0), s.value("runs", 0)));

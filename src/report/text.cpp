@@ -82,7 +82,7 @@ std::string profile_text(const analysis::ProfileSummary& s, analysis::NameStyle 
   // "in 1 run" or, where runs started several GPU processes, "in 1 run (2 processes)".
   std::string runs = count(static_cast<size_t>(st.runs), "run");
   if (st.processes > st.runs) runs += fmt::format(" ({})", count(static_cast<size_t>(st.processes), "process", "processes"));
-  if (st.samples == 1) {
+  if (st.classification == "single_sample") {
     line("Stability", fmt::format("a single sample in {} ({:.4f} ms): no spread to judge", runs, st.median_ms));
   } else {
     line("Stability", fmt::format("{}: cv {:.4f} over {} in {} (median {:.4f}, min {:.4f}, max {:.4f} ms)", st.classification,

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -23,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <rpl/core/error.hpp>
+#include <rpl/trace/ncu_csv_text.hpp>
 
 #include "geometry_table.hpp"
 #include "symbols_by_name.hpp"
@@ -31,40 +31,10 @@ namespace rpl::trace {
 namespace fs = std::filesystem;
 namespace {
 
-// Splits one CSV record; false where a quoted field runs past the line's end (the caller joins the
-// next line to it).
-bool split_record(const std::string& line, std::vector<std::string>& fields) {
-  fields.assign(1, std::string());
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else if (c != '\r') {
-      fields.back() += c;
-    }
-  }
-  return !quoted;
-}
-
+// A number as ncu writes it ("66,048"), where it is finite.
 std::optional<double> number(std::string text) {
-  std::erase(text, ',');
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
+  const auto v = ncu::csv_number(std::move(text));
+  return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
 // What a value in this unit is multiplied by to be in nanoseconds (a time) or in the unit without
@@ -191,17 +161,19 @@ std::map<int64_t, Launch> read_launches(const fs::path& file) {
     ++line_number;
     if (!c) {
       if (line.rfind("\"ID\",", 0) != 0) continue;  // ==PROF== lines and the program's output
-      split_record(line, fields);
-      c = columns_of(fields, file);
+      c = columns_of(ncu::csv_fields(line), file);
       continue;
     }
     if (line.empty() || line[0] != '"') continue;  // ncu's or the program's lines after the header
     const size_t first_line = line_number;
-    while (!split_record(line, fields)) {
+    bool closed = false;
+    fields = ncu::csv_fields(line, &closed);
+    while (!closed) {  // a quoted field holds a line end
       std::string more;
       if (!std::getline(in, more)) fail(Errc::bad_input, "{}: line {}: a quoted field is not closed (cut short?)", file.string(), first_line);
       ++line_number;
       line += '\n' + more;
+      fields = ncu::csv_fields(line, &closed);
     }
     if (fields.size() <= c->needed) {
       fail(Errc::bad_input, "{}: line {}: {} fields where the header has {}", file.string(), first_line, fields.size(), c->header.size());
@@ -302,7 +274,8 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
     const auto static_smem = l.metric({"Static Shared Memory Per Block", "launch__shared_mem_per_block_static"});
     const auto dynamic_smem = l.metric({"Dynamic Shared Memory Per Block", "launch__shared_mem_per_block_dynamic"});
     registers = registers || regs.has_value();
-    geometry = geometry || l.block || l.metric({"Block Size", "launch__block_size"});
+    const auto block_total = l.metric({"Block Size", "launch__block_size"}), grid_total = l.metric({"Grid Size", "launch__grid_size"});
+    geometry = geometry || l.block || block_total;
     Dispatch d{};
     d.id = id;
     d.start_ns = at;
@@ -320,7 +293,6 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
       k.lds_split_known = static_smem && dynamic_smem;
     });
     DispatchGeometry g;
-    const auto block_total = l.metric({"Block Size", "launch__block_size"}), grid_total = l.metric({"Grid Size", "launch__grid_size"});
     const auto block = l.block ? *l.block : std::array<uint64_t, 3>{std::max<uint64_t>(1, bounded<uint32_t>(block_total, 1)), 1, 1};
     const auto grid = l.grid ? *l.grid : std::array<uint64_t, 3>{std::max<uint64_t>(1, bounded<uint32_t>(grid_total, 1)), 1, 1};
     for (size_t i = 0; i < 3; ++i) {

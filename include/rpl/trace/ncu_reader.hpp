@@ -1,6 +1,6 @@
 #pragma once
-// Reads Nsight Compute's CSV, its details page (`ncu --csv`, or `ncu --import R --csv`), into the
-// trace model.
+// Reads Nsight Compute's CSV, its details or raw page (`ncu --csv [--page raw]`, or
+// `ncu --import R --csv`), into the trace model.
 #include <filesystem>
 
 #include <rpl/trace/model.hpp>

@@ -19,7 +19,7 @@ enum class TraceFormat {
   rocprof_compute,  // a rocprof-compute workload's pmc_perf.csv, with sysinfo.csv beside it
   kineto,         // a PyTorch profiler trace (Kineto's Chrome trace JSON)
   nsys_sqlite,    // an Nsight Systems export (nsys export --type sqlite)
-  ncu_csv,        // Nsight Compute's CSV (ncu --csv), its details page
+  ncu_csv,        // Nsight Compute's CSV (ncu --csv), its details or raw page
 };
 
 /// What the file is, from its first bytes; nothing for a file of no format read here.
