@@ -220,6 +220,31 @@ TEST(CliAnalyze, AnNsightComputeCsvGivesTheOccupancyNcuComputed) {
   EXPECT_EQ(h100["limits"]["blocks"], 32);
 }
 
+// A PyTorch program (tests/gpu/programs/torch_roofline.py: its random fills, cuBLAS's bf16 GEMM and
+// elementwise kernels), its first 12 launches as ncu 2025.3.1 wrote them on an H200
+// (scripts/gpu/run_ncu_csv.sh), both pages. Each kernel's occupancy is the Theoretical Occupancy ncu
+// printed in the details page: 62.5 % (44 registers a thread, 256 threads), 18.75 % (168, 384) and
+// 100 % (28 or 32, 128).
+TEST(CliAnalyze, EachKernelOfAPyTorchProgramGetsTheOccupancyNcuComputed) {
+  const std::vector<std::pair<std::string, double>> ncu = {
+      {"distribution_elementwise", 0.625}, {"nvjet_sm90", 0.1875}, {"vectorized_elementwise", 1.0}};
+  for (const char* page : {"details", "raw"}) {
+    const auto file = source_dir() / fmt::format("tests/fixtures/ncu_{}_torch_roofline.csv", page);
+    for (const auto& [kernel, occupancy] : ncu) {
+      auto r = run_cli({"analyze", "--json", "--kernel", kernel, file.string()});
+      ASSERT_EQ(r.exit_code, 0) << page << " " << kernel << ": " << r.err;
+      EXPECT_EQ(schema_errors(r.out, "profile"), "");
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_DOUBLE_EQ(j["occupancy"]["theoretical"].get<double>(), occupancy) << page << " " << kernel;
+      EXPECT_EQ(j["gpu"]["architecture"], "sm_90");
+    }
+  }
+  auto raw = run_cli({"analyze", "--json", (source_dir() / "tests/fixtures/ncu_raw_torch_roofline.csv").string()});
+  const auto j = nlohmann::json::parse(raw.out);
+  EXPECT_EQ(j["gpu"]["product"], "NVIDIA H200") << "the raw page's device__attribute_display_name";
+  EXPECT_EQ(j["kernel"]["dispatches"], 3) << "the GEMM, once a loop";
+}
+
 TEST(CliAnalyze, VersionNamesTheCommitAndTheAliasAgrees) {
   auto r = run_cli({"--version"});
   EXPECT_EQ(r.exit_code, 0);
