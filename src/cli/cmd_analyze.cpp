@@ -22,7 +22,7 @@ Action add_analyze_command(CLI::App& app) {
   auto o = std::make_shared<AnalyzeCommandOptions>();
   auto* cmd = app.add_subcommand("analyze", "analyze traces already recorded: rocpd, rocprofv3 CSV or JSON, rocprof results.csv, rocprof-compute workloads, PyTorch profiler JSON, Nsight Systems and Nsight Compute exports (no GPU needed)");
   add_output_options(*cmd, o->output, true);
-  cmd->add_option("databases", o->databases, "trace files (one per run or process: rocpd databases, rocprofv3 kernel_trace.csv or results.json, rocprof results.csv, rocprof-compute pmc_perf.csv, PyTorch profiler JSON, nsys .sqlite, ncu --csv output), or folders of them")->required();
+  cmd->add_option("databases", o->databases, "trace files (one per run or process: rocpd databases, rocprofv3 kernel_trace.csv or results.json, rocprof results.csv, rocprof-compute pmc_perf.csv, PyTorch profiler JSON, nsys .sqlite, ncu --csv output, ncu .ncu-rep reports read through ncu), or folders of them")->required();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
   auto* out = cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
   add_analysis_options(*cmd, o->analyses);

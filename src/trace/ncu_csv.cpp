@@ -150,9 +150,7 @@ Columns columns_of(std::vector<std::string> header, const fs::path& file) {
 
 // Every launch of the file, by ID. The details page has a row per launch and metric; the raw page
 // a row per launch, after a row of units.
-std::map<int64_t, Launch> read_launches(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail(Errc::bad_input, "{}: cannot be read", file.string());
+std::map<int64_t, Launch> read_launches(std::istream& in, const fs::path& file) {
   std::map<int64_t, Launch> launches;
   std::optional<Columns> c;
   std::vector<std::string> fields, units;
@@ -223,7 +221,13 @@ std::string architecture(const std::string& cc) {
 }  // namespace
 
 void read_ncu_csv_into(Trace& trace, const fs::path& file) {
-  const auto launches = read_launches(file);
+  std::ifstream in(file, std::ios::binary);
+  if (!in) fail(Errc::bad_input, "{}: cannot be read", file.string());
+  read_ncu_csv_into(trace, in, file);
+}
+
+void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file) {
+  const auto launches = read_launches(csv, file);
   if (launches.empty()) fail(Errc::bad_input, "{}: Nsight Compute's CSV of no kernel launch (its ==PROF== lines may say why)", file.string());
   const auto source = static_cast<int16_t>(trace.sources.size());
   if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", file.string());

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
@@ -89,6 +90,8 @@ std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
     return TraceFormat::kineto;
   }
   if (ncu_csv(head.bytes)) return TraceFormat::ncu_csv;
+  // Nsight Compute's reports begin "NVR" and a NUL (seen in those ncu 2025.3.1 wrote).
+  if (head.bytes.size() >= 4 && std::memcmp(head.bytes.data(), "NVR", 4) == 0) return TraceFormat::ncu_report;
   const auto header = detail::csv_header(head.bytes, head.whole_file);
   if (!header) return std::nullopt;
   if (has_all(*header, {"Kernel_Name", "Start_Timestamp", "End_Timestamp", "Agent_Id", "Grid_Size_X"})) return TraceFormat::rocprofv3_csv;
@@ -108,7 +111,7 @@ std::string what_it_looks_like(const Head& head) {
   const auto header = detail::csv_header(head.bytes, head.whole_file);
   if (!header || header->size() < 2) {
     return "not a trace read here: a rocpd or Nsight Systems SQLite database, a rocprofv3 CSV or JSON trace, legacy rocprof's "
-           "results.csv or results.db, rocprof-compute's pmc_perf.csv, a PyTorch profiler trace or Nsight Compute's CSV";
+           "results.csv or results.db, rocprof-compute's pmc_perf.csv, a PyTorch profiler trace, or Nsight Compute's CSV or report";
   }
   // rocprof's results.stats.csv, hip_stats, copy_stats; rocprofv3's *_stats.csv.
   if (has_all(*header, {"Name", "Calls", "TotalDurationNs", "AverageNs", "Percentage"})) {
@@ -149,6 +152,15 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
       case TraceFormat::rocprofv3_json: read_rocprofv3_json_into(trace, file, options); break;
       case TraceFormat::rocprof_compute: read_rocprof_compute_into(trace, file); break;
       case TraceFormat::ncu_csv: read_ncu_csv_into(trace, file); break;
+      case TraceFormat::ncu_report: {
+        if (!options.ncu_report_csv) {
+          fail(Errc::bad_input, "{}: an Nsight Compute report, read through ncu: export its raw page (ncu --import {} --csv --page raw "
+                                "> report.csv) and give the CSV", file.string(), file.string());
+        }
+        std::istringstream csv(options.ncu_report_csv(file));
+        read_ncu_csv_into(trace, csv, file);
+        break;
+      }
     }
   }
   return trace;

@@ -61,7 +61,7 @@ std::vector<fs::path> traces_of(const fs::path& path) {
 // A trace's kernels' times, and the GPU and the dominant kernel's occupancy from its summary, as
 // profile.json would have them.
 void read_trace(const std::vector<fs::path>& files, DiffProfile& p) {
-  const auto trace = trace::read_traces(files);
+  const auto trace = read_trace_files(files);
   const auto summary = analysis::summarize_trace(trace, {});
   if (summary.gpu) p.gpu = summary.gpu->product + " (" + summary.gpu->architecture + ")";
   if (summary.kernel) p.dominant_kernel = summary.kernel->name;

@@ -22,7 +22,7 @@ ExportResult run_export(const ExportRequest& request, Control& control) {
   control.stage_started("read");
   trace::ReadOptions read_options;
   read_options.host_calls = true;
-  const auto trace = trace::read_traces(databases, read_options);
+  const auto trace = read_trace_files(databases, read_options);
   control.stage_finished("read");
   control.stage_started("dag");
   analysis::DagOptions dag_options;

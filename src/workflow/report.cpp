@@ -124,8 +124,8 @@ ReportResult run_report(const ReportRequest& request, Control& control) {
   const auto& table_dbs = runs.empty() ? traces : runs;
   const auto timeline_dbs = timeline_databases(runs, traces);
   std::optional<trace::Trace> table_trace, timeline_trace;
-  if (!table_dbs.empty()) table_trace = trace::read_traces(table_dbs);
-  if (!timeline_dbs.empty() && timeline_dbs != table_dbs) timeline_trace = trace::read_traces(timeline_dbs);
+  if (!table_dbs.empty()) table_trace = read_trace_files(table_dbs);
+  if (!timeline_dbs.empty() && timeline_dbs != table_dbs) timeline_trace = read_trace_files(timeline_dbs);
   in.kernels = as_written(folder, [&] { return kernels_of(table_trace ? &*table_trace : nullptr, in.roofline); });
   if (!timeline_dbs.empty()) {
     const auto& trace = timeline_trace ? *timeline_trace : *table_trace;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <rpl/backends/ncu_report.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/trace/amd_profiler_files.hpp>
 #include <rpl/trace/trace_reader.hpp>
@@ -22,7 +23,7 @@ bool counters_alone(const fs::path& file) {
 
 // The trace files under folder, by their content: rocpd databases, rocprofv3 kernel traces (each
 // standing for the files of its run beside it, or a counter_collection.csv of a run of counters alone), legacy rocprof's results.csv (or results.db), rocprof-compute's
-// pmc_perf.csv, PyTorch profiler traces, Nsight Systems exports (.sqlite).
+// pmc_perf.csv, PyTorch profiler traces, Nsight Systems exports (.sqlite), Nsight Compute reports (.ncu-rep).
 std::vector<fs::path> traces_in(const fs::path& folder) {
   std::vector<fs::path> found;
   std::error_code ec;
@@ -32,7 +33,7 @@ std::vector<fs::path> traces_in(const fs::path& folder) {
     if (!it->is_regular_file(ec)) continue;
     const std::string name = it->path().filename().string();
     const auto ext = it->path().extension();
-    const bool candidate = ext == ".db" || ext == ".sqlite" || ext == ".json" || name.ends_with("kernel_trace.csv") || name == "results.csv" ||
+    const bool candidate = ext == ".db" || ext == ".sqlite" || ext == ".json" || ext == ".ncu-rep" || name.ends_with("kernel_trace.csv") || name == "results.csv" ||
                            name == "pmc_perf.csv" || counters_alone(it->path());
     if (candidate && trace::trace_format(it->path())) found.push_back(it->path());
   }
@@ -59,15 +60,20 @@ std::vector<fs::path> trace_files(const std::vector<fs::path>& inputs) {
     if (runs.empty()) runs = traces_in(input);
     if (runs.empty()) {
       fail(Errc::bad_input, "{}: a folder with no trace in it; give a trace file or a folder of one: rocm-perf profile's, rocprofv3's "
-                            "(rocpd databases or CSV files), legacy rocprof's (results.csv), rocprof-compute's workload, PyTorch profiler traces or Nsight Systems exports (nsys export --type sqlite)", input.string());
+                            "(rocpd databases or CSV files), legacy rocprof's (results.csv), rocprof-compute's workload, PyTorch profiler traces, Nsight Systems exports (nsys export --type sqlite) or Nsight Compute reports", input.string());
     }
     files.insert(files.end(), runs.begin(), runs.end());
   }
   return files;
 }
 
+trace::Trace read_trace_files(const std::vector<fs::path>& files, trace::ReadOptions options) {
+  options.ncu_report_csv = backends::ncu_report_csv;
+  return trace::read_traces(files, options);
+}
+
 trace::Trace read_trace_inputs(const std::vector<fs::path>& inputs, const trace::ReadOptions& options) {
-  return trace::read_traces(trace_files(inputs), options);
+  return read_trace_files(trace_files(inputs), options);
 }
 
 }  // namespace rpl::workflow

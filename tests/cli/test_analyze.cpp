@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <rpl/core/files.hpp>
 #include <rpl/core/subprocess.hpp>
 
 #include <rpl/trace/rocpd_reader.hpp>
@@ -243,6 +244,44 @@ TEST(CliAnalyze, EachKernelOfAPyTorchProgramGetsTheOccupancyNcuComputed) {
   const auto j = nlohmann::json::parse(raw.out);
   EXPECT_EQ(j["gpu"]["product"], "NVIDIA H200") << "the raw page's device__attribute_display_name";
   EXPECT_EQ(j["kernel"]["dispatches"], 3) << "the GEMM, once a loop";
+}
+
+// An Nsight Compute report (.ncu-rep, found by its first bytes, "NVR" and a NUL) is read through ncu
+// --import: here a stand-in ncu that prints what ncu printed of a real report, a Triton program's
+// (add_kernel, 10 launches after 2 of PyTorch's random fills, on an H200). A report ncu refuses,
+// and a report where no ncu is installed, are one line each that says what to do.
+TEST(CliAnalyze, AnNsightComputeReportIsReadThroughNcu) {
+  const auto dir = fresh_dir("ncu_report");
+  const auto report = dir / "triton_add.ncu-rep";
+  write_text(report, std::string("NVR\0\2\0\0\0 a report", 18));
+  const auto before = read_file(report);
+  const std::vector<std::pair<std::string, std::string>> fake_ncu = {
+      {"PATH", (source_dir() / "tests/fixtures/fake_ncu_import").string() + ":/usr/bin:/bin"}};
+  auto r = run_cli({"analyze", "--json", report.string()}, fake_ncu);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(schema_errors(r.out, "profile"), "");
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpu"]["product"], "NVIDIA H200");
+  EXPECT_EQ(j["kernel"]["short_name"], "add_kernel");
+  EXPECT_EQ(j["kernel"]["dispatches"], 10);
+  EXPECT_DOUBLE_EQ(j["kernel"]["total_ms"].get<double>(), 0.454336) << "as analyze read the report on the H200";
+  EXPECT_DOUBLE_EQ(j["occupancy"]["theoretical"].get<double>(), 1.0);
+  EXPECT_NE(j["warnings"][0].get<std::string>().find(report.string() + ": Nsight Compute profiles"), std::string::npos)
+      << "the report is named, not an export of it: " << j["warnings"][0];
+  EXPECT_EQ(run_cli({"analyze", "--json", dir.string()}, fake_ncu).out, r.out) << "a folder of reports; same bytes";
+  EXPECT_EQ(read_file(report), before) << "the report is left as it was";
+
+  write_text(dir / "cut.ncu-rep", std::string("NVR\0 cut short", 14));
+  auto refused = run_cli({"analyze", (dir / "cut.ncu-rep").string()}, fake_ncu);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("ncu cannot read this report"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("the file is truncated"), std::string::npos) << "ncu's own words: " << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+
+  if (fs::exists("/usr/local/cuda/bin/ncu")) GTEST_SKIP() << "ncu is installed here: no machine without it to try";
+  auto no_ncu = run_cli({"analyze", report.string()}, {{"PATH", dir.string()}});
+  EXPECT_EQ(no_ncu.exit_code, 3) << no_ncu.err;
+  EXPECT_NE(no_ncu.err.find("ncu --import " + report.string() + " --csv --page raw"), std::string::npos) << no_ncu.err;
 }
 
 TEST(CliAnalyze, VersionNamesTheCommitAndTheAliasAgrees) {

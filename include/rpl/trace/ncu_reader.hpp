@@ -2,6 +2,7 @@
 // Reads Nsight Compute's CSV, its details or raw page (`ncu --csv [--page raw]`, or
 // `ncu --import R --csv`), into the trace model.
 #include <filesystem>
+#include <istream>
 
 #include <rpl/trace/model.hpp>
 
@@ -14,5 +15,9 @@ namespace rpl::trace {
 /// metric (a name with "__") as a counter. Error(bad_input) for a file with no header of ncu's, or
 /// no launch with a duration, naming what to profile.
 void read_ncu_csv_into(Trace& trace, const std::filesystem::path& file);
+
+/// The same, of CSV text read from csv: an Nsight Compute report's (.ncu-rep) raw page as ncu
+/// exported it, the Source and every message naming the report.
+void read_ncu_csv_into(Trace& trace, std::istream& csv, const std::filesystem::path& file);
 
 }  // namespace rpl::trace

@@ -2,6 +2,8 @@
 // Reads rocpd v3 databases (rocprofv3 --output-format rocpd, ROCm 7; or the project's own writer)
 // into the trace model. Several files merge into one Trace, one Source per file.
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <rpl/trace/model.hpp>
@@ -12,6 +14,9 @@ namespace rpl::trace {
 /// database (missing, empty, not SQLite, truncated, no rocpd tables, missing required columns).
 struct ReadOptions {
   bool host_calls = false;  // also read the host API calls and markers (Trace::host_calls)
+  // An Nsight Compute report (.ncu-rep) as CSV of its raw page: only ncu reads that binary format,
+  // so the workflows set this to run it (backends::ncu_report_csv); without it a report is refused.
+  std::function<std::string(const std::filesystem::path&)> ncu_report_csv;
 };
 
 Trace read_rocpd(const std::vector<std::filesystem::path>& files, const ReadOptions& options = {});

@@ -12,10 +12,13 @@ namespace rpl::workflow {
 
 /// The trace files the inputs stand for, in order: a folder that rocm-perf profile wrote stands for
 /// its runs (.rocpd_profile/run*.db); any other folder for the traces found in it (rocpd databases,
-/// rocprofv3 kernel_trace.csv files, legacy rocprof results.csv, PyTorch profiler traces; a few levels deep, as rocprofv3
+/// rocprofv3 kernel_trace.csv files, legacy rocprof results.csv, PyTorch profiler traces, Nsight Compute reports; a few levels deep, as rocprofv3
 /// writes <host>/<pid>_...); a file for itself, its format found by trace::read_traces from its
 /// content. Error(bad_input) for a folder that holds no trace.
 std::vector<std::filesystem::path> trace_files(const std::vector<std::filesystem::path>& inputs);
+
+/// The files read as one trace, Nsight Compute's reports through ncu (backends::ncu_report_csv).
+trace::Trace read_trace_files(const std::vector<std::filesystem::path>& files, trace::ReadOptions options = {});
 
 /// The inputs' trace files read as one trace.
 trace::Trace read_trace_inputs(const std::vector<std::filesystem::path>& inputs, const trace::ReadOptions& options = {});

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <rpl/core/error.hpp>
+#include <rpl/core/files.hpp>
 #include <rpl/trace/trace_reader.hpp>
 
 #include "test_support.hpp"
@@ -103,6 +104,29 @@ TEST(NcuCsv, RawPageOfTheSoftmaxTestbedOnAnH100) {
   const auto& names = t.counter_names;
   EXPECT_NE(std::find(names.begin(), names.end(), "sm__maximum_warps_per_active_cycle_pct"), names.end()) << "a metric is a counter";
   EXPECT_EQ(std::find(names.begin(), names.end(), "device__attribute_display_name"), names.end()) << "a name is no number";
+}
+
+// A report (.ncu-rep) is known by its first bytes and read as the CSV ncu exports of it, named as
+// the report; without a way to run ncu it is refused, naming the export.
+TEST(NcuCsv, AReportIsReadAsTheCsvNcuExportsOfIt) {
+  const auto dir = fresh_dir("ncu_report");
+  const auto report = dir / "r.ncu-rep";
+  write_text(report, std::string("NVR\0\2\0\0\0", 8));
+  ASSERT_EQ(trace::trace_format(report), trace::TraceFormat::ncu_report);
+  std::string message;
+  EXPECT_EQ(error_code_of([&] { trace::read_traces({report}); }, &message), Errc::bad_input);
+  EXPECT_NE(message.find("ncu --import " + report.string() + " --csv --page raw"), std::string::npos) << message;
+  trace::ReadOptions options;
+  std::vector<fs::path> exported;
+  options.ncu_report_csv = [&](const fs::path& file) {
+    exported.push_back(file);
+    return read_file(source_dir() / "tests/fixtures/ncu_raw_softmax.csv");
+  };
+  const auto t = trace::read_traces({report}, options);
+  EXPECT_EQ(exported, std::vector<fs::path>{report});
+  EXPECT_EQ(t.dispatches.size(), 2u);
+  ASSERT_EQ(t.sources.size(), 1u);
+  EXPECT_EQ(t.sources[0].path, report.string());
 }
 
 TEST(NcuCsv, BadInputIsOneLineThatSaysWhat) {
