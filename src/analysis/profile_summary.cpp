@@ -23,6 +23,7 @@ GpuSummary summarize_gpu(const trace::Agent* agent, const std::string& arch_name
   // What the trace says about the device wins over the table's typical product.
   if (agent && !agent->product_name.empty()) {
     gpu.product = agent->product_name;
+    gpu.product_recorded = true;
   } else if (product) {
     gpu.product = std::string(product->name);
   }

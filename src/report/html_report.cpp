@@ -74,7 +74,11 @@ std::string summary(const HtmlReportInput& in) {
   }
   const Json& gpu = p.value("gpu", Json());
   if (gpu.is_object()) {
-    html += row("GPU", "gpu", escaped(text_at(gpu, "product") + " (" + text_at(gpu, "architecture") + ")"));
+    // A profile.json of before product_recorded was written counts as recorded.
+    const bool recorded = gpu.value("product_recorded", true);
+    html += row("GPU", "gpu",
+                escaped(recorded ? text_at(gpu, "product") + " (" + text_at(gpu, "architecture") + ")"
+                                 : text_at(gpu, "architecture") + ", product not recorded (taken as " + text_at(gpu, "product") + ")"));
   }
   const Json& o = p.value("occupancy", Json());
   if (o.is_object()) {

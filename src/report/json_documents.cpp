@@ -86,6 +86,7 @@ Json profile_json(const analysis::ProfileSummary& s) {
     j["gpu"] = {{"vendor", g.vendor},
                 {"architecture", g.architecture},
                 {"product", g.product},
+                {"product_recorded", g.product_recorded},
                 {"compute_units", optional_json(g.compute_units)},
                 {"wave_size", optional_json(g.wave_size)},
                 {"max_clock_mhz", optional_json(g.max_clock_mhz)}};

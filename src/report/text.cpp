@@ -71,7 +71,9 @@ std::string profile_text(const analysis::ProfileSummary& s, analysis::NameStyle 
   }
   if (s.gpu) {
     const auto& g = *s.gpu;
-    std::string gpu = g.product.empty() ? g.architecture : fmt::format("{} ({})", g.product, g.architecture);
+    std::string gpu = g.product.empty()       ? g.architecture
+                      : g.product_recorded ? fmt::format("{} ({})", g.product, g.architecture)
+                                           : fmt::format("{}, product not recorded (taken as {})", g.architecture, g.product);
     if (g.compute_units) gpu += fmt::format(", {} {}", *g.compute_units, g.vendor == "NVIDIA" ? "SMs" : "CUs");
     if (g.wave_size) gpu += fmt::format(", {} {}", g.vendor == "NVIDIA" ? "warp" : "wave", *g.wave_size);
     if (g.max_clock_mhz) gpu += fmt::format(", {:g} MHz", *g.max_clock_mhz);

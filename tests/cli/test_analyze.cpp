@@ -243,7 +243,14 @@ TEST(CliAnalyze, EachKernelOfAPyTorchProgramGetsTheOccupancyNcuComputed) {
   auto raw = run_cli({"analyze", "--json", (source_dir() / "tests/fixtures/ncu_raw_torch_roofline.csv").string()});
   const auto j = nlohmann::json::parse(raw.out);
   EXPECT_EQ(j["gpu"]["product"], "NVIDIA H200") << "the raw page's device__attribute_display_name";
+  EXPECT_EQ(j["gpu"]["product_recorded"], true);
   EXPECT_EQ(j["kernel"]["dispatches"], 3) << "the GEMM, once a loop";
+  // The details page names no product: the sm_90 table's typical one stands in, and is said to.
+  const auto details = (source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv").string();
+  const auto d = nlohmann::json::parse(run_cli({"analyze", "--json", details}).out);
+  EXPECT_EQ(d["gpu"]["product_recorded"], false);
+  EXPECT_NE(run_cli({"analyze", details}).out.find("GPU         sm_90, product not recorded (taken as NVIDIA H100 SXM), 132 SMs"),
+            std::string::npos);
 }
 
 // An Nsight Compute report (.ncu-rep, found by its first bytes, "NVR" and a NUL) is read through ncu

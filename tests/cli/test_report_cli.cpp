@@ -217,6 +217,17 @@ TEST(CliReport, AKernelThatRanOnceIsASingleSample) {
   EXPECT_EQ(html.find("stable: cv"), std::string::npos);
 }
 
+// ncu's details page names no product: the report says the table's stands in, not that it is one.
+TEST(CliReport, AProductTheTraceDoesNotNameIsSaidToBeTakenFromTheTable) {
+  const auto dir = fresh_dir("report_product");
+  const auto details = source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv";
+  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), details.string()}).exit_code, 0);
+  ASSERT_EQ(run_cli({"report", (dir / "out").string()}).exit_code, 0);
+  const auto html = read_text(dir / "out" / "report.html");
+  EXPECT_NE(html.find("sm_90, product not recorded (taken as NVIDIA H100 SXM)"), std::string::npos);
+  EXPECT_EQ(html.find("NVIDIA H100 SXM (sm_90)"), std::string::npos);
+}
+
 TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {
   const auto dir = fresh_dir("report_roofline");
   auto a = run_cli({"analyze", "--out", (dir / "out").string(), scenario("h100-roofline", 1, dir).string()});

@@ -29,6 +29,9 @@ struct GpuSummary {
   std::string vendor;        // "AMD", "NVIDIA"
   std::string architecture;  // "gfx942", "sm_90"
   std::string product;
+  // The trace named the product; else product is the architecture table's typical one, whose
+  // peaks and clock stand in (an H200 is taken for an H100 where the trace says only sm_90).
+  bool product_recorded = false;
   std::optional<int> compute_units;
   std::optional<int> wave_size;
   std::optional<double> max_clock_mhz;
