@@ -37,7 +37,9 @@ analysis::ProfileTimes times_from_summary(const Json& summary, const fs::path& f
 // What diff needs of profile.json besides the times: the GPU, the dominant kernel's occupancy.
 void read_summary(const Json& summary, DiffProfile& p) {
   if (const auto& gpu = summary.value("gpu", Json()); gpu.is_object()) {
-    p.gpu = gpu.value("product", std::string()) + " (" + gpu.value("architecture", std::string()) + ")";
+    p.gpu_architecture = gpu.value("architecture", std::string());
+    p.gpu = gpu.value("product", std::string()) + " (" + p.gpu_architecture + ")";
+    p.gpu_product_recorded = gpu.value("product_recorded", true);  // written before the field was: recorded
   }
   const auto& k = summary.value("kernel", Json());
   const auto& o = summary.value("occupancy", Json());
@@ -63,7 +65,11 @@ std::vector<fs::path> traces_of(const fs::path& path) {
 void read_trace(const std::vector<fs::path>& files, DiffProfile& p) {
   const auto trace = read_trace_files(files);
   const auto summary = analysis::summarize_trace(trace, {});
-  if (summary.gpu) p.gpu = summary.gpu->product + " (" + summary.gpu->architecture + ")";
+  if (summary.gpu) {
+    p.gpu = summary.gpu->product + " (" + summary.gpu->architecture + ")";
+    p.gpu_architecture = summary.gpu->architecture;
+    p.gpu_product_recorded = summary.gpu->product_recorded;
+  }
   if (summary.kernel) p.dominant_kernel = summary.kernel->name;
   if (summary.occupancy) p.dominant_occupancy = summary.occupancy->theoretical;
   p.times = analysis::kernel_times(trace);
@@ -114,7 +120,10 @@ DiffResult run_diff(const DiffRequest& request, Control& control) {
     control.warning("read", message);
     r.warnings.push_back(std::move(message));
   };
-  if (!r.before.gpu.empty() && !r.after.gpu.empty() && r.before.gpu != r.after.gpu) {
+  // A product the trace does not name (the table's stand-in) differs from no other of its architecture.
+  const bool products_known = r.before.gpu_product_recorded && r.after.gpu_product_recorded;
+  if (!r.before.gpu.empty() && !r.after.gpu.empty() &&
+      (r.before.gpu_architecture != r.after.gpu_architecture || (products_known && r.before.gpu != r.after.gpu))) {
     warn(fmt::format("the profiles ran on different GPUs ({} and {}); compared anyway", r.before.gpu, r.after.gpu));
   }
   if (r.before.from_traces != r.after.from_traces) warn("one profile is a profile.json alone: only its dominant kernel can be compared");

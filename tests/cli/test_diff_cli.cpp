@@ -97,6 +97,18 @@ TEST(CliDiff, DifferentGpusWarnButStillCompare) {
   EXPECT_NE(d.out.find("removed"), std::string::npos);
 }
 
+// ncu's details page names no product (the sm_90 table's H100 SXM stands in), its raw page of the
+// same program the H200 it ran on: the same architecture, so no different GPUs.
+TEST(CliDiff, AProductTheTraceDoesNotNameDiffersFromNoneOfItsArchitecture) {
+  const auto fixtures = source_dir() / "tests/fixtures";
+  auto d = run_cli({"diff", (fixtures / "ncu_details_torch_roofline.csv").string(), (fixtures / "ncu_raw_torch_roofline.csv").string()});
+  EXPECT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_EQ(d.err.find("different GPUs"), std::string::npos) << d.err;
+  auto other = run_cli({"diff", (fixtures / "ncu_raw_torch_roofline.csv").string(),
+                        (fixtures / "real/ncu-superbench-b200/cublaslt_ncu.log").string()});
+  EXPECT_NE(other.err.find("different GPUs"), std::string::npos) << "sm_90 and sm_100: " << other.err;
+}
+
 // A kernel that ran once a side has no noise measured: any change counts, and the run says so.
 TEST(CliDiff, AChangeWithNoNoiseMeasuredIsSaidToBeJudgedSo) {
   const auto dir = fresh_dir("diff_single");

@@ -25,6 +25,8 @@ struct DiffProfile {
   std::string path;
   analysis::ProfileTimes times;
   std::string gpu;                                      // "product (architecture)"; empty where unknown
+  std::string gpu_architecture;                         // "sm_90"
+  bool gpu_product_recorded = false;                    // else the product is the table's stand-in
   std::string dominant_kernel;                          // the kernel profile.json describes
   std::optional<double> dominant_occupancy;             // its theoretical occupancy, where computed
   std::map<std::string, std::string> roofline_position; // kernel -> memory_bound, ..., where roofline.json ran
