@@ -84,6 +84,20 @@ Verdict small_grid(const BottleneckInputs& in, const Words& w) {
 
 Verdict bandwidth(const BottleneckInputs& in, const Words& w) {
   const char* rule = "memory_bandwidth_bound";
+  const std::string step = fmt::format("move fewer bytes: fuse it with the kernels around it, reuse tiles from {}, use narrower data types", w.shared);
+  if ((!in.roofline || !in.roofline->position) && in.dram_percent_of_peak) {
+    // DRAM bytes counted but no FLOPs (an ncu file of a user's --metrics): near the DRAM peak is
+    // near that roof whatever the arithmetic, but less sure than with the roofline's position.
+    std::string reason = fmt::format("DRAM at {:.1f} % of its peak (no FLOPs counted: no roofline position)", *in.dram_percent_of_peak);
+    if (in.roofline) {
+      if (const auto& dram = in.roofline->achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)]) {
+        reason = fmt::format("DRAM {} = {:.1f} % of its peak (no FLOPs counted: no roofline position)", si_units(*dram, "B/s"),
+                             *in.dram_percent_of_peak);
+      }
+    }
+    if (*in.dram_percent_of_peak < kNearRoofPercent) return not_fired(rule, reason);
+    return fired(rule, "memory-bound: " + reason, step, 0.5 + 0.3 * (std::min(*in.dram_percent_of_peak, 100.0) - kNearRoofPercent) / (100 - kNearRoofPercent));
+  }
   if (!in.roofline || !in.roofline->position) return not_fired(rule, "no roofline (profile with --roofline)");
   const auto& r = *in.roofline;
   if (*r.position != "memory_bound" || *r.percent_of_roof < kNearRoofPercent) {
@@ -93,10 +107,7 @@ Verdict bandwidth(const BottleneckInputs& in, const Words& w) {
   return fired(rule,
                fmt::format("memory-bound: DRAM {} = {:.1f} % of the roof at {:.3g} FLOP/byte", si_units(dram.value_or(0), "B/s"),
                            *r.percent_of_roof, r.operational_intensity.value_or(0)),
-               fmt::format("move fewer bytes: fuse it with the kernels around it, reuse tiles from {}, use narrower data "
-                           "types",
-                           w.shared),
-               0.6 + 0.3 * (*r.percent_of_roof - kNearRoofPercent) / (100 - kNearRoofPercent));
+               step, 0.6 + 0.3 * (*r.percent_of_roof - kNearRoofPercent) / (100 - kNearRoofPercent));
 }
 
 Verdict compute(const BottleneckInputs& in, const Words& w) {

@@ -29,6 +29,10 @@ Formula resolve(const std::vector<CounterTerm>& terms, const std::map<std::strin
   return f;
 }
 
+bool all_found(const Formula& f) {
+  return std::none_of(f.begin(), f.end(), [](const ResolvedTerm& t) { return t.counter == kNoCounter; });
+}
+
 // A sum over the measured dispatches; unknown once a dispatch lacks one of its counters.
 struct Sum {
   double value = 0;
@@ -170,7 +174,12 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
   std::array<Formula, kMemoryLevels> bytes;
   if (recipe) {
     for (size_t i = 0; i < kComputeKinds; ++i) flops[i] = resolve(recipe->flops[i], counters);
-    for (size_t i = 0; i < kMemoryLevels; ++i) bytes[i] = resolve(recipe->bytes[i], counters);
+    for (size_t i = 0; i < kMemoryLevels; ++i) {
+      bytes[i] = resolve(recipe->bytes[i], counters);
+      if (!all_found(bytes[i]) && !recipe->bytes_otherwise[i].empty()) {
+        if (auto otherwise = resolve(recipe->bytes_otherwise[i], counters); all_found(otherwise)) bytes[i] = std::move(otherwise);
+      }
+    }
   }
 
   // One name lookup per symbol, not per dispatch: a trace may hold millions.

@@ -40,6 +40,7 @@ CounterRecipe nvidia_recipe() {
   r.flops[at(ComputeKind::matrix_fp64)] = {{"sm__ops_path_tensor_src_fp64.sum", 1}};
   r.flops[at(ComputeKind::matrix_fp8)] = {{"sm__ops_path_tensor_src_fp8.sum", 1}};
   r.bytes[at(MemoryLevel::dram)] = {{"dram__bytes_read.sum", 1}, {"dram__bytes_write.sum", 1}};
+  r.bytes_otherwise[at(MemoryLevel::dram)] = {{"dram__bytes.sum", 1}};  // ncu's read and write together
   r.bytes[at(MemoryLevel::l2)] = {{"lts__t_bytes.sum", 1}};
   r.bytes[at(MemoryLevel::l1)] = {{"l1tex__t_bytes.sum", 1}};
   r.why_missing = "shared memory bytes are not part of the NVIDIA counter set";

@@ -252,6 +252,16 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file) {
       a.product_name = l.product;
       if (!a.name.empty()) a.wave_size = 32;
       if (const int sms = bounded<int>(l.metric({"# SMs", "launch__sm_count", "device__attribute_multiprocessor_count"}), 0)) a.compute_units = sms;
+      // The raw page's device attributes, in kHz and bits, as the CUPTI tracer reads them: the
+      // clock and the peak DRAM bandwidth (two transfers per memory clock) the roofline needs.
+      if (const auto khz = l.metric({"device__attribute_max_gpu_frequency_khz", "device__attribute_clock_rate"}); khz && *khz > 0) {
+        a.max_clock_mhz = *khz / 1e3;
+      }
+      const auto memory_khz = l.metric({"device__attribute_memory_clock_rate"});
+      const auto bus_bits = l.metric({"device__attribute_global_memory_bus_width"});
+      if (memory_khz && bus_bits && *memory_khz > 0 && *bus_bits > 0) {
+        if (const double peak = 2.0 * *memory_khz * 1e3 * *bus_bits / 8.0; std::isfinite(peak)) a.dram_bytes_per_s = peak;
+      }
       trace.agents.push_back(std::move(a));
     }
     return it->second;

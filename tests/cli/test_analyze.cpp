@@ -253,6 +253,25 @@ TEST(CliAnalyze, EachKernelOfAPyTorchProgramGetsTheOccupancyNcuComputed) {
             std::string::npos);
 }
 
+// The raw page's device attributes give the H200's clock and DRAM peak (6016-bit bus, 3.201 GHz
+// memory clock: 4.81 TB/s), and its dram__bytes.sum the bytes (no FLOPs were asked for): the
+// clamp kernel's 4.03 TB/s is memory-bound without a roofline position.
+TEST(CliAnalyze, AnNcuRawPageWithDramBytesAloneJudgesBandwidth) {
+  const auto dir = fresh_dir("ncu_raw_bandwidth");
+  const auto raw = source_dir() / "tests/fixtures/ncu_raw_torch_roofline.csv";
+  auto r = run_cli({"analyze", "--kernel", "launch_clamp_scalar", "--out", (dir / "out").string(), raw.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto roofline = nlohmann::json::parse(read_file(dir / "out/roofline.json"));
+  EXPECT_EQ(schema_errors(roofline.dump(), "roofline"), "");
+  EXPECT_DOUBLE_EQ(roofline["ceilings"]["bytes_per_s"]["dram"].get<double>(), 2.0 * 3201000e3 * 6016 / 8);
+  EXPECT_DOUBLE_EQ(roofline["device"]["clock_mhz"].get<double>(), 1980);
+  const auto analysis = nlohmann::json::parse(read_file(dir / "out/analysis.json"));
+  EXPECT_EQ(schema_errors(analysis.dump(), "analysis"), "");
+  EXPECT_EQ(analysis["classification"]["bottleneck"], "memory_bandwidth_bound") << analysis["classification"];
+  EXPECT_NE(analysis["classification"]["reasons"][0].get<std::string>().find("DRAM 4.03 TB/s = 83.8 % of its peak"), std::string::npos)
+      << analysis["classification"]["reasons"][0];
+}
+
 // An Nsight Compute report (.ncu-rep, found by its first bytes, "NVR" and a NUL) is read through ncu
 // --import: here a stand-in ncu that prints what ncu printed of a real report, a Triton program's
 // (add_kernel, 10 launches after 2 of PyTorch's random fills, on an H200). A report ncu refuses,

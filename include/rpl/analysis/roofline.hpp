@@ -21,6 +21,9 @@ struct CounterTerm {
 struct CounterRecipe {
   std::array<std::vector<CounterTerm>, hal::kComputeKinds> flops;
   std::array<std::vector<CounterTerm>, hal::kMemoryLevels> bytes;
+  // Read where a trace lacks a counter of bytes' formula but has all of these (the same bytes
+  // counted otherwise, as a user's own ncu --metrics may name them); never collected.
+  std::array<std::vector<CounterTerm>, hal::kMemoryLevels> bytes_otherwise;
   std::string why_missing;  // for whatever it cannot give
 };
 

@@ -72,6 +72,27 @@ TEST(Bottleneck, MemoryBandwidthBound) {
   EXPECT_FALSE(rule(classify_bottleneck(in), "memory_bandwidth_bound").fired);
 }
 
+// DRAM bytes counted but no FLOPs (an ncu file of a user's own --metrics): no roofline position,
+// and the DRAM peak alone judges, a little less surely.
+TEST(Bottleneck, MemoryBandwidthBoundFromDramBytesAlone) {
+  auto in = healthy();
+  KernelRoofline r;
+  r.name = "k";
+  r.measured_dispatches = 1;
+  r.achieved_bytes_per_s[0] = 4.03e12;
+  in.roofline = r;
+  in.dram_percent_of_peak = 83.8;
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "memory_bandwidth_bound");
+  EXPECT_NE(b.reasons[0].find("DRAM 4.03 TB/s = 83.8 % of its peak (no FLOPs counted"), std::string::npos) << b.reasons[0];
+  EXPECT_NEAR(b.confidence, 0.68, 1e-9) << "0.5 + 0.3 * 23.8 / 40, rounded: under the 0.78 of a roofline at 83.8 %";
+  in.dram_percent_of_peak = 35;
+  const auto& low = rule(classify_bottleneck(in), "memory_bandwidth_bound");
+  EXPECT_FALSE(low.fired);
+  EXPECT_NE(low.reason.find("35.0 % of its peak"), std::string::npos) << low.reason;
+  EXPECT_FALSE(rule(classify_bottleneck(in), "compute_bound").fired) << "FLOPs unknown: never compute-bound";
+}
+
 TEST(Bottleneck, ComputeBound) {
   auto in = healthy();
   in.roofline = placed("compute_bound", 80, "fp32");
