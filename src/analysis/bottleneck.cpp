@@ -55,7 +55,7 @@ bool near_roof(const BottleneckInputs& in) {
 
 Verdict launch_overhead(const BottleneckInputs& in, const Words& w) {
   const char* rule = "launch_overhead_bound";
-  if (!in.gpu_busy_fraction) return not_fired(rule, "GPU busy time unknown");
+  if (!in.gpu_busy_fraction) return not_fired(rule, "GPU busy time unknown: the launches were timed one at a time (ncu), no gaps between them measured");
   if (in.mean_dispatch_us >= kShortDispatchUs || *in.gpu_busy_fraction >= kLowBusyFraction) {
     return not_fired(rule, fmt::format("mean dispatch {:.1f} us, GPU busy {:.0f} % of the span", in.mean_dispatch_us,
                                        100 * *in.gpu_busy_fraction));
@@ -207,7 +207,9 @@ BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSumma
   }
   in.time_ms = k.total_ms;
   in.mean_dispatch_us = k.dispatches > 0 ? 1000.0 * k.total_ms / static_cast<double>(k.dispatches) : 0;
-  if (!trace.dispatches.empty()) in.gpu_busy_fraction = gpu_busy_fraction(trace);
+  // Launches laid end to end leave no gaps to measure: how busy the GPU was is not known then.
+  const bool gaps_measured = std::none_of(trace.sources.begin(), trace.sources.end(), [](const trace::Source& s) { return s.laid_end_to_end; });
+  if (!trace.dispatches.empty() && gaps_measured) in.gpu_busy_fraction = gpu_busy_fraction(trace);
   double workgroups = 1;
   for (int i = 0; i < 3; ++i) {
     if (k.block[i] > 0) workgroups *= static_cast<double>((k.grid[i] + k.block[i] - 1) / k.block[i]);

@@ -235,6 +235,7 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file) {
   trace.sources.push_back({});
   trace.sources.back().path = file.string();
   trace.sources.back().guids = {guid};
+  trace.sources.back().laid_end_to_end = true;
 
   const size_t first_agent = trace.agents.size();
   std::map<std::pair<std::string, std::string>, int16_t> agents;  // (device, CC) -> index

@@ -270,6 +270,9 @@ TEST(CliAnalyze, AnNcuRawPageWithDramBytesAloneJudgesBandwidth) {
   EXPECT_EQ(analysis["classification"]["bottleneck"], "memory_bandwidth_bound") << analysis["classification"];
   EXPECT_NE(analysis["classification"]["reasons"][0].get<std::string>().find("DRAM 4.03 TB/s = 83.8 % of its peak"), std::string::npos)
       << analysis["classification"]["reasons"][0];
+  // Launches ncu laid end to end have no gaps measured: no GPU busy fraction, said so.
+  EXPECT_TRUE(analysis["inputs"]["gpu_busy_fraction"].is_null());
+  EXPECT_NE(analysis["rules"][0]["reason"].get<std::string>().find("timed one at a time"), std::string::npos) << analysis["rules"][0];
 }
 
 // An Nsight Compute report (.ncu-rep, found by its first bytes, "NVR" and a NUL) is read through ncu

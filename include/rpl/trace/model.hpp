@@ -20,6 +20,9 @@ struct Source {
   std::string trace_level;         // what rocm-perf's CUPTI tracer recorded (kernels, default, full); empty when not said
   std::optional<int> rank;         // the process's rank in a multi-rank job, where the tracer recorded one
   std::string host;                // the host it ran on (rocpd_info_node), where recorded
+  // Its dispatches were timed one at a time and laid end to end here (Nsight Compute replays each
+  // launch alone): their durations are measured, the gaps between them are not.
+  bool laid_end_to_end = false;
 };
 
 struct Agent {
