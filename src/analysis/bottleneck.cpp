@@ -55,7 +55,9 @@ bool near_roof(const BottleneckInputs& in) {
 
 Verdict launch_overhead(const BottleneckInputs& in, const Words& w) {
   const char* rule = "launch_overhead_bound";
-  if (!in.gpu_busy_fraction) return not_fired(rule, "GPU busy time unknown: the launches were timed one at a time (ncu), no gaps between them measured");
+  if (!in.gpu_busy_fraction) {
+    return not_fired(rule, "GPU busy time unknown: the launches were timed one at a time (ncu), no gaps between them measured");
+  }
   if (in.mean_dispatch_us >= kShortDispatchUs || *in.gpu_busy_fraction >= kLowBusyFraction) {
     return not_fired(rule, fmt::format("mean dispatch {:.1f} us, GPU busy {:.0f} % of the span", in.mean_dispatch_us,
                                        100 * *in.gpu_busy_fraction));
@@ -84,19 +86,20 @@ Verdict small_grid(const BottleneckInputs& in, const Words& w) {
 
 Verdict bandwidth(const BottleneckInputs& in, const Words& w) {
   const char* rule = "memory_bandwidth_bound";
-  const std::string step = fmt::format("move fewer bytes: fuse it with the kernels around it, reuse tiles from {}, use narrower data types", w.shared);
+  const std::string step =
+      fmt::format("move fewer bytes: fuse it with the kernels around it, reuse tiles from {}, use narrower data types", w.shared);
   if ((!in.roofline || !in.roofline->position) && in.dram_percent_of_peak) {
     // DRAM bytes counted but no FLOPs (an ncu file of a user's --metrics): near the DRAM peak is
     // near that roof whatever the arithmetic, but less sure than with the roofline's position.
-    std::string reason = fmt::format("DRAM at {:.1f} % of its peak (no FLOPs counted: no roofline position)", *in.dram_percent_of_peak);
+    const double percent = *in.dram_percent_of_peak;
+    std::string reason = fmt::format("DRAM at {:.1f} % of its peak (no FLOPs counted: no roofline position)", percent);
     if (in.roofline) {
       if (const auto& dram = in.roofline->achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)]) {
-        reason = fmt::format("DRAM {} = {:.1f} % of its peak (no FLOPs counted: no roofline position)", si_units(*dram, "B/s"),
-                             *in.dram_percent_of_peak);
+        reason = fmt::format("DRAM {} = {:.1f} % of its peak (no FLOPs counted: no roofline position)", si_units(*dram, "B/s"), percent);
       }
     }
-    if (*in.dram_percent_of_peak < kNearRoofPercent) return not_fired(rule, reason);
-    return fired(rule, "memory-bound: " + reason, step, 0.5 + 0.3 * (std::min(*in.dram_percent_of_peak, 100.0) - kNearRoofPercent) / (100 - kNearRoofPercent));
+    if (percent < kNearRoofPercent) return not_fired(rule, reason);
+    return fired(rule, "memory-bound: " + reason, step, 0.5 + 0.3 * (std::min(percent, 100.0) - kNearRoofPercent) / (100 - kNearRoofPercent));
   }
   if (!in.roofline || !in.roofline->position) return not_fired(rule, "no roofline (profile with --roofline)");
   const auto& r = *in.roofline;
@@ -208,7 +211,8 @@ BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSumma
   in.time_ms = k.total_ms;
   in.mean_dispatch_us = k.dispatches > 0 ? 1000.0 * k.total_ms / static_cast<double>(k.dispatches) : 0;
   // Launches laid end to end leave no gaps to measure: how busy the GPU was is not known then.
-  const bool gaps_measured = std::none_of(trace.sources.begin(), trace.sources.end(), [](const trace::Source& s) { return s.laid_end_to_end; });
+  const bool gaps_measured =
+      std::none_of(trace.sources.begin(), trace.sources.end(), [](const trace::Source& s) { return s.laid_end_to_end; });
   if (!trace.dispatches.empty() && gaps_measured) in.gpu_busy_fraction = gpu_busy_fraction(trace);
   double workgroups = 1;
   for (int i = 0; i < 3; ++i) {

@@ -180,8 +180,11 @@ std::map<int64_t, Launch> read_launches(std::istream& in, const fs::path& file) 
       units = fields;  // the raw page's units
       continue;
     }
+    // A launch's ID: a count from 0, bounded before the cast.
     const auto id = number(fields[c->id]);
-    if (!id) fail(Errc::bad_input, "{}: line {}: ID is '{}', not a number", file.string(), first_line, fields[c->id]);
+    if (!id || *id < 0 || *id > 1e15 || *id != std::floor(*id)) {
+      fail(Errc::bad_input, "{}: line {}: ID is '{}', not a number of a launch", file.string(), first_line, fields[c->id]);
+    }
     Launch& l = launches[static_cast<int64_t>(*id)];
     if (l.kernel.empty()) {
       l.kernel = fields[c->kernel];

@@ -34,12 +34,17 @@ analysis::ProfileTimes times_from_summary(const Json& summary, const fs::path& f
   return t;
 }
 
+void set_gpu(DiffProfile& p, const std::string& product, const std::string& architecture, bool product_recorded) {
+  p.gpu = product + " (" + architecture + ")";
+  p.gpu_architecture = architecture;
+  p.gpu_product_recorded = product_recorded;
+}
+
 // What diff needs of profile.json besides the times: the GPU, the dominant kernel's occupancy.
 void read_summary(const Json& summary, DiffProfile& p) {
   if (const auto& gpu = summary.value("gpu", Json()); gpu.is_object()) {
-    p.gpu_architecture = gpu.value("architecture", std::string());
-    p.gpu = gpu.value("product", std::string()) + " (" + p.gpu_architecture + ")";
-    p.gpu_product_recorded = gpu.value("product_recorded", true);  // written before the field was: recorded
+    // A profile.json written before product_recorded was: recorded.
+    set_gpu(p, gpu.value("product", std::string()), gpu.value("architecture", std::string()), gpu.value("product_recorded", true));
   }
   const auto& k = summary.value("kernel", Json());
   const auto& o = summary.value("occupancy", Json());
@@ -65,11 +70,7 @@ std::vector<fs::path> traces_of(const fs::path& path) {
 void read_trace(const std::vector<fs::path>& files, DiffProfile& p) {
   const auto trace = read_trace_files(files);
   const auto summary = analysis::summarize_trace(trace, {});
-  if (summary.gpu) {
-    p.gpu = summary.gpu->product + " (" + summary.gpu->architecture + ")";
-    p.gpu_architecture = summary.gpu->architecture;
-    p.gpu_product_recorded = summary.gpu->product_recorded;
-  }
+  if (summary.gpu) set_gpu(p, summary.gpu->product, summary.gpu->architecture, summary.gpu->product_recorded);
   if (summary.kernel) p.dominant_kernel = summary.kernel->name;
   if (summary.occupancy) p.dominant_occupancy = summary.occupancy->theoretical;
   p.times = analysis::kernel_times(trace);

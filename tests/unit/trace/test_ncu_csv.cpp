@@ -155,6 +155,8 @@ TEST(NcuCsv, BadInputIsOneLineThatSaysWhat) {
   EXPECT_NE(m.find("line 2: 2 fields where the header has 11"), std::string::npos) << m;
   m = error("id.csv", details + "\"zero\",\"1\",\"a.out\",\"h\",\"k()\",\"1\",\"7\",\"S\",\"Duration\",\"ns\",\"5\"\n");
   EXPECT_NE(m.find("line 2: ID is 'zero', not a number"), std::string::npos) << m;
+  m = error("huge_id.csv", details + "\"4.4e105\",\"1\",\"a.out\",\"h\",\"k()\",\"1\",\"7\",\"S\",\"Duration\",\"ns\",\"5\"\n");
+  EXPECT_NE(m.find("line 2: ID is '4.4e105', not a number of a launch"), std::string::npos) << "found by fuzz_ncu_trace: " << m;
 }
 
 }  // namespace
