@@ -87,10 +87,11 @@ TEST(Bottleneck, MemoryBandwidthBoundFromDramBytesAlone) {
   EXPECT_NE(b.reasons[0].find("DRAM 4.03 TB/s = 83.8 % of its peak (no FLOPs counted"), std::string::npos) << b.reasons[0];
   EXPECT_NEAR(b.confidence, 0.68, 1e-9) << "0.5 + 0.3 * 23.8 / 40, rounded: under the 0.78 of a roofline at 83.8 %";
   in.dram_percent_of_peak = 35;
-  const auto& low = rule(classify_bottleneck(in), "memory_bandwidth_bound");
+  const auto away = classify_bottleneck(in);
+  const auto& low = rule(away, "memory_bandwidth_bound");
   EXPECT_FALSE(low.fired);
   EXPECT_NE(low.reason.find("35.0 % of its peak"), std::string::npos) << low.reason;
-  EXPECT_FALSE(rule(classify_bottleneck(in), "compute_bound").fired) << "FLOPs unknown: never compute-bound";
+  EXPECT_FALSE(rule(away, "compute_bound").fired) << "FLOPs unknown: never compute-bound";
 }
 
 TEST(Bottleneck, ComputeBound) {
