@@ -1,27 +1,17 @@
 #include <rpl/backends/ncu_report.hpp>
 
 #include <chrono>
-#include <sstream>
 
 #include <rpl/backends/ncu_counters.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/core/subprocess.hpp>
+#include <rpl/core/text.hpp>
 
 namespace rpl::backends {
 namespace {
 
 // Exporting reads the whole report; a report of many launches takes seconds, not minutes.
 constexpr double kImportTimeoutSeconds = 600;
-
-// ncu's last words (its ==ERROR== line), where it refused the report.
-std::string last_line(const std::string& output) {
-  std::istringstream lines(output);
-  std::string last;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-  }
-  return last.empty() ? "no output" : last;
-}
 
 }  // namespace
 
@@ -38,8 +28,9 @@ std::string ncu_report_csv(const std::filesystem::path& report) {
   p.timeout = std::chrono::duration<double>(kImportTimeoutSeconds);
   const auto r = run_process(p);
   if (!r.ok()) {
+    const std::string said = last_line(r.output);  // ncu's ==ERROR== line, where it refused the report
     fail(Errc::bad_input, "{}: ncu cannot read this report: {} {} ({})", report.string(), display_command(p.argv),
-         r.describe(kImportTimeoutSeconds), last_line(r.output));
+         r.describe(kImportTimeoutSeconds), said.empty() ? "no output" : said);
   }
   return r.output;
 }
