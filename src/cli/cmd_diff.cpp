@@ -32,7 +32,7 @@ std::string noise_text(const analysis::KernelChange& c) {
 void print_text(const workflow::DiffResult& r, const std::map<std::string, std::string>& labels) {
   for (const auto* p : {&r.before, &r.after}) {
     std::cout << fmt::format("{:<7} {} ({} run{}{}{})\n", p == &r.before ? "before" : "after", p->path, p->times.runs,
-                             p->times.runs == 1 ? "" : "s", p->gpu.empty() ? "" : ", ", p->gpu);
+                             p->times.runs == 1 ? "" : "s", p->gpu ? ", " : "", p->gpu_label());
   }
   const bool bounds = !r.before.roofline_position.empty() || !r.after.roofline_position.empty();
   std::cout << fmt::format("{:<48} {:>11} {:>11} {:>9} {:>9} {:>13}  {}{}\n", "kernel", "before ms", "after ms", "change",

@@ -34,17 +34,18 @@ analysis::ProfileTimes times_from_summary(const Json& summary, const fs::path& f
   return t;
 }
 
-void set_gpu(DiffProfile& p, const std::string& product, const std::string& architecture, bool product_recorded) {
-  p.gpu = product + " (" + architecture + ")";
-  p.gpu_architecture = architecture;
-  p.gpu_product_recorded = product_recorded;
+// A product a trace does not name (the table's stand-in) differs from no other of its architecture.
+bool different_gpus(const analysis::GpuSummary& a, const analysis::GpuSummary& b) {
+  return a.architecture != b.architecture || (a.product_recorded && b.product_recorded && a.product != b.product);
 }
 
 // What diff needs of profile.json besides the times: the GPU, the dominant kernel's occupancy.
 void read_summary(const Json& summary, DiffProfile& p) {
   if (const auto& gpu = summary.value("gpu", Json()); gpu.is_object()) {
-    // A profile.json written before product_recorded was: recorded.
-    set_gpu(p, gpu.value("product", std::string()), gpu.value("architecture", std::string()), gpu.value("product_recorded", true));
+    p.gpu.emplace();
+    p.gpu->product = gpu.value("product", std::string());
+    p.gpu->architecture = gpu.value("architecture", std::string());
+    p.gpu->product_recorded = gpu.value("product_recorded", true);  // written before the field was: recorded
   }
   const auto& k = summary.value("kernel", Json());
   const auto& o = summary.value("occupancy", Json());
@@ -70,7 +71,7 @@ std::vector<fs::path> traces_of(const fs::path& path) {
 void read_trace(const std::vector<fs::path>& files, DiffProfile& p) {
   const auto trace = read_trace_files(files);
   const auto summary = analysis::summarize_trace(trace, {});
-  if (summary.gpu) set_gpu(p, summary.gpu->product, summary.gpu->architecture, summary.gpu->product_recorded);
+  p.gpu = summary.gpu;
   if (summary.kernel) p.dominant_kernel = summary.kernel->name;
   if (summary.occupancy) p.dominant_occupancy = summary.occupancy->theoretical;
   p.times = analysis::kernel_times(trace);
@@ -107,6 +108,8 @@ DiffProfile load_profile(const fs::path& path) {
 
 }  // namespace
 
+std::string DiffProfile::gpu_label() const { return gpu ? gpu->product + " (" + gpu->architecture + ")" : std::string(); }
+
 std::optional<double> DiffProfile::occupancy_of(const std::string& kernel) const {
   return kernel == dominant_kernel ? dominant_occupancy : std::nullopt;
 }
@@ -121,11 +124,8 @@ DiffResult run_diff(const DiffRequest& request, Control& control) {
     control.warning("read", message);
     r.warnings.push_back(std::move(message));
   };
-  // A product the trace does not name (the table's stand-in) differs from no other of its architecture.
-  const bool products_known = r.before.gpu_product_recorded && r.after.gpu_product_recorded;
-  if (!r.before.gpu.empty() && !r.after.gpu.empty() &&
-      (r.before.gpu_architecture != r.after.gpu_architecture || (products_known && r.before.gpu != r.after.gpu))) {
-    warn(fmt::format("the profiles ran on different GPUs ({} and {}); compared anyway", r.before.gpu, r.after.gpu));
+  if (r.before.gpu && r.after.gpu && different_gpus(*r.before.gpu, *r.after.gpu)) {
+    warn(fmt::format("the profiles ran on different GPUs ({} and {}); compared anyway", r.before.gpu_label(), r.after.gpu_label()));
   }
   if (r.before.from_traces != r.after.from_traces) warn("one profile is a profile.json alone: only its dominant kernel can be compared");
   control.stage_started("compare");

@@ -23,7 +23,7 @@ Json side_json(const std::optional<analysis::KernelSide>& s, const DiffProfile& 
 Json diff_document(const DiffResult& r) {
   Json doc = report::document_header();
   for (const auto* p : {&r.before, &r.after}) {
-    doc[p == &r.before ? "before" : "after"] = {{"path", p->path}, {"runs", p->times.runs}, {"gpu", p->gpu.empty() ? Json(nullptr) : Json(p->gpu)}};
+    doc[p == &r.before ? "before" : "after"] = {{"path", p->path}, {"runs", p->times.runs}, {"gpu", p->gpu ? Json(p->gpu_label()) : Json(nullptr)}};
   }
   Json kernels = Json::array();
   for (const auto& c : r.changes) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <rpl/analysis/profile_diff.hpp>
+#include <rpl/analysis/profile_summary.hpp>
 #include <rpl/workflow/control.hpp>
 
 namespace rpl::workflow {
@@ -24,13 +25,14 @@ struct DiffRequest {
 struct DiffProfile {
   std::string path;
   analysis::ProfileTimes times;
-  std::string gpu;                                      // "product (architecture)"; empty where unknown
-  std::string gpu_architecture;                         // "sm_90"
-  bool gpu_product_recorded = false;                    // else the product is the table's stand-in
+  std::optional<analysis::GpuSummary> gpu;              // its architecture and product, where it says
   std::string dominant_kernel;                          // the kernel profile.json describes
   std::optional<double> dominant_occupancy;             // its theoretical occupancy, where computed
   std::map<std::string, std::string> roofline_position; // kernel -> memory_bound, ..., where roofline.json ran
   bool from_traces = false;                             // its run databases, not profile.json alone
+
+  /// "product (architecture)"; empty where the profile does not say.
+  std::string gpu_label() const;
 
   /// The theoretical occupancy of kernel, where this profile computed one (its dominant kernel).
   std::optional<double> occupancy_of(const std::string& kernel) const;

@@ -118,8 +118,8 @@ TEST(WorkflowDiff, TracesOfOtherProfilersAreCompared) {
   workflow::Control control;
   auto r = workflow::run_diff({dir / "before", dir / "after", std::nullopt}, control);
   EXPECT_TRUE(r.before.from_traces);
-  EXPECT_EQ(r.before.gpu, r.after.gpu);
-  EXPECT_NE(r.before.gpu.find("(gfx942)"), std::string::npos) << r.before.gpu;
+  EXPECT_EQ(r.before.gpu_label(), r.after.gpu_label());
+  EXPECT_NE(r.before.gpu_label().find("(gfx942)"), std::string::npos) << r.before.gpu_label();
   EXPECT_NEAR(change(r, kMatmul).change_pct, 50, 0.01);
   EXPECT_TRUE(r.before.occupancy_of(kMatmul).has_value()) << "the dominant kernel's occupancy, from the trace";
   for (const auto& c : r.changes) {
