@@ -49,9 +49,20 @@ Verdict fired(const char* rule, std::string reason, std::string next, double con
   return {{rule, true, std::move(reason), std::move(next)}, clamp01(confidence)};
 }
 
-bool near_roof(const BottleneckInputs& in) {
-  return in.roofline && in.roofline->percent_of_roof && *in.roofline->percent_of_roof >= kNearRoofPercent;
+// ncu's percentages of peak, where the kernel has no roofline position to judge it by.
+std::optional<double> ncu_percent(const BottleneckInputs& in, std::optional<double> SpeedOfLight::*percent) {
+  if ((in.roofline && in.roofline->position) || !in.speed_of_light) return std::nullopt;
+  return (*in.speed_of_light).*percent;
 }
+
+bool near_roof(const BottleneckInputs& in) {
+  if (in.roofline && in.roofline->percent_of_roof) return *in.roofline->percent_of_roof >= kNearRoofPercent;
+  const auto sm = ncu_percent(in, &SpeedOfLight::sm_percent), dram = ncu_percent(in, &SpeedOfLight::dram_percent);
+  return (sm && *sm >= kNearRoofPercent) || (dram && *dram >= kNearRoofPercent) ||
+         (in.dram_percent_of_peak && *in.dram_percent_of_peak >= kNearRoofPercent);
+}
+
+constexpr const char* kNoPosition = "no FLOPs counted: no roofline position";
 
 Verdict launch_overhead(const BottleneckInputs& in, const Words& w) {
   const char* rule = "launch_overhead_bound";
@@ -88,14 +99,16 @@ Verdict bandwidth(const BottleneckInputs& in, const Words& w) {
   const char* rule = "memory_bandwidth_bound";
   const std::string step =
       fmt::format("move fewer bytes: fuse it with the kernels around it, reuse tiles from {}, use narrower data types", w.shared);
-  if ((!in.roofline || !in.roofline->position) && in.dram_percent_of_peak) {
-    // DRAM bytes counted but no FLOPs (an ncu file of a user's --metrics): near the DRAM peak is
-    // near that roof whatever the arithmetic, but less sure than with the roofline's position.
-    const double percent = *in.dram_percent_of_peak;
-    std::string reason = fmt::format("DRAM at {:.1f} % of its peak (no FLOPs counted: no roofline position)", percent);
-    if (in.roofline) {
+  const auto ncu_dram = ncu_percent(in, &SpeedOfLight::dram_percent);
+  if ((!in.roofline || !in.roofline->position) && (in.dram_percent_of_peak || ncu_dram)) {
+    // DRAM bytes counted (or ncu's DRAM speed of light) but no FLOPs: near the DRAM peak is near
+    // that roof whatever the arithmetic, but less sure than with the roofline's position.
+    const double percent = in.dram_percent_of_peak.value_or(ncu_dram.value_or(0));
+    std::string reason = fmt::format("DRAM at {:.1f} % of its peak ({})", percent,
+                                     in.dram_percent_of_peak ? kNoPosition : "ncu's speed of light; no roofline position");
+    if (in.roofline && in.dram_percent_of_peak) {
       if (const auto& dram = in.roofline->achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)]) {
-        reason = fmt::format("DRAM {} = {:.1f} % of its peak (no FLOPs counted: no roofline position)", si_units(*dram, "B/s"), percent);
+        reason = fmt::format("DRAM {} = {:.1f} % of its peak ({})", si_units(*dram, "B/s"), percent, kNoPosition);
       }
     }
     if (percent < kNearRoofPercent) return not_fired(rule, reason);
@@ -115,6 +128,18 @@ Verdict bandwidth(const BottleneckInputs& in, const Words& w) {
 
 Verdict compute(const BottleneckInputs& in, const Words& w) {
   const char* rule = "compute_bound";
+  if (const auto sm = ncu_percent(in, &SpeedOfLight::sm_percent)) {
+    // ncu's SM speed of light: its busiest pipeline or issue near its peak, whatever the FLOPs.
+    const std::string reason = fmt::format("SM throughput at {:.1f} % of its peak (ncu's speed of light: its busiest pipeline or "
+                                           "issue; no roofline position)",
+                                           *sm);
+    if (*sm < kNearRoofPercent) return not_fired(rule, reason);
+    return fired(rule, "compute-bound: " + reason,
+                 fmt::format("find its busiest pipeline (ncu's Compute Workload Analysis) and give it less work: {} or a lower "
+                             "precision for the arithmetic, fewer instructions",
+                             w.matrix),
+                 0.5 + 0.3 * (std::min(*sm, 100.0) - kNearRoofPercent) / (100 - kNearRoofPercent));
+  }
   if (!in.roofline || !in.roofline->position) return not_fired(rule, "no roofline (profile with --roofline)");
   const auto& r = *in.roofline;
   if (*r.position != "compute_bound" || *r.percent_of_roof < kNearRoofPercent) {
@@ -138,6 +163,8 @@ Verdict occupancy(const BottleneckInputs& in, const Words& w) {
                                    100 * kLowOccupancy, in.occupancy_limiter);
   if (in.roofline && in.roofline->percent_of_roof) {
     reason += fmt::format(", and the kernel reaches only {:.1f} % of its roof", *in.roofline->percent_of_roof);
+  } else if (const auto sm = ncu_percent(in, &SpeedOfLight::sm_percent)) {
+    reason += fmt::format(", and its SM throughput is only {:.1f} % of its peak (ncu's speed of light)", *sm);
   }
   const std::string& l = in.occupancy_limiter;
   std::string next = l == "registers" || l == "vgpr" || l == "sgpr"
@@ -232,6 +259,7 @@ BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSumma
       if (achieved && peak) in.dram_percent_of_peak = 100 * *achieved / *peak;
     }
   }
+  in.speed_of_light = kernel_speed_of_light(trace, k.name);
   if (stalls) in.branch_efficiency = stalls->branch_efficiency;
   if (dag) {
     for (const auto& d : dag->kernels) {
@@ -269,12 +297,13 @@ Bottleneck classify_bottleneck(const BottleneckInputs& in) {
       b.next_steps.push_back(v.outcome.next_step);
     }
   } else {
+    // ncu's speed of light, like a roofline, says the kernel is far from every peak.
+    const bool counted = in.roofline || in.speed_of_light;
     b.bottleneck = "mixed";
-    b.confidence = in.roofline ? 0.4 : 0.2;
-    b.reasons.push_back(in.roofline ? "no single limit stands out: not near a roof, occupancy and grid are adequate"
-                                    : "no counter data: profile with --roofline to place the kernel on the roofline");
-    b.next_steps.push_back(in.roofline ? "look at its stalls (--deep) to see what its warps wait for"
-                                       : "rerun with --roofline");
+    b.confidence = counted ? 0.4 : 0.2;
+    b.reasons.push_back(counted ? "no single limit stands out: not near a roof, occupancy and grid are adequate"
+                                : "no counter data: profile with --roofline to place the kernel on the roofline");
+    b.next_steps.push_back(counted ? "look at its stalls (--deep) to see what its warps wait for" : "rerun with --roofline");
   }
   if (in.critical_path_score && *in.critical_path_score < kMinorPathShare) {
     b.reasons.push_back(fmt::format("it holds only {:.1f} % of the critical path: making it faster gains little end to end",

@@ -44,6 +44,13 @@ Json hot_lines_json(const std::vector<analysis::HotLine>& lines) {
   return j;
 }
 
+Json speed_of_light_json(const analysis::SpeedOfLight& s) {
+  return {{"measured_dispatches", s.measured_dispatches},
+          {"sm_percent", maybe_rounded(s.sm_percent)},
+          {"memory_percent", maybe_rounded(s.memory_percent)},
+          {"dram_percent", maybe_rounded(s.dram_percent)}};
+}
+
 Json stalls_json(const analysis::StallAnalysis& s) {
   return {{"measured_dispatches", s.measured_dispatches},
           {"issue_slot_utilization", maybe_rounded(s.issue_slot_utilization)},
@@ -103,6 +110,7 @@ Json analysis_json(const analysis::Bottleneck& b, const analysis::StallAnalysis*
                  {"occupancy", maybe_rounded(in.occupancy)},
                  {"occupancy_limiter", in.occupancy_limiter.empty() ? Json(nullptr) : Json(in.occupancy_limiter)},
                  {"dram_percent_of_peak", maybe_rounded(in.dram_percent_of_peak)},
+                 {"speed_of_light", in.speed_of_light ? speed_of_light_json(*in.speed_of_light) : Json(nullptr)},
                  {"branch_efficiency", maybe_rounded(in.branch_efficiency)}};
   return j;
 }

@@ -101,7 +101,7 @@ struct Columns {
   std::vector<std::string> header;
   size_t id, kernel, stream;
   std::optional<size_t> block, grid, device, cc, display_name;
-  std::optional<size_t> metric, unit, value;  // the details page's
+  std::optional<size_t> section, metric, unit, value;  // the details page's
   std::vector<size_t> metrics;                // the raw page's
   size_t needed = 0;                          // the last column a row must have
 
@@ -137,6 +137,7 @@ Columns columns_of(std::vector<std::string> header, const fs::path& file) {
     c.metric = need("Metric Name");
     c.unit = need("Metric Unit");
     c.value = need("Metric Value");
+    c.section = column(header, "Section Name");
     c.needed = std::max({c.needed, *c.metric, *c.unit, *c.value});
   } else {
     for (size_t i = 0; i < header.size(); ++i) {
@@ -146,6 +147,21 @@ Columns columns_of(std::vector<std::string> header, const fs::path& file) {
   }
   c.header = std::move(header);
   return c;
+}
+
+// The details page names a metric by its label in a section. The GPU Speed Of Light section's
+// percentages of peak are ncu's own verdict on what binds a launch; they are kept under the raw
+// names the raw page and --metrics give them (the labels of ncu's SpeedOfLight section file), so
+// both pages feed the same counters. Other sections reuse the labels in other units
+// ("Memory Throughput" in byte/second), hence the section and the unit.
+std::string metric_name(const std::string& section, const std::string& label, const std::string& unit) {
+  if (section != "GPU Speed Of Light Throughput" || unit != "%") return label;
+  static const std::map<std::string, std::string> raw = {
+      {"Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
+      {"Memory Throughput", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
+      {"DRAM Throughput", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"}};
+  const auto it = raw.find(label);
+  return it == raw.end() ? label : it->second;
 }
 
 // Every launch of the file, by ID. The details page has a row per launch and metric; the raw page
@@ -196,7 +212,10 @@ std::map<int64_t, Launch> read_launches(std::istream& in, const fs::path& file) 
       l.product = c->text(fields, c->display_name);
     }
     if (c->metric) {
-      if (!fields[*c->metric].empty()) l.add(fields[*c->metric], fields[*c->value], fields[*c->unit]);  // empty: a rule's row
+      if (!fields[*c->metric].empty()) {  // empty: a rule's row
+        const std::string& unit = fields[*c->unit];
+        l.add(metric_name(c->text(fields, c->section), fields[*c->metric], unit), fields[*c->value], unit);
+      }
     } else {
       for (size_t i : c->metrics) {
         if (i < fields.size()) l.add(c->header[i], fields[i], i < units.size() ? units[i] : std::string());

@@ -275,6 +275,41 @@ TEST(CliAnalyze, AnNcuRawPageWithDramBytesAloneJudgesBandwidth) {
   EXPECT_NE(analysis["rules"][0]["reason"].get<std::string>().find("timed one at a time"), std::string::npos) << analysis["rules"][0];
 }
 
+// ncu's own percentages of peak (the details page's GPU Speed Of Light section) judge the kernels
+// of the PyTorch program, which no FLOPs or bytes counted place on the roofline: cuBLAS's GEMM at
+// 89.9 % of the SM's peak is compute-bound (its 18.75 % occupancy, one block an SM, is by design),
+// the clamp at 85 % of the DRAM's is bandwidth-bound. Before, the GEMM was "occupancy_limited: use
+// fewer registers" and the clamp "mixed: no counter data".
+TEST(CliAnalyze, NcuSpeedOfLightJudgesTheKernelsOfAPyTorchProgram) {
+  const auto dir = fresh_dir("ncu_speed_of_light");
+  const auto details = (source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv").string();
+  auto analysis_of = [&](const std::string& kernel) {
+    const auto out = dir / kernel;
+    auto r = run_cli({"analyze", "--kernel", kernel, "--out", out.string(), details});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto text = read_file(out / "analysis.json");
+    EXPECT_EQ(schema_errors(text, "analysis"), "");
+    return nlohmann::json::parse(text);
+  };
+  const auto gemm = analysis_of("nvjet_sm90");
+  EXPECT_EQ(gemm["classification"]["bottleneck"], "compute_bound") << gemm["classification"];
+  EXPECT_NE(gemm["classification"]["reasons"][0].get<std::string>().find("SM throughput at 89.9 % of its peak"), std::string::npos);
+  const auto& sol = gemm["inputs"]["speed_of_light"];
+  EXPECT_EQ(sol["measured_dispatches"], 3);
+  EXPECT_NEAR(sol["sm_percent"].get<double>(), 89.882928, 1e-6) << "89.91, 89.75 and 89.99 weighted by duration";
+  EXPECT_NEAR(sol["memory_percent"].get<double>(), 69.523015, 1e-6);
+  EXPECT_NEAR(sol["dram_percent"].get<double>(), 16.60632, 1e-6);
+  const auto clamp = analysis_of("launch_clamp_scalar");
+  EXPECT_EQ(clamp["classification"]["bottleneck"], "memory_bandwidth_bound") << clamp["classification"];
+  EXPECT_NE(clamp["classification"]["reasons"][0].get<std::string>().find("DRAM at 85.0 % of its peak (ncu's speed of light"),
+            std::string::npos);
+  // The raw page of the same program asked for no speed of light: its DRAM bytes judge instead.
+  auto raw = run_cli({"analyze", "--kernel", "nvjet_sm90", "--out", (dir / "raw").string(),
+                      (source_dir() / "tests/fixtures/ncu_raw_torch_roofline.csv").string()});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "raw/analysis.json"))["inputs"]["speed_of_light"].is_null());
+}
+
 // An Nsight Compute report (.ncu-rep, found by its first bytes, "NVR" and a NUL) is read through ncu
 // --import: here a stand-in ncu that prints what ncu printed of a real report, a Triton program's
 // (add_kernel, 10 launches after 2 of PyTorch's random fills, on an H200). A report ncu refuses,
@@ -295,6 +330,10 @@ TEST(CliAnalyze, AnNsightComputeReportIsReadThroughNcu) {
   EXPECT_EQ(j["kernel"]["dispatches"], 10);
   EXPECT_DOUBLE_EQ(j["kernel"]["total_ms"].get<double>(), 0.454336) << "as analyze read the report on the H200";
   EXPECT_DOUBLE_EQ(j["occupancy"]["theoretical"].get<double>(), 1.0);
+  auto judged = run_cli({"analyze", "--out", (dir / "out").string(), report.string()}, fake_ncu);
+  ASSERT_EQ(judged.exit_code, 0) << judged.err;
+  EXPECT_NE(judged.out.find("Bottleneck  memory_bandwidth_bound"), std::string::npos)
+      << "the report's raw page has ncu's DRAM speed of light, 82-84 %: " << judged.out;
   EXPECT_NE(j["warnings"][0].get<std::string>().find(report.string() + ": Nsight Compute profiles"), std::string::npos)
       << "the report is named, not an export of it: " << j["warnings"][0];
   EXPECT_EQ(run_cli({"analyze", "--json", dir.string()}, fake_ncu).out, r.out) << "a folder of reports; same bytes";

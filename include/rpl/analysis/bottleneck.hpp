@@ -9,6 +9,7 @@
 #include <rpl/analysis/dag.hpp>
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/analysis/roofline.hpp>
+#include <rpl/analysis/speed_of_light.hpp>
 #include <rpl/analysis/stalls.hpp>
 
 namespace rpl::analysis {
@@ -25,7 +26,8 @@ struct BottleneckInputs {
   std::optional<double> occupancy;           // theoretical, 0..1
   std::string occupancy_limiter;
   std::optional<KernelRoofline> roofline;    // measured by a counter pass
-  std::optional<double> dram_percent_of_peak;
+  std::optional<double> dram_percent_of_peak;         // from the DRAM bytes counted and the peak
+  std::optional<SpeedOfLight> speed_of_light;         // ncu's own percentages of peak
   std::optional<double> critical_path_score;
   std::optional<double> branch_efficiency;   // 0..1, from the stall pass where one ran
 };

@@ -1,4 +1,6 @@
 // Every bottleneck rule, made to fire and made not to.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/bottleneck.hpp>
@@ -104,6 +106,71 @@ TEST(Bottleneck, ComputeBound) {
   EXPECT_NE(classify_bottleneck(in).next_steps[0].find("lower precision"), std::string::npos);
   in.roofline = placed("compute_bound", 40, "fp32");
   EXPECT_FALSE(rule(classify_bottleneck(in), "compute_bound").fired);
+}
+
+// ncu's speed of light (its percentages of peak, no FLOPs or bytes counted) judges a kernel the
+// roofline cannot place: the figures of a PyTorch program's ncu details page on an H200.
+SpeedOfLight ncu(double sm, double dram) {
+  SpeedOfLight s;
+  s.sm_percent = sm;
+  s.dram_percent = dram;
+  s.memory_percent = std::max(sm, dram);
+  s.measured_dispatches = 3;
+  return s;
+}
+
+TEST(Bottleneck, NcuSpeedOfLightJudgesWithoutARooflinePosition) {
+  auto gemm = healthy();
+  gemm.occupancy = 0.1875;  // cuBLAS's one block an SM, by design
+  gemm.occupancy_limiter = "registers";
+  gemm.speed_of_light = ncu(89.9, 16.7);
+  auto b = classify_bottleneck(gemm);
+  EXPECT_EQ(b.bottleneck, "compute_bound");
+  EXPECT_NE(b.reasons[0].find("SM throughput at 89.9 % of its peak (ncu's speed of light"), std::string::npos) << b.reasons[0];
+  EXPECT_NEAR(b.confidence, 0.72, 1e-9) << "0.5 + 0.3 * 29.9 / 40, rounded";
+  EXPECT_EQ(rule(b, "occupancy_limited").reason, "low occupancy, but the kernel is near a roof already");
+  EXPECT_FALSE(rule(b, "memory_bandwidth_bound").fired);
+  EXPECT_NE(rule(b, "memory_bandwidth_bound").reason.find("DRAM at 16.7 % of its peak (ncu's speed of light"), std::string::npos);
+
+  auto clamp = healthy();
+  clamp.speed_of_light = ncu(28.7, 85.0);
+  b = classify_bottleneck(clamp);
+  EXPECT_EQ(b.bottleneck, "memory_bandwidth_bound");
+  EXPECT_NE(b.reasons[0].find("DRAM at 85.0 % of its peak (ncu's speed of light"), std::string::npos) << b.reasons[0];
+  EXPECT_FALSE(rule(b, "compute_bound").fired);
+
+  // Far from both peaks: occupancy is then the suspect, with ncu's figure beside it; with occupancy
+  // full, nothing stands out, but counters were measured.
+  gemm.speed_of_light = ncu(23.6, 0.7);
+  b = classify_bottleneck(gemm);
+  EXPECT_EQ(b.bottleneck, "occupancy_limited");
+  EXPECT_NE(b.reasons[0].find("its SM throughput is only 23.6 % of its peak (ncu's speed of light)"), std::string::npos) << b.reasons[0];
+  auto idle = healthy();
+  idle.speed_of_light = ncu(23.6, 0.7);
+  b = classify_bottleneck(idle);
+  EXPECT_EQ(b.bottleneck, "mixed");
+  EXPECT_DOUBLE_EQ(b.confidence, 0.4);
+  EXPECT_NE(b.next_steps[0].find("stalls"), std::string::npos);
+}
+
+// Where the roofline places the kernel, its position decides and ncu's percentages are not read;
+// DRAM bytes counted come before ncu's DRAM percentage.
+TEST(Bottleneck, ARooflinePositionOrCountedBytesComeBeforeNcuSpeedOfLight) {
+  auto in = healthy();
+  in.speed_of_light = ncu(95, 95);
+  in.roofline = placed("memory_bound", 30);
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "memory_latency_bound");
+  EXPECT_FALSE(rule(b, "compute_bound").fired);
+  KernelRoofline bytes_only;
+  bytes_only.name = "k";
+  bytes_only.measured_dispatches = 1;
+  in.roofline = bytes_only;
+  in.dram_percent_of_peak = 40;
+  in.speed_of_light = ncu(10, 90);
+  b = classify_bottleneck(in);
+  EXPECT_FALSE(rule(b, "memory_bandwidth_bound").fired);
+  EXPECT_NE(rule(b, "memory_bandwidth_bound").reason.find("40.0 %"), std::string::npos) << rule(b, "memory_bandwidth_bound").reason;
 }
 
 TEST(Bottleneck, MemoryLatencyBound) {

@@ -42,7 +42,15 @@ TEST(NcuCsv, RealDetailsPageOfAnSm100Gemm) {
   EXPECT_EQ(t.agents[0].name, "sm_100") << "from the CC column, 10.0";
   EXPECT_EQ(t.agents[0].vendor_name, "NVIDIA");
   EXPECT_EQ(t.agents[0].compute_units, 152) << "Launch Statistics' # SMs";
-  EXPECT_TRUE(t.counter_names.empty()) << "sections only: no raw metric";
+  // Its GPU Speed Of Light percentages, kept under the raw names the raw page gives them; no other
+  // label of a section is a counter.
+  ASSERT_EQ(t.counter_names, (std::vector<std::string>{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                                                       "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                                                       "sm__throughput.avg.pct_of_peak_sustained_elapsed"}));
+  ASSERT_EQ(t.counter_values.size(), 3u);
+  EXPECT_DOUBLE_EQ(t.counter_values[0].value, 21.68) << "Memory Throughput";
+  EXPECT_DOUBLE_EQ(t.counter_values[1].value, 0.74) << "DRAM Throughput";
+  EXPECT_DOUBLE_EQ(t.counter_values[2].value, 23.59) << "Compute (SM) Throughput";
   EXPECT_TRUE(said(t, "Nsight Compute profiles each kernel launch alone"));
   EXPECT_FALSE(said(t, "no CC column"));
 }
@@ -79,6 +87,29 @@ TEST(NcuCsv, OlderLayoutWithRawMetricsAndNoLaunchColumns) {
   EXPECT_TRUE(said(t, "1 of 3 kernel launches have no duration"));
   EXPECT_TRUE(said(t, "this layout of ncu's CSV has no CC column: the GPU is not known"));
   EXPECT_TRUE(said(t, "no launch statistics (grid and block sizes, registers, shared memory)"));
+}
+
+// A label means a Speed Of Light percentage only in that section and in percent: the Memory
+// Workload Analysis section's "Memory Throughput" is bytes a second, and stays a label.
+TEST(NcuCsv, OnlyTheSpeedOfLightSectionsPercentagesAreKeptAsRawMetrics) {
+  const auto dir = fresh_dir("ncu_sol");
+  std::string csv = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+                    "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  auto row = [&](const std::string& section, const std::string& metric, const std::string& unit, const std::string& value) {
+    csv += "\"0\",\"1\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(128, 1, 1)\",\"(64, 1, 1)\",\"0\",\"9.0\",\"" + section + "\",\"" + metric +
+           "\",\"" + unit + "\",\"" + value + "\"\n";
+  };
+  row("Memory Workload Analysis", "Memory Throughput", "Tbyte/second", "3.90");
+  row("GPU Speed Of Light Throughput", "Memory Throughput", "%", "81.50");
+  row("GPU Speed Of Light Throughput", "Duration", "us", "12.50");
+  row("GPU Speed Of Light Throughput", "Compute (SM) Throughput", "cycle", "7");
+  write_text(dir / "ncu.csv", csv);
+  const auto t = trace::read_traces({dir / "ncu.csv"});
+  ASSERT_EQ(t.dispatches.size(), 1u);
+  EXPECT_EQ(t.dispatches[0].duration_ns(), 12500);
+  ASSERT_EQ(t.counter_names, std::vector<std::string>{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"})
+      << "a label in another unit is not taken for the percentage";
+  EXPECT_DOUBLE_EQ(t.counter_values.at(0).value, 81.5);
 }
 
 // The raw page (a column per metric, a row of units after the header) of our softmax testbed on an
