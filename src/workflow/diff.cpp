@@ -88,7 +88,7 @@ DiffProfile load_profile(const fs::path& path) {
     const fs::path summary_file = path / "profile.json";
     if (!fs::is_regular_file(summary_file, ec)) {
       fail(Errc::bad_input, "{}: no profile.json here, nor a trace; give a folder that rocm-perf profile wrote, its profile.json, or a trace "
-                            "(rocpd, rocprofv3, rocprof, rocprof-compute, PyTorch profiler, Nsight Systems)", path.string());
+                            "(rocpd, rocprofv3, rocprof, rocprof-compute, PyTorch profiler, Nsight Systems, Nsight Compute)", path.string());
     }
     const Json summary = read_json_document(summary_file);
     read_summary(summary, p);
@@ -108,7 +108,10 @@ DiffProfile load_profile(const fs::path& path) {
 
 }  // namespace
 
-std::string DiffProfile::gpu_label() const { return gpu ? gpu->product + " (" + gpu->architecture + ")" : std::string(); }
+std::string DiffProfile::gpu_label() const {
+  if (!gpu) return "";
+  return gpu->product_recorded ? gpu->product + " (" + gpu->architecture + ")" : gpu->architecture + ", product not recorded";
+}
 
 std::optional<double> DiffProfile::occupancy_of(const std::string& kernel) const {
   return kernel == dominant_kernel ? dominant_occupancy : std::nullopt;

@@ -104,6 +104,12 @@ TEST(CliDiff, AProductTheTraceDoesNotNameDiffersFromNoneOfItsArchitecture) {
   auto d = run_cli({"diff", (fixtures / "ncu_details_torch_roofline.csv").string(), (fixtures / "ncu_raw_torch_roofline.csv").string()});
   EXPECT_EQ(d.exit_code, 0) << d.err;
   EXPECT_EQ(d.err.find("different GPUs"), std::string::npos) << d.err;
+  // The details page names no product: no stand-in is printed as if it had.
+  EXPECT_NE(d.out.find("ncu_details_torch_roofline.csv (1 run, sm_90, product not recorded)"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("ncu_raw_torch_roofline.csv (1 run, NVIDIA H200 (sm_90))"), std::string::npos) << d.out;
+  auto j = run_cli({"diff", "--json", (fixtures / "ncu_details_torch_roofline.csv").string(),
+                    (fixtures / "ncu_raw_torch_roofline.csv").string()});
+  EXPECT_EQ(json::parse(j.out)["before"]["gpu"], "sm_90, product not recorded") << j.out;
   auto other = run_cli({"diff", (fixtures / "ncu_raw_torch_roofline.csv").string(),
                         (fixtures / "real/ncu-superbench-b200/cublaslt_ncu.log").string()});
   EXPECT_NE(other.err.find("different GPUs"), std::string::npos) << "sm_90 and sm_100: " << other.err;

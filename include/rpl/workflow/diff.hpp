@@ -31,7 +31,8 @@ struct DiffProfile {
   std::map<std::string, std::string> roofline_position; // kernel -> memory_bound, ..., where roofline.json ran
   bool from_traces = false;                             // its run databases, not profile.json alone
 
-  /// "product (architecture)"; empty where the profile does not say.
+  /// "product (architecture)", or "architecture, product not recorded" where the trace named no
+  /// product (the table's stand-in is no GPU to compare); empty where the profile does not say.
   std::string gpu_label() const;
 
   /// The theoretical occupancy of kernel, where this profile computed one (its dominant kernel).
