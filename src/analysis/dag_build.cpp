@@ -425,6 +425,7 @@ class Builder {
       out.source = p.source;
       out.guid = p.guid;
       out.dependencies_recorded = p.by_correlation;
+      out.laid_end_to_end = trace_.sources.at(static_cast<size_t>(p.source)).laid_end_to_end;
       g_.processes.push_back(std::move(out));
     }
     for (uint32_t v = 0; v < n; ++v) ++g_.processes[g_.process[v]].nodes;

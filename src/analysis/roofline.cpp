@@ -96,6 +96,11 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
     return;
   }
   const double seconds = s.time_ns * 1e-9;
+  // Not one kind counted: say that first, not the first kind's counter (a file of other counters).
+  if (std::none_of(s.flops.begin(), s.flops.end(), [](const Sum& f) { return f.known; }) &&
+      std::any_of(s.flops.begin(), s.flops.end(), [](const Sum& f) { return f.first_missing != nullptr; })) {
+    k.missing.push_back("no FLOPs counted: the trace has none of the FLOP counters");
+  }
   for (size_t i = 0; i < kComputeKinds; ++i) {
     if (s.flops[i].known) {
       k.flops[i] = s.flops[i].value;

@@ -122,6 +122,16 @@ std::string bottleneck_text(const analysis::Bottleneck& b) {
   return text;
 }
 
+std::string speed_of_light_text(const analysis::SpeedOfLight& sol) {
+  std::string figures;
+  for (const auto& [unit, percent] : {std::pair{"SM", sol.sm_percent}, std::pair{"memory", sol.memory_percent},
+                                      std::pair{"DRAM", sol.dram_percent}}) {
+    if (percent) figures += fmt::format("{}{} {:.1f} %", figures.empty() ? "" : ", ", unit, *percent);
+  }
+  return fmt::format("SOL         {} of their peaks (ncu's speed of light, {} launch{})\n", figures, sol.measured_dispatches,
+                     sol.measured_dispatches == 1 ? "" : "es");
+}
+
 std::string stalls_text(const analysis::StallAnalysis& s, const std::string& of) {
   std::string text = of.empty() ? "Stalls      " : fmt::format("Stalls of   {}\n            ", of);
   size_t shown = 0;

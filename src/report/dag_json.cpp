@@ -81,7 +81,7 @@ Json dag_json(const analysis::DagResult& dag, const trace::Trace& trace, const a
     processes.push_back({{"file", trace.sources.at(static_cast<size_t>(p.source)).path},
                          {"guid", p.guid},
                          {"nodes", p.nodes},
-                         {"dependencies", p.dependencies_recorded ? "recorded" : "inferred"},
+                         {"dependencies", p.laid_end_to_end ? "laid_end_to_end" : p.dependencies_recorded ? "recorded" : "inferred"},
                          {"critical_path_ns", p.critical_path_ns},
                          {"makespan_ns", p.makespan_ns}});
   }
@@ -132,10 +132,12 @@ Json dag_json(const analysis::DagResult& dag, const trace::Trace& trace, const a
 std::string dag_text(const analysis::DagResult& dag, analysis::NameStyle names) {
   if (dag.nodes == 0) return "";
   const auto& process = dag.processes[dag.critical_process];
-  std::string text = fmt::format("DAG         critical path {} through {} of {} GPU operations ({} span{})\n",
-                                 ms(dag.critical_path_ns),
-                                 dag.path.size(), dag.nodes, ms(process.makespan_ns),
-                                 process.dependencies_recorded ? "" : "; cross-stream dependencies inferred");
+  const std::string how = process.laid_end_to_end
+                              ? "launches timed one at a time and laid end to end: their sum, not the program's timeline"
+                              : fmt::format("{} span{}", ms(process.makespan_ns),
+                                            process.dependencies_recorded ? "" : "; cross-stream dependencies inferred");
+  std::string text = fmt::format("DAG         critical path {} through {} of {} GPU operations ({})\n", ms(dag.critical_path_ns),
+                                 dag.path.size(), dag.nodes, how);
   if (!dag.kernels.empty() && dag.kernels.front().path_ns > 0) {
     const auto& k = dag.kernels.front();
     text += fmt::format("            {} holds {:.1f} % of it", analysis::kernel_label(k.name, names), 100.0 * k.critical_path_score);

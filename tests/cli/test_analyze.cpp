@@ -273,6 +273,14 @@ TEST(CliAnalyze, AnNcuRawPageWithDramBytesAloneJudgesBandwidth) {
   // Launches ncu laid end to end have no gaps measured: no GPU busy fraction, said so.
   EXPECT_TRUE(analysis["inputs"]["gpu_busy_fraction"].is_null());
   EXPECT_NE(analysis["rules"][0]["reason"].get<std::string>().find("timed one at a time"), std::string::npos) << analysis["rules"][0];
+  // Nor is the DAG the program's: its path is the launches' sum, and says so.
+  const auto dag = nlohmann::json::parse(read_file(dir / "out/dag.json"));
+  EXPECT_EQ(schema_errors(dag.dump(), "dag"), "");
+  EXPECT_EQ(dag["processes"][0]["dependencies"], "laid_end_to_end");
+  EXPECT_EQ(dag["critical_path_ns"], dag["makespan_ns"]);
+  EXPECT_NE(r.out.find("GPU operations (launches timed one at a time and laid end to end: their sum, not the program's timeline)"),
+            std::string::npos)
+      << r.out;
 }
 
 // ncu's own percentages of peak (the details page's GPU Speed Of Light section) judge the kernels
@@ -291,6 +299,11 @@ TEST(CliAnalyze, NcuSpeedOfLightJudgesTheKernelsOfAPyTorchProgram) {
     EXPECT_EQ(schema_errors(text, "analysis"), "");
     return nlohmann::json::parse(text);
   };
+  auto text = run_cli({"analyze", details});
+  EXPECT_NE(text.out.find("Roofline    not placed: no FLOPs counted: the trace has none of the FLOP counters\n"
+                          "SOL         SM 89.9 %, memory 69.5 %, DRAM 16.6 % of their peaks (ncu's speed of light, 3 launches)\n"),
+            std::string::npos)
+      << text.out;
   const auto gemm = analysis_of("nvjet_sm90");
   EXPECT_EQ(gemm["classification"]["bottleneck"], "compute_bound") << gemm["classification"];
   EXPECT_NE(gemm["classification"]["reasons"][0].get<std::string>().find("SM throughput at 89.9 % of its peak"), std::string::npos);

@@ -206,26 +206,29 @@ TEST(CliReport, TimelineSaysWhyItIsMissing) {
   }
 }
 
+// The report of `analyze --out` of a trace, in a fresh folder of that name.
+std::string report_of_trace(const std::string& name, const fs::path& trace) {
+  const auto dir = fresh_dir(name);
+  EXPECT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), trace.string()}).exit_code, 0);
+  EXPECT_EQ(run_cli({"report", (dir / "out").string()}).exit_code, 0);
+  return read_text(dir / "out" / "report.html");
+}
+
 // A kernel that ran once has no spread: the summary says so rather than "stable".
 TEST(CliReport, AKernelThatRanOnceIsASingleSample) {
-  const auto dir = fresh_dir("report_single_sample");
-  const auto workload = source_dir() / "tests/fixtures/real/omniperf-1.0.10-mi200";
-  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), workload.string()}).exit_code, 0);
-  ASSERT_EQ(run_cli({"report", (dir / "out").string()}).exit_code, 0);
-  const auto html = read_text(dir / "out" / "report.html");
+  const auto html = report_of_trace("report_single_sample", source_dir() / "tests/fixtures/real/omniperf-1.0.10-mi200");
   EXPECT_NE(html.find("a single sample: no spread to judge"), std::string::npos);
   EXPECT_EQ(html.find("stable: cv"), std::string::npos);
 }
 
 // ncu's details page names no product: the report says the table's stands in, not that it is one.
-TEST(CliReport, AProductTheTraceDoesNotNameIsSaidToBeTakenFromTheTable) {
-  const auto dir = fresh_dir("report_product");
-  const auto details = source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv";
-  ASSERT_EQ(run_cli({"analyze", "--out", (dir / "out").string(), details.string()}).exit_code, 0);
-  ASSERT_EQ(run_cli({"report", (dir / "out").string()}).exit_code, 0);
-  const auto html = read_text(dir / "out" / "report.html");
+// Its launches were timed one at a time: the critical path is their sum, not a span of the program.
+TEST(CliReport, AnNcuFileIsNotTakenForWhatItDidNotRecord) {
+  const auto html = report_of_trace("report_ncu", source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv");
   EXPECT_NE(html.find("sm_90, product not recorded (taken as NVIDIA H100 SXM)"), std::string::npos);
   EXPECT_EQ(html.find("NVIDIA H100 SXM (sm_90)"), std::string::npos);
+  EXPECT_NE(html.find("1.729 ms: the launches' sum (timed one at a time, laid end to end)"), std::string::npos);
+  EXPECT_EQ(html.find("ms span"), std::string::npos);
 }
 
 TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {

@@ -65,6 +65,9 @@ struct DagProcess {
   std::string guid;
   size_t nodes = 0;
   bool dependencies_recorded = false;  // it recorded event operations (no inference for it)
+  // Its launches were timed one at a time and laid end to end (ncu): its path is their sum, in the
+  // order profiled, not the program's own overlap and gaps.
+  bool laid_end_to_end = false;
   int64_t critical_path_ns = 0;
   int64_t makespan_ns = 0;             // first start to last end of its GPU work
 };

@@ -14,5 +14,7 @@ std::string bottleneck_text(const analysis::Bottleneck& bottleneck);
 /// "Stalls      memory_dependency 62 %, ...; issue slots 35 % busy, IPC 1.20, branch efficiency 100 %";
 /// with of, "Stalls of   <of>" and those on the next line.
 std::string stalls_text(const analysis::StallAnalysis& stalls, const std::string& of = "");
+/// "SOL         SM 89.9 %, memory 69.5 %, DRAM 16.6 % of their peaks (ncu's speed of light, 3 launches)".
+std::string speed_of_light_text(const analysis::SpeedOfLight& sol);
 
 }  // namespace rpl::report
