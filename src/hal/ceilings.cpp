@@ -11,7 +11,10 @@
 //   [VALU]  rocprof-compute's one VALU ceiling for every type, max_sclk x CUs x 64 x 2 (reference/rocm.md
 //           §4.4): vector FP16 taken at that rate, as the counters count one FMA per lane
 //   [HBM]   MI300X 5.3 TB/s (mi300.md); MI250 3.2 TB/s (mi250.md); MI250X 3.2768 TB/s from
-//           rocprof-compute's formula 1600 MHz x 32 channels x 32 B x 2 GCDs (reference/rocm.md §4.4)
+//           rocprof-compute's formula 1600 MHz x 32 channels x 32 B x 2 GCDs (reference/rocm.md §4.4);
+//           H100 SXM5 3.35 TB/s and H200 SXM 4.8 TB/s, NVIDIA's datasheets (reference/cuda.md §4.3),
+//           under the names CUDA gives the lent GPUs (ncu's device__attribute_display_name in
+//           tests/fixtures/ncu_raw_softmax.csv and ncu_raw_torch_roofline.csv)
 #include <rpl/hal/ceilings.hpp>
 
 #include <fstream>
@@ -47,10 +50,14 @@ struct ProductBandwidth {
   std::string_view product;
   double bytes_per_s;
 };
-constexpr std::array<ProductBandwidth, 3> kHbm = {{
-    {"AMD Instinct MI300X", 5.3e12},    // [HBM]
+// A product's own name only: the architecture's typical product, standing in where a trace names
+// none, gets no bandwidth (an H200's details page says only sm_90).
+constexpr std::array<ProductBandwidth, 5> kHbm = {{
+    {"AMD Instinct MI300X", 5.3e12},     // [HBM]
     {"AMD Instinct MI250X", 3.2768e12},  // [HBM]
     {"AMD Instinct MI250", 3.2e12},      // [HBM]
+    {"NVIDIA H100 80GB HBM3", 3.35e12},  // [HBM]
+    {"NVIDIA H200", 4.8e12},             // [HBM]
 }};
 
 template <typename Names>
@@ -89,8 +96,10 @@ Ceilings table_ceilings(const DeviceFacts& device) {
       if (p.product == device.product) c.bytes_per_s[static_cast<size_t>(MemoryLevel::dram)] = p.bytes_per_s;
     }
     if (!c.bytes_per_s[static_cast<size_t>(MemoryLevel::dram)]) {
-      c.notes.push_back(fmt::format("no DRAM bandwidth for '{}' in the tables or the trace; give it with --ceilings",
-                                    device.product));
+      c.notes.push_back(device.product.empty()
+                            ? std::string("no DRAM bandwidth: the trace names no product and gives none; give it with --ceilings")
+                            : fmt::format("no DRAM bandwidth for '{}' in the tables or the trace; give it with --ceilings",
+                                          device.product));
     }
   }
   c.notes.push_back("cache and LDS ceilings come only from a --ceilings file");

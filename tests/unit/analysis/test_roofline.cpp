@@ -184,6 +184,23 @@ TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {
   EXPECT_NEAR(*r.ceilings.flops_per_s[kFp16Matrix], 304 * 2100e6 * 2048, 1);
 }
 
+// The DRAM peak of a GPU the trace names but whose memory it does not describe (a PyTorch profiler
+// or Nsight Systems trace): the datasheet's, under the name CUDA gives the product; none for a name
+// the table does not hold.
+TEST(Roofline, ANamedNvidiaProductHasItsDatasheetsDramPeak) {
+  for (const auto& [product, peak] : std::vector<std::pair<std::string, double>>{{"NVIDIA H100 80GB HBM3", 3.35e12}, {"NVIDIA H200", 4.8e12}}) {
+    CounterTrace t("sm_90", product, 132, 1980);
+    t.dispatch("k", 1000, {{"dram__bytes_read.sum", 1}});
+    EXPECT_EQ(analyze_roofline(t.trace).ceilings.bytes_per_s[kDram], peak) << product;
+  }
+  CounterTrace recorded("sm_90", "NVIDIA H200", 132, 1980, 4.81e12);
+  EXPECT_EQ(analyze_roofline(recorded.trace).ceilings.bytes_per_s[kDram], 4.81e12) << "the trace's own figure first";
+  CounterTrace unnamed("sm_90", "", 132, 1980);
+  const auto r = analyze_roofline(unnamed.trace);
+  EXPECT_FALSE(r.ceilings.bytes_per_s[kDram]);
+  EXPECT_NE(r.ceilings.notes[0].find("no DRAM bandwidth: the trace names no product"), std::string::npos) << r.ceilings.notes[0];
+}
+
 TEST(Roofline, Gfx1030HasNoCounterFormulas) {
   CounterTrace t("gfx1030", "AMD Radeon RX 6900 XT", 80, 2250);
   t.dispatch("k", 1000, {{"SQ_INSTS_VALU", 100}});
