@@ -7,6 +7,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/log.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/core/text.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/workflow/export.hpp>
 
@@ -48,9 +49,10 @@ Action add_export_command(CLI::App& app) {
       std::cout << report::dump(workflow::export_document(r));
     } else {
       print_warnings(r.warnings);
-      (to_stdout ? std::cerr : std::cout) << fmt::format("wrote {}: {} processes, {} tracks, {} slices, {} dependency flows, {} counter events\n",
-                                                        r.output.string(), r.counts.processes, r.counts.tracks, r.counts.slices,
-                                                        r.counts.flows, r.counts.counter_events);
+      (to_stdout ? std::cerr : std::cout) << fmt::format(
+          "wrote {}: {}, {}, {}, {}, {}\n", r.output.string(), counted(r.counts.processes, "process", "processes"),
+          counted(r.counts.tracks, "track", "tracks"), counted(r.counts.slices, "slice", "slices"),
+          counted(r.counts.flows, "dependency flow", "dependency flows"), counted(r.counts.counter_events, "counter event", "counter events"));
     }
     return 0;
   };

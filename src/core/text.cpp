@@ -22,4 +22,8 @@ std::string last_line(std::string_view text, size_t max_chars) {
   return line;
 }
 
+std::string counted(size_t n, std::string_view one, std::string_view many) {
+  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
+
 }  // namespace rpl

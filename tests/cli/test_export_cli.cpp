@@ -28,7 +28,7 @@ TEST(CliExport, AmdTraceWithHipCallsKeepsTheFormatsRules) {
   CliResult r;
   const auto doc = exported(db, dir / "trace.json", &r);
   EXPECT_EQ(trace_event_errors(doc.dump()), "");
-  EXPECT_NE(r.out.find("1 processes, 4 tracks, 21 slices, 2 dependency flows, 0 counter events"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 process, 4 tracks, 21 slices, 2 dependency flows, 0 counter events"), std::string::npos) << r.out;
   std::multiset<std::string> cats;
   std::set<std::string> api;
   for (const auto& e : doc["traceEvents"]) {

@@ -94,7 +94,7 @@ TEST(CliOutputPaths, DashIsStdoutAndTheSummaryMovesToStderr) {
   auto r = run_cli({"export", db.string(), "-o", "-"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NO_THROW(json::parse(r.out)) << r.out.substr(0, 200);
-  EXPECT_NE(r.err.find("wrote -: 1 processes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("wrote -: 1 process, "), std::string::npos) << r.err;
   auto via_dev = run_cli({"export", db.string(), "-o", "/dev/stdout"});
   ASSERT_EQ(via_dev.exit_code, 0) << via_dev.err;
   EXPECT_EQ(via_dev.out, r.out);

@@ -28,3 +28,9 @@ TEST(Text, ALongLastLineIsCutToEndInDots) {
   EXPECT_EQ(last_line("abcdef", 5), "ab...");
   EXPECT_EQ(last_line("abcde", 5), "abcde");
 }
+
+TEST(Text, CountedTakesTheNounInItsNumber) {
+  EXPECT_EQ(rpl::counted(1, "process", "processes"), "1 process");
+  EXPECT_EQ(rpl::counted(0, "process", "processes"), "0 processes");
+  EXPECT_EQ(rpl::counted(2, "dependency flow", "dependency flows"), "2 dependency flows");
+}
