@@ -105,6 +105,14 @@ TEST(SearchSpaceBadInput, EachSaysWhat) {
   expect_bad(R"({"parameters": {"A": [1, 2]}, "constraints": ["A > 5"]})", "the constraints reject all 2 configurations");
   expect_bad(R"({"parameters": {"A": [1]}, "derived": {"A": "2"}})", "the name A is used twice");
   expect_bad(R"({"parameters": {"A": [1]}, "derived": {"D": "A +"}})", "derived feature D");
+  // A derived value no argument can carry: said with the configuration, unless a constraint leaves it out.
+  expect_bad(R"({"parameters": {"BM": [64], "TM": [0, 4]}, "derived": {"T": "BM / TM"}})",
+             "derived feature T is inf at BM=64 TM=0, a configuration the constraints keep");
+  expect_bad(R"j({"parameters": {"A": [-1, 1]}, "derived": {"R": "sqrt(A)"}})j", "derived feature R is not a number at A=-1");
+  EXPECT_EQ(parse_search_space(R"({"parameters": {"BM": [64], "TM": [0, 4]}, "derived": {"T": "BM / TM"}, "constraints": ["TM > 0"]})",
+                               "space.json")
+                .size(),
+            1u);
   expect_bad(R"({"parameters": {"A": [1]}, "typo": 1})", "unknown key 'typo'");
   expect_bad(R"({"parameters": {"A": [1]}, "configurations": []})", "either");
   expect_bad(R"([])", "list of configurations is empty");
