@@ -46,6 +46,13 @@ std::vector<int32_t> KernelChoice::choose(const trace::Trace& trace) {
   std::lock_guard<std::mutex> guard(mutex_);
   if (regex_) {
     ++tally_.runs;
+    // For the record, the function the regex chose, where it chose the same one in every run
+    // (with several workers, which run is first is not fixed).
+    if (tally_.runs == 1) {
+      tally_.kernel = name;
+    } else if (tally_.kernel != name) {
+      tally_.kernel.clear();
+    }
     note_other_matches(groups, chosen, name);
     return chosen.dispatches;
   }

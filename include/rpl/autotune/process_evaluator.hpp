@@ -42,7 +42,8 @@ struct ProcessEvaluatorOptions {
 
 /// Which kernel a kernel_time objective measured, over this evaluator's runs.
 struct KernelTally {
-  std::string kernel;          // without --kernel: its function name (empty until a run fixes it)
+  std::string kernel;          // without --kernel: its function name (empty until a run fixes it); with
+                               // --kernel: the function it chose, where every run chose the same
   size_t runs = 0;             // program runs it was measured in
   size_t not_dominant = 0;     // without --kernel: runs where another kernel took more GPU time
   std::string first_dominant;  // that other kernel the first time, its short name
