@@ -101,8 +101,18 @@ std::optional<TraceFormat> format_of(const Head& head, const fs::path& file) {
   return std::nullopt;
 }
 
-// A short description of what a file of no known format seems to be, for the error.
-std::string what_it_looks_like(const Head& head) {
+// A short description of what a file of no known format seems to be, for the error. Binary
+// formats only their own tools read are known by the names those tools give them.
+std::string what_it_looks_like(const Head& head, const fs::path& file) {
+  const std::string ext = file.extension().string();
+  if (ext == ".nsys-rep" || ext == ".qdrep") {
+    return "an Nsight Systems report, which only nsys reads: export it to SQLite (nsys export --type sqlite --output R.sqlite " +
+           file.filename().string() + ") and give the .sqlite";
+  }
+  if (ext == ".pftrace" || ext == ".otf2") {
+    return "a Perfetto or OTF2 trace, which holds no kernel resources or counters: profile with rocprofv3 --output-format rocpd "
+           "(or csv) and give that";
+  }
   const auto first = head.bytes.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (head.bytes[first] == '{' || head.bytes[first] == '[')) {
     return "a JSON file of no trace format read here (rocprofv3's has \"rocprofiler-sdk-tool\"; a PyTorch profiler trace "
@@ -141,7 +151,7 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
     if (fs::file_size(file, ec) == 0) fail(Errc::bad_input, "{}: empty file, not a trace", file.string());
     const auto head = head_of(file);
     const auto format = format_of(head, file);
-    if (!format) fail(Errc::bad_input, "{}: {}", file.string(), what_it_looks_like(head));
+    if (!format) fail(Errc::bad_input, "{}: {}", file.string(), what_it_looks_like(head, file));
     switch (*format) {
       case TraceFormat::rocpd: read_rocpd_into(trace, file, options); break;
       case TraceFormat::rocprofv3_csv: read_rocprofv3_csv_into(trace, file, options); break;

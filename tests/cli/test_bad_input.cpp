@@ -65,6 +65,17 @@ TEST(CliBadInput, NonSqliteFile) {
   expect_error({"analyze", "--json", path.string()}, 2, "not a trace read here: a rocpd or Nsight Systems SQLite database");
 }
 
+// Binary traces only their own tools read: the error says how to get a file that is read here.
+TEST(CliBadInput, AReportOnlyItsOwnToolReadsSaysWhatToExport) {
+  const auto dir = fresh_dir("other_reports");
+  std::ofstream(dir / "run.nsys-rep", std::ios::binary) << std::string("\x01\x02binary\0report", 15);
+  expect_error({"analyze", (dir / "run.nsys-rep").string()}, 2,
+               "an Nsight Systems report, which only nsys reads: export it to SQLite (nsys export --type sqlite --output R.sqlite "
+               "run.nsys-rep)");
+  std::ofstream(dir / "results.pftrace", std::ios::binary) << std::string("\x0a\x05proto", 7);
+  expect_error({"analyze", (dir / "results.pftrace").string()}, 2, "a Perfetto or OTF2 trace, which holds no kernel resources");
+}
+
 TEST(CliBadInput, TruncatedDatabase) {
   const auto dir = fresh_dir("trunc");
   const std::string bytes = read_text(scenario("mi300x", 1, dir));
