@@ -229,6 +229,8 @@ TEST(CliReport, AnNcuFileIsNotTakenForWhatItDidNotRecord) {
   EXPECT_EQ(html.find("NVIDIA H100 SXM (sm_90)"), std::string::npos);
   EXPECT_NE(html.find("1.729 ms: the launches' sum (timed one at a time, laid end to end)"), std::string::npos);
   EXPECT_EQ(html.find("ms span"), std::string::npos);
+  EXPECT_NE(html.find("<td id=\"speed-of-light\">SM 89.9 %, memory 69.5 %, DRAM 16.6 % of their peaks</td>"), std::string::npos)
+      << "ncu's own percentages of peak";
 }
 
 TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {
