@@ -51,6 +51,20 @@ Json speed_of_light_json(const analysis::SpeedOfLight& s) {
           {"dram_percent", maybe_rounded(s.dram_percent)}};
 }
 
+Json findings_json(const std::vector<analysis::KernelFinding>& findings) {
+  Json j = Json::array();
+  for (const auto& f : findings) {
+    j.push_back({{"tool", "ncu"},
+                 {"section", f.section},
+                 {"rule", f.rule},
+                 {"type", f.type},
+                 {"speedup", f.speedup_percent ? Json{{"kind", f.speedup_kind}, {"percent", round6(*f.speedup_percent)}} : Json(nullptr)},
+                 {"launches", f.launches},
+                 {"text", f.text}});
+  }
+  return j;
+}
+
 Json stalls_json(const analysis::StallAnalysis& s) {
   return {{"measured_dispatches", s.measured_dispatches},
           {"issue_slot_utilization", maybe_rounded(s.issue_slot_utilization)},
@@ -100,6 +114,7 @@ Json analysis_json(const analysis::Bottleneck& b, const analysis::StallAnalysis*
   }
   j["rules"] = std::move(rules);
   j["stalls"] = b.stalls ? stalls_json(*b.stalls) : Json(nullptr);
+  j["tool_findings"] = findings_json(b.tool_findings);
   if (other_kernel_stalls) {
     j["other_kernel_stalls"] = {{"kernel", other_kernel_stalls->kernel}, {"stalls", stalls_json(*other_kernel_stalls)}};
   }
@@ -130,6 +145,17 @@ std::string speed_of_light_text(const analysis::SpeedOfLight& sol) {
   }
   return fmt::format("SOL         {} of their peaks (ncu's speed of light, {} launch{})\n", figures, sol.measured_dispatches,
                      sol.measured_dispatches == 1 ? "" : "es");
+}
+
+std::string tool_findings_text(const std::vector<analysis::KernelFinding>& findings) {
+  std::string rules;
+  size_t shown = 0;
+  for (const auto& f : findings) {
+    if (!f.speedup_percent) break;  // those with an estimate come first
+    if (shown++ == 4) break;
+    rules += fmt::format("{}{} (estimated {} speedup {:.1f} %)", rules.empty() ? "" : ", ", f.rule, f.speedup_kind, *f.speedup_percent);
+  }
+  return rules.empty() ? "" : "ncu says    " + rules + "; its words are in analysis.json\n";
 }
 
 std::string stalls_text(const analysis::StallAnalysis& s, const std::string& of) {

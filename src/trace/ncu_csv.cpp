@@ -78,6 +78,7 @@ struct Launch {
   std::optional<std::array<uint64_t, 3>> block, grid;  // threads, blocks
   std::unordered_map<std::string, double> metrics;     // by name, in base units (times in ns)
   std::vector<std::string> order;                      // the metric names, as the file lists them
+  std::vector<ToolFinding> rules;                      // the details page's rule rows, dispatch unset
 
   std::optional<double> metric(std::initializer_list<const char*> names) const {
     for (const char* n : names) {
@@ -102,6 +103,7 @@ struct Columns {
   size_t id, kernel, stream;
   std::optional<size_t> block, grid, device, cc, display_name;
   std::optional<size_t> section, metric, unit, value;  // the details page's
+  std::optional<size_t> rule, rule_type, rule_text, speedup_kind, speedup;  // its rule rows' (newer releases)
   std::vector<size_t> metrics;                // the raw page's
   size_t needed = 0;                          // the last column a row must have
 
@@ -138,6 +140,11 @@ Columns columns_of(std::vector<std::string> header, const fs::path& file) {
     c.unit = need("Metric Unit");
     c.value = need("Metric Value");
     c.section = column(header, "Section Name");
+    c.rule = column(header, "Rule Name");
+    c.rule_type = column(header, "Rule Type");
+    c.rule_text = column(header, "Rule Description");
+    c.speedup_kind = column(header, "Estimated Speedup Type");
+    c.speedup = column(header, "Estimated Speedup");
     c.needed = std::max({c.needed, *c.metric, *c.unit, *c.value});
   } else {
     for (size_t i = 0; i < header.size(); ++i) {
@@ -212,9 +219,13 @@ std::map<int64_t, Launch> read_launches(std::istream& in, const fs::path& file) 
       l.product = c->text(fields, c->display_name);
     }
     if (c->metric) {
-      if (!fields[*c->metric].empty()) {  // empty: a rule's row
+      if (!fields[*c->metric].empty()) {
         const std::string& unit = fields[*c->unit];
         l.add(metric_name(c->text(fields, c->section), fields[*c->metric], unit), fields[*c->value], unit);
+      } else if (const std::string rule = c->text(fields, c->rule); !rule.empty()) {  // a rule's row
+        const auto speedup = number(c->text(fields, c->speedup));
+        l.rules.push_back({0, c->text(fields, c->section), rule, c->text(fields, c->rule_type), c->text(fields, c->rule_text),
+                           speedup ? c->text(fields, c->speedup_kind) : std::string(), speedup});
       }
     } else {
       for (size_t i : c->metrics) {
@@ -342,6 +353,10 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file) {
     trace.dispatches.push_back(d);
     for (const auto& name : l.order) {
       if (name.find("__") != std::string::npos) trace.counter_values.push_back({dispatch, counter_of(name), l.metrics.at(name)});
+    }
+    for (auto finding : l.rules) {
+      finding.dispatch = dispatch;
+      trace.findings.push_back(std::move(finding));
     }
   }
   if (untimed == launches.size()) {

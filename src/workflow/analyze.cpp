@@ -131,6 +131,7 @@ TraceAnalysis analyze_trace(const trace::Trace& trace, analysis::ProfileSummary 
     a.bottleneck = analysis::classify_bottleneck(
         analysis::bottleneck_inputs(trace, a.summary, &a.roofline, &*a.dag, stalls.analyzed ? &*stalls.analyzed : nullptr));
     a.bottleneck->stalls = std::move(stalls.analyzed);
+    a.bottleneck->tool_findings = analysis::kernel_findings(trace, a.summary.kernel->name);
     a.other_kernel_stalls = std::move(stalls.other);
     control.stage_finished("bottleneck");
   }
@@ -173,6 +174,7 @@ std::string analysis_text(const TraceAnalysis& a, analysis::NameStyle names) {
     if (a.bottleneck->stalls) text += report::stalls_text(*a.bottleneck->stalls);
     if (a.other_kernel_stalls) text += report::stalls_text(*a.other_kernel_stalls, a.other_kernel_stalls->kernel + " (its thread trace; not the kernel above)");
     text += report::bottleneck_text(*a.bottleneck);
+    text += report::tool_findings_text(a.bottleneck->tool_findings);
   }
   return text;
 }

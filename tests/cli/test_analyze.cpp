@@ -312,6 +312,19 @@ TEST(CliAnalyze, NcuSpeedOfLightJudgesTheKernelsOfAPyTorchProgram) {
   EXPECT_NEAR(sol["sm_percent"].get<double>(), 89.882928, 1e-6) << "89.91, 89.75 and 89.99 weighted by duration";
   EXPECT_NEAR(sol["memory_percent"].get<double>(), 69.523015, 1e-6);
   EXPECT_NEAR(sol["dram_percent"].get<double>(), 16.60632, 1e-6);
+  // ncu's own rules of the same launches, beside ours: its largest estimate first, in its words.
+  const auto& findings = gemm["tool_findings"];
+  ASSERT_EQ(findings.size(), 3u) << findings;
+  EXPECT_EQ(findings[0]["rule"], "TheoreticalOccupancy");
+  EXPECT_EQ(findings[0]["speedup"]["kind"], "local");
+  EXPECT_EQ(findings[0]["speedup"]["percent"], 81.25);
+  EXPECT_EQ(findings[0]["launches"], 3);
+  EXPECT_EQ(findings[1]["rule"], "SOLBottleneck");
+  EXPECT_TRUE(findings[1]["speedup"].is_null());
+  auto with_out = run_cli({"analyze", "--kernel", "nvjet_sm90", "--out", (dir / "text").string(), details});
+  EXPECT_NE(with_out.out.find("ncu says    TheoreticalOccupancy (estimated local speedup 81.2 %); its words are in analysis.json\n"),
+            std::string::npos)
+      << with_out.out;
   const auto clamp = analysis_of("launch_clamp_scalar");
   EXPECT_EQ(clamp["classification"]["bottleneck"], "memory_bandwidth_bound") << clamp["classification"];
   EXPECT_NE(clamp["classification"]["reasons"][0].get<std::string>().find("DRAM at 85.0 % of its peak (ncu's speed of light"),

@@ -11,6 +11,7 @@
 #include <rpl/analysis/roofline.hpp>
 #include <rpl/analysis/speed_of_light.hpp>
 #include <rpl/analysis/stalls.hpp>
+#include <rpl/analysis/tool_findings.hpp>
 
 namespace rpl::analysis {
 
@@ -49,6 +50,7 @@ struct Bottleneck {
   std::vector<RuleOutcome> rules;       // every rule, fired or not, in priority order
   BottleneckInputs inputs;
   std::optional<StallAnalysis> stalls;  // where the stall pass ran
+  std::vector<KernelFinding> tool_findings;  // what the tool that wrote the trace concluded (ncu's rules)
 };
 
 /// The facts about the summary's kernel; roofline, dag and stalls may be absent.

@@ -222,6 +222,18 @@ struct CounterValue {
   double value;
 };
 
+/// What the tool that wrote the trace concluded of one dispatch: a rule of Nsight Compute's guided
+/// analysis (the details page's rule rows), its words and the speedup ncu estimates for it.
+struct ToolFinding {
+  uint32_t dispatch;     // index into Trace::dispatches
+  std::string section;   // ncu's section ("Occupancy")
+  std::string rule;      // "TheoreticalOccupancy"
+  std::string type;      // ncu's INF, OPT, WRN or ERR
+  std::string text;
+  std::string speedup_kind;               // "local" (of the kernel) or "global" (of the program); empty without one
+  std::optional<double> speedup_percent;  // ncu's estimate
+};
+
 struct Trace {
   std::vector<Source> sources;
   std::vector<Agent> agents;
@@ -237,6 +249,7 @@ struct Trace {
   std::vector<HostCall> host_calls;
   std::vector<std::string> counter_names;
   std::vector<CounterValue> counter_values;  // by dispatch, then counter
+  std::vector<ToolFinding> findings;         // by dispatch, in the tool's order
   std::vector<std::string> warnings;  // non-fatal oddities found while reading
 
   const DispatchGeometry& geometry(const Dispatch& d) const { return geometries[d.geometry]; }

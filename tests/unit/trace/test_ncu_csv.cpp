@@ -51,6 +51,20 @@ TEST(NcuCsv, RealDetailsPageOfAnSm100Gemm) {
   EXPECT_DOUBLE_EQ(t.counter_values[0].value, 21.68) << "Memory Throughput";
   EXPECT_DOUBLE_EQ(t.counter_values[1].value, 0.74) << "DRAM Throughput";
   EXPECT_DOUBLE_EQ(t.counter_values[2].value, 23.59) << "Compute (SM) Throughput";
+  // Its rule rows: ncu's findings, with the speedups it estimates where it does.
+  ASSERT_EQ(t.findings.size(), 8u);
+  EXPECT_EQ(t.findings[0].section, "SpeedOfLight");
+  EXPECT_EQ(t.findings[0].rule, "SOLBottleneck");
+  EXPECT_EQ(t.findings[0].type, "OPT");
+  EXPECT_FALSE(t.findings[0].speedup_percent);
+  EXPECT_EQ(t.findings[0].speedup_kind, "");
+  EXPECT_EQ(t.findings[3].rule, "TheoreticalOccupancy");
+  EXPECT_EQ(t.findings[3].speedup_kind, "local");
+  EXPECT_DOUBLE_EQ(*t.findings[3].speedup_percent, 81.25);
+  EXPECT_EQ(t.findings[3].text.rfind("The 3.00 theoretical warps per scheduler", 0), 0u) << t.findings[3].text;
+  EXPECT_EQ(t.findings[7].rule, "WorkloadImbalance");
+  EXPECT_DOUBLE_EQ(*t.findings[7].speedup_percent, 14.55);
+  for (const auto& f : t.findings) EXPECT_EQ(f.dispatch, 0u);
   EXPECT_TRUE(said(t, "Nsight Compute profiles each kernel launch alone"));
   EXPECT_FALSE(said(t, "no CC column"));
 }
