@@ -108,6 +108,22 @@ std::string summary(const HtmlReportInput& in) {
     html += row("Why", "reasons", reasons);
     html += row("Try first", "next-steps", steps);
   }
+  // Nsight Compute's own rules of the kernel, where it wrote the trace: the largest estimates first.
+  if (const Json& findings = in.analysis.is_object() ? in.analysis.value("tool_findings", Json()) : Json();
+      findings.is_array() && !findings.empty()) {
+    std::string items = "<ul>";
+    size_t shown = 0;
+    for (const auto& f : findings) {
+      if (!f.is_object() || shown++ == 5) break;
+      const Json& speedup = f.value("speedup", Json());
+      const std::string estimate = speedup.is_object() && speedup.value("percent", Json()).is_number()
+                                       ? fmt::format(" (estimated {} speedup {:.1f} %)", text_at(speedup, "kind"),
+                                                     speedup["percent"].get<double>())
+                                       : std::string();
+      items += "<li><b>" + escaped(text_at(f, "rule")) + "</b>" + escaped(estimate) + ": " + escaped(text_at(f, "text")) + "</li>";
+    }
+    html += row("ncu says", "tool-findings", items + "</ul>");
+  }
   const Json& dag = in.dag;
   if (dag.is_object() && dag.value("critical_path_ns", Json()).is_number()) {
     const double path_ms = dag["critical_path_ns"].get<double>() / 1e6;

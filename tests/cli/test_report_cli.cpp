@@ -231,6 +231,9 @@ TEST(CliReport, AnNcuFileIsNotTakenForWhatItDidNotRecord) {
   EXPECT_EQ(html.find("ms span"), std::string::npos);
   EXPECT_NE(html.find("<td id=\"speed-of-light\">SM 89.9 %, memory 69.5 %, DRAM 16.6 % of their peaks</td>"), std::string::npos)
       << "ncu's own percentages of peak";
+  EXPECT_NE(html.find("<li><b>TheoreticalOccupancy</b> (estimated local speedup 81.2 %): The 3.00 theoretical warps per scheduler"),
+            std::string::npos)
+      << "ncu's own rules, in its words";
 }
 
 TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {
