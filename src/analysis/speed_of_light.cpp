@@ -27,7 +27,7 @@ std::optional<SpeedOfLight> kernel_speed_of_light(const trace::Trace& trace, con
     const double w = static_cast<double>(std::max<int64_t>(dispatch.duration_ns(), 1));
     bool measured = false;
     for (; v < trace.counter_values.size() && trace.counter_values[v].dispatch == d; ++v) {
-      if (!ours[static_cast<size_t>(dispatch.symbol)]) continue;
+      if (dispatch.symbol < 0 || !ours[static_cast<size_t>(dispatch.symbol)]) continue;
       for (size_t i = 0; i < names.size(); ++i) {
         if (ids[i] != trace.counter_values[v].counter) continue;
         weighted[i] += w * trace.counter_values[v].value;

@@ -13,7 +13,8 @@ std::vector<KernelFinding> kernel_findings(const trace::Trace& trace, const std:
   std::map<std::pair<std::string, std::string>, size_t> seen;  // in the current launch
   std::optional<uint32_t> launch;
   for (const auto& f : trace.findings) {
-    if (trace.symbols[static_cast<size_t>(trace.dispatches[f.dispatch].symbol)].name() != kernel) continue;
+    const auto symbol = f.dispatch < trace.dispatches.size() ? trace.dispatches[f.dispatch].symbol : -1;
+    if (symbol < 0 || trace.symbols[static_cast<size_t>(symbol)].name() != kernel) continue;
     if (launch != f.dispatch) {
       launch = f.dispatch;
       seen.clear();

@@ -229,10 +229,13 @@ void SearchSpace::enumerate(const std::vector<std::vector<uint32_t>>* listed, co
     for (size_t d = 0; d < derived.size(); ++d) {
       if (std::isfinite(numbers[np + d])) continue;
       std::string where;
-      for (size_t p = 0; p < np; ++p) where += fmt::format("{}{}={}", p ? " " : "", parameters[p].name, parameters[p].values[config[p]].text);
+      for (size_t p = 0; p < np; ++p) {
+        where += fmt::format("{}{}={}", p ? " " : "", parameters[p].name, parameters[p].values[config[p]].text);
+      }
       const double v = numbers[np + d];
-      fail(Errc::bad_input, "{}: derived feature {} is {} at {}, a configuration the constraints keep: add a constraint that leaves it out",
-           origin, derived[d].name, std::isnan(v) ? "not a number" : v > 0 ? "inf" : "-inf", where);
+      fail(Errc::bad_input,
+           "{}: derived feature {} is {} at {}, a configuration the constraints keep: add a constraint that leaves it out", origin,
+           derived[d].name, std::isnan(v) ? "not a number" : v > 0 ? "inf" : "-inf", where);
     }
     value_indices_.insert(value_indices_.end(), config.begin(), config.end());
     derived_values_.insert(derived_values_.end(), numbers.begin() + static_cast<long>(np), numbers.end());

@@ -58,7 +58,8 @@ Json findings_json(const std::vector<analysis::KernelFinding>& findings) {
                  {"section", f.section},
                  {"rule", f.rule},
                  {"type", f.type},
-                 {"speedup", f.speedup_percent ? Json{{"kind", f.speedup_kind}, {"percent", round6(*f.speedup_percent)}} : Json(nullptr)},
+                 {"speedup",
+                  f.speedup_percent ? Json{{"kind", f.speedup_kind}, {"percent", round6(*f.speedup_percent)}} : Json(nullptr)},
                  {"launches", f.launches},
                  {"text", f.text}});
   }
@@ -153,7 +154,8 @@ std::string tool_findings_text(const std::vector<analysis::KernelFinding>& findi
   for (const auto& f : findings) {
     if (!f.speedup_percent) break;  // those with an estimate come first
     if (shown++ == 4) break;
-    rules += fmt::format("{}{} (estimated {} speedup {:.1f} %)", rules.empty() ? "" : ", ", f.rule, f.speedup_kind, *f.speedup_percent);
+    rules += fmt::format("{}{} (estimated {} speedup {:.1f} %)", rules.empty() ? "" : ", ", f.rule, f.speedup_kind,
+                         *f.speedup_percent);
   }
   return rules.empty() ? "" : "ncu says    " + rules + "; its words are in analysis.json\n";
 }

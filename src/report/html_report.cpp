@@ -90,8 +90,10 @@ std::string summary(const HtmlReportInput& in) {
   const Json& inputs = in.analysis.is_object() ? in.analysis.value("inputs", Json()) : Json();
   if (const Json& sol = inputs.is_object() ? inputs.value("speed_of_light", Json()) : Json(); sol.is_object()) {
     std::string figures;
-    for (const auto& [unit, key] : {std::pair{"SM", "sm_percent"}, std::pair{"memory", "memory_percent"}, std::pair{"DRAM", "dram_percent"}}) {
-      if (sol.value(key, Json()).is_number()) figures += fmt::format("{}{} {:.1f} %", figures.empty() ? "" : ", ", unit, sol[key].get<double>());
+    for (const auto& [unit, key] :
+         {std::pair{"SM", "sm_percent"}, std::pair{"memory", "memory_percent"}, std::pair{"DRAM", "dram_percent"}}) {
+      if (!sol.value(key, Json()).is_number()) continue;
+      figures += fmt::format("{}{} {:.1f} %", figures.empty() ? "" : ", ", unit, sol[key].get<double>());
     }
     html += row("Speed of light (ncu)", "speed-of-light", figures + " of their peaks");
   }

@@ -87,8 +87,10 @@ DiffProfile load_profile(const fs::path& path) {
   } else if (fs::is_directory(path, ec)) {
     const fs::path summary_file = path / "profile.json";
     if (!fs::is_regular_file(summary_file, ec)) {
-      fail(Errc::bad_input, "{}: no profile.json here, nor a trace; give a folder that rocm-perf profile wrote, its profile.json, or a trace "
-                            "(rocpd, rocprofv3, rocprof, rocprof-compute, PyTorch profiler, Nsight Systems, Nsight Compute)", path.string());
+      fail(Errc::bad_input,
+           "{}: no profile.json here, nor a trace; give a folder that rocm-perf profile wrote, its profile.json, or a trace "
+           "(rocpd, rocprofv3, rocprof, rocprof-compute, PyTorch profiler, Nsight Systems, Nsight Compute)",
+           path.string());
     }
     const Json summary = read_json_document(summary_file);
     read_summary(summary, p);

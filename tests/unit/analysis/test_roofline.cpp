@@ -188,7 +188,8 @@ TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {
 // or Nsight Systems trace): the datasheet's, under the name CUDA gives the product; none for a name
 // the table does not hold.
 TEST(Roofline, ANamedNvidiaProductHasItsDatasheetsDramPeak) {
-  for (const auto& [product, peak] : std::vector<std::pair<std::string, double>>{{"NVIDIA H100 80GB HBM3", 3.35e12}, {"NVIDIA H200", 4.8e12}}) {
+  const std::vector<std::pair<std::string, double>> datasheets = {{"NVIDIA H100 80GB HBM3", 3.35e12}, {"NVIDIA H200", 4.8e12}};
+  for (const auto& [product, peak] : datasheets) {
     CounterTrace t("sm_90", product, 132, 1980);
     t.dispatch("k", 1000, {{"dram__bytes_read.sum", 1}});
     EXPECT_EQ(analyze_roofline(t.trace).ceilings.bytes_per_s[kDram], peak) << product;
