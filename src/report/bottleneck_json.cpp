@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -150,10 +151,10 @@ std::string speed_of_light_text(const analysis::SpeedOfLight& sol) {
 
 std::string tool_findings_text(const std::vector<analysis::KernelFinding>& findings) {
   std::string rules;
-  size_t shown = 0;
+  std::set<std::string> named;  // a rule ncu reported of several units: once, at its largest
   for (const auto& f : findings) {
-    if (!f.speedup_percent) break;  // those with an estimate come first
-    if (shown++ == 4) break;
+    if (!f.speedup_percent || named.size() == 4) break;  // those with an estimate come first
+    if (!named.insert(f.rule).second) continue;
     rules += fmt::format("{}{} (estimated {} speedup {:.1f} %)", rules.empty() ? "" : ", ", f.rule, f.speedup_kind,
                          *f.speedup_percent);
   }

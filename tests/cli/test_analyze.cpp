@@ -209,6 +209,14 @@ TEST(CliAnalyze, AnNsightComputeCsvGivesTheOccupancyNcuComputed) {
   EXPECT_EQ(limits["blocks"], 32) << "ncu's Block Limit SM";
   EXPECT_DOUBLE_EQ(j["kernel"]["total_ms"].get<double>(), 0.40624);
   EXPECT_EQ(run_cli({"analyze", "--json", file.string()}).out, r.out) << "same input, same bytes";
+  // ncu's rules of it, the largest estimates first; WorkloadImbalance, which ncu reported of four
+  // units, is named once.
+  auto text = run_cli({"analyze", "--out", fresh_dir("ncu_sm100_rules").string(), file.string()});
+  EXPECT_NE(text.out.find("ncu says    TheoreticalOccupancy (estimated local speedup 81.2 %), LaunchConfiguration (estimated "
+                          "global speedup 50.0 %), WorkloadImbalance (estimated global speedup 14.6 %); its words are in "
+                          "analysis.json\n"),
+            std::string::npos)
+      << text.out;
   // Its raw page, of our softmax testbed on an H100: ncu's launch__occupancy_limit_registers, _warps
   // and _blocks are 8, 8 and 32 blocks.
   auto raw = run_cli({"analyze", "--json", (source_dir() / "tests/fixtures/ncu_raw_softmax.csv").string()});

@@ -17,7 +17,7 @@ std::string stalls_text(const analysis::StallAnalysis& stalls, const std::string
 /// "SOL         SM 89.9 %, memory 69.5 %, DRAM 16.6 % of their peaks (ncu's speed of light, 3 launches)".
 std::string speed_of_light_text(const analysis::SpeedOfLight& sol);
 /// "ncu says    TheoreticalOccupancy (estimated local speedup 81.2 %), ..." of the findings with an estimated
-/// speedup, the largest first; "" where there is none.
+/// speedup, the largest first, each rule once; "" where there is none.
 std::string tool_findings_text(const std::vector<analysis::KernelFinding>& findings);
 
 }  // namespace rpl::report
