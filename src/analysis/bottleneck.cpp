@@ -171,6 +171,11 @@ Verdict occupancy(const BottleneckInputs& in, const Words& w) {
                          ? "use fewer registers per thread (launch bounds, smaller tiles, fewer live values)"
                      : l == "shared_memory" || l == "lds" ? fmt::format("use less {} per {}", w.shared, w.one_block)
                                                           : fmt::format("use larger {}", w.block);
+  if (in.library) {  // its registers and tiles are not the user's to change
+    next = fmt::format("a {} kernel: its registers and tiles are the library's choice; ask it for another algorithm or "
+                       "precision, give it larger problems per call, or fuse the work around it",
+                       in.library->library);
+  }
   return fired(rule, reason, next, (0.5 + 0.3 * (1 - *in.occupancy / kLowOccupancy)) * (in.roofline ? 1.0 : 0.8));
 }
 
@@ -260,6 +265,7 @@ BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSumma
     }
   }
   in.speed_of_light = kernel_speed_of_light(trace, k.name);
+  in.library = library_kernel(k.name);
   if (stalls) in.branch_efficiency = stalls->branch_efficiency;
   if (dag) {
     for (const auto& d : dag->kernels) {
@@ -304,6 +310,14 @@ Bottleneck classify_bottleneck(const BottleneckInputs& in) {
     b.reasons.push_back(counted ? "no single limit stands out: not near a roof, occupancy and grid are adequate"
                                 : "no counter data: profile with --roofline to place the kernel on the roofline");
     b.next_steps.push_back(counted ? "look at its stalls (--deep) to see what its warps wait for" : "rerun with --roofline");
+  }
+  // Whatever limits it, an FP32 GEMM on CUDA cores gains most from tensor cores (on an H100 TF32's
+  // dense peak is 7.4x FP32's, reference/cuda.md 4.3): that comes first.
+  if (in.library && in.library->fp32_gemm_simt) {
+    b.reasons.push_back(fmt::format("its name says an FP32 GEMM of {} on CUDA cores (ffma, simt): no tensor cores", in.library->library));
+    b.next_steps.insert(b.next_steps.begin(),
+                        "let it use tensor cores: TF32 or BF16 inputs (PyTorch: torch.set_float32_matmul_precision('high'), or "
+                        "autocast to bfloat16)");
   }
   if (in.critical_path_score && *in.critical_path_score < kMinorPathShare) {
     b.reasons.push_back(fmt::format("it holds only {:.1f} % of the critical path: making it faster gains little end to end",

@@ -189,6 +189,24 @@ TEST(CliAnalyze, FoldersOfOtherProfilersAnalyze) {
   EXPECT_EQ(report.exit_code, 0) << report.err;
 }
 
+// A PyTorch FP32 training step on an H200 (its profiler's trace): the dominant kernel is cuBLAS's
+// FP32 GEMM on CUDA cores, whose 255 registers are the library's choice. The advice is the tensor
+// cores the program can ask for, not fewer registers, which were the first thing to try before.
+TEST(CliAnalyze, ALibrarysFp32GemmIsAdvisedTensorCoresNotFewerRegisters) {
+  const auto dir = fresh_dir("library_advice");
+  auto r = run_cli({"analyze", "--out", (dir / "out").string(), (source_dir() / "tests/fixtures/kineto/torch_step_h200.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto analysis = nlohmann::json::parse(read_file(dir / "out/analysis.json"));
+  const auto& c = analysis["classification"];
+  EXPECT_EQ(c["bottleneck"], "occupancy_limited");
+  EXPECT_NE(c["next_steps"][0].get<std::string>().find("torch.set_float32_matmul_precision('high')"), std::string::npos) << c;
+  EXPECT_NE(c["next_steps"][1].get<std::string>().find("a cuBLAS kernel: its registers and tiles are the library's choice"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(r.out.find("why: its name says an FP32 GEMM of cuBLAS on CUDA cores (ffma, simt): no tensor cores"), std::string::npos)
+      << r.out;
+}
+
 // Nsight Compute's CSV of an sm_100 GEMM: the occupancy computed from its launch statistics is the
 // one ncu printed in the same file (Theoretical Occupancy 18.75 %, 12 warps, a block per SM, the
 // registers' and shared memory's limits 1 block each).

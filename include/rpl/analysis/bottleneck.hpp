@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <rpl/analysis/dag.hpp>
+#include <rpl/analysis/library_kernels.hpp>
 #include <rpl/analysis/profile_summary.hpp>
 #include <rpl/analysis/roofline.hpp>
 #include <rpl/analysis/speed_of_light.hpp>
@@ -31,6 +32,7 @@ struct BottleneckInputs {
   std::optional<SpeedOfLight> speed_of_light;         // ncu's own percentages of peak
   std::optional<double> critical_path_score;
   std::optional<double> branch_efficiency;   // 0..1, from the stall pass where one ran
+  std::optional<LibraryKernel> library;      // where a vendor library ships the kernel (by its name)
 };
 
 struct RuleOutcome {

@@ -173,6 +173,25 @@ TEST(Bottleneck, ARooflinePositionOrCountedBytesComeBeforeNcuSpeedOfLight) {
   EXPECT_NE(rule(b, "memory_bandwidth_bound").reason.find("40.0 %"), std::string::npos) << rule(b, "memory_bandwidth_bound").reason;
 }
 
+// A vendor library's kernel: its registers are not the user's to change, and an FP32 GEMM on CUDA
+// cores gains most from tensor cores, whatever limits it (cuBLAS's GEMM of a PyTorch training step).
+TEST(Bottleneck, ALibrarysKernelGetsAdviceItsUserCanFollow) {
+  auto in = healthy();
+  in.occupancy = 0.125;
+  in.occupancy_limiter = "registers";
+  in.library = LibraryKernel{"cuBLAS", false};
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "occupancy_limited");
+  EXPECT_EQ(b.next_steps[0].rfind("a cuBLAS kernel: its registers and tiles are the library's choice", 0), 0u) << b.next_steps[0];
+  in.library->fp32_gemm_simt = true;
+  b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "occupancy_limited") << "the label is still the rule's";
+  EXPECT_NE(b.next_steps[0].find("tensor cores: TF32 or BF16"), std::string::npos) << b.next_steps[0];
+  EXPECT_NE(b.reasons.back().find("an FP32 GEMM of cuBLAS on CUDA cores"), std::string::npos) << b.reasons.back();
+  in.library.reset();
+  EXPECT_EQ(classify_bottleneck(in).next_steps[0].rfind("use fewer registers per thread", 0), 0u);
+}
+
 TEST(Bottleneck, MemoryLatencyBound) {
   auto in = healthy();
   in.roofline = placed("memory_bound", 30);
