@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <rpl/core/text.hpp>
+
 #include "search.hpp"
 
 namespace rpl::autotune {
@@ -151,9 +153,9 @@ void Search::warn_if_no_model_chose() {
   }
   const size_t before_a_model = std::max(done(), result_.seed_count) + space_.parameters.size();
   const double enough = static_cast<double>(before_a_model) * measurement_seconds_ + round_seconds(2);
-  result_.warnings.push_back(fmt::format("time_budget_too_small_for_a_model: the time ran out after {} configuration{} ({:.1f} s each), "
+  result_.warnings.push_back(fmt::format("time_budget_too_small_for_a_model: the time ran out after {} ({:.1f} s each), "
                                          "before a model chose any; about --budget {:.0f}s would let it choose one per parameter",
-                                         done(), done() == 1 ? "" : "s", measurement_seconds_.load(), std::ceil(enough)));
+                                         counted(done(), "configuration"), measurement_seconds_.load(), std::ceil(enough)));
 }
 
 // Where the time ran out before a round could measure the best again (a round is held back only

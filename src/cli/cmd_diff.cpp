@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <rpl/core/log.hpp>
+#include <rpl/core/text.hpp>
 #include <rpl/report/json_documents.hpp>
 #include <rpl/workflow/diff.hpp>
 
@@ -31,8 +32,8 @@ std::string noise_text(const analysis::KernelChange& c) {
 // labels: each kernel's name as the output shows it.
 void print_text(const workflow::DiffResult& r, const std::map<std::string, std::string>& labels) {
   for (const auto* p : {&r.before, &r.after}) {
-    std::cout << fmt::format("{:<7} {} ({} run{}{}{})\n", p == &r.before ? "before" : "after", p->path, p->times.runs,
-                             p->times.runs == 1 ? "" : "s", p->gpu ? ", " : "", p->gpu_label());
+    std::cout << fmt::format("{:<7} {} ({}{}{})\n", p == &r.before ? "before" : "after", p->path,
+                             counted(static_cast<size_t>(p->times.runs), "run"), p->gpu ? ", " : "", p->gpu_label());
   }
   const bool bounds = !r.before.roofline_position.empty() || !r.after.roofline_position.empty();
   std::cout << fmt::format("{:<48} {:>11} {:>11} {:>9} {:>9} {:>13}  {}{}\n", "kernel", "before ms", "after ms", "change",

@@ -51,9 +51,8 @@ Action add_export_command(CLI::App& app) {
       print_warnings(r.warnings);
       (to_stdout ? std::cerr : std::cout) << fmt::format(
           "wrote {}: {}, {}, {}, {}, {}\n", r.output.string(), counted(r.counts.processes, "process", "processes"),
-          counted(r.counts.tracks, "track", "tracks"), counted(r.counts.slices, "slice", "slices"),
-          counted(r.counts.flows, "dependency flow", "dependency flows"),
-          counted(r.counts.counter_events, "counter event", "counter events"));
+          counted(r.counts.tracks, "track"), counted(r.counts.slices, "slice"), counted(r.counts.flows, "dependency flow"),
+          counted(r.counts.counter_events, "counter event"));
     }
     return 0;
   };

@@ -22,8 +22,9 @@ std::string last_line(std::string_view text, size_t max_chars) {
   return line;
 }
 
-std::string counted(size_t n, std::string_view one, std::string_view many) {
-  return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+std::string counted(size_t n, std::string_view noun, std::string_view plural) {
+  if (n == 1) return "1 " + std::string(noun);
+  return std::to_string(n) + " " + (plural.empty() ? std::string(noun) + "s" : std::string(plural));
 }
 
 }  // namespace rpl

@@ -4,16 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <rpl/core/text.hpp>
+
 namespace rpl::report {
 namespace {
 
 std::string limit_value(const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; }
-
-// "1 run", "3 runs"; "1 dispatch", "2 dispatches"
-std::string count(size_t n, std::string_view noun, std::string_view plural = "") {
-  if (n == 1) return fmt::format("1 {}", noun);
-  return plural.empty() ? fmt::format("{} {}s", n, noun) : fmt::format("{} {}", n, plural);
-}
 
 }  // namespace
 
@@ -36,7 +32,7 @@ std::string occupancy_text(const hal::OccupancyResult& o) {
   const char* group = nvidia ? "blocks" : "workgroups";
   std::string out = fmt::format("{:.1f} % ({} of {} {} per {}; {} per {}), limited by {}", o.theoretical * 100,
                                 o.active_waves_per_cu, o.max_waves_per_cu, wave, o.unit,
-                                count(static_cast<size_t>(o.active_workgroups_per_cu), nvidia ? "block" : "workgroup"),
+                                counted(static_cast<size_t>(o.active_workgroups_per_cu), nvidia ? "block" : "workgroup"),
                                 o.unit, o.limiter);
   if (o.waves_per_simd) out += fmt::format("; {:g} waves per SIMD", *o.waves_per_simd);
   std::string limits;
@@ -46,7 +42,7 @@ std::string occupancy_text(const hal::OccupancyResult& o) {
 }
 
 std::string inspect_text(const analysis::InspectReport& report) {
-  std::string out = fmt::format("{}: {}; occupancy for block {}\n", report.file, count(report.kernels.size(), "kernel"),
+  std::string out = fmt::format("{}: {}; occupancy for block {}\n", report.file, counted(report.kernels.size(), "kernel"),
                                 report.block);
   for (const auto& k : report.kernels) {
     out += fmt::format("\n{}  [{}, wave{}]\n", k.name, k.arch, k.wave_size);
@@ -66,7 +62,7 @@ std::string profile_text(const analysis::ProfileSummary& s, analysis::NameStyle 
     const auto& k = *s.kernel;
     line("Kernel", analysis::kernel_label(k.name, names));
     line("", fmt::format("{}, {:.3f} ms in all, {:.1f} % of kernel time; grid [{}, {}, {}], block [{}, {}, {}]",
-                         count(k.dispatches, "dispatch", "dispatches"), k.total_ms, k.time_fraction * 100, k.grid[0], k.grid[1], k.grid[2], k.block[0],
+                         counted(k.dispatches, "dispatch", "dispatches"), k.total_ms, k.time_fraction * 100, k.grid[0], k.grid[1], k.grid[2], k.block[0],
                          k.block[1], k.block[2]));
   }
   if (s.gpu) {
@@ -82,13 +78,13 @@ std::string profile_text(const analysis::ProfileSummary& s, analysis::NameStyle 
   const auto& st = s.stability;
   line("Runtime", fmt::format("{:.4f} ms {}", s.runtime_ms, s.kernel ? "per dispatch (mean)" : "per run (mean, whole process)"));
   // "in 1 run" or, where runs started several GPU processes, "in 1 run (2 processes)".
-  std::string runs = count(static_cast<size_t>(st.runs), "run");
-  if (st.processes > st.runs) runs += fmt::format(" ({})", count(static_cast<size_t>(st.processes), "process", "processes"));
+  std::string runs = counted(static_cast<size_t>(st.runs), "run");
+  if (st.processes > st.runs) runs += fmt::format(" ({})", counted(static_cast<size_t>(st.processes), "process", "processes"));
   if (st.classification == "single_sample") {
     line("Stability", fmt::format("a single sample in {} ({:.4f} ms): no spread to judge", runs, st.median_ms));
   } else {
     line("Stability", fmt::format("{}: cv {:.4f} over {} in {} (median {:.4f}, min {:.4f}, max {:.4f} ms)", st.classification,
-                                  st.cv, count(st.samples, "sample"), runs, st.median_ms, st.min_ms, st.max_ms));
+                                  st.cv, counted(st.samples, "sample"), runs, st.median_ms, st.min_ms, st.max_ms));
   }
   const Vendor vendor = s.gpu && s.gpu->vendor == "NVIDIA" ? Vendor::nvidia : Vendor::amd;
   line("Resources", s.resources ? resources_text(*s.resources, vendor) : "unknown (no trace)");
@@ -98,7 +94,7 @@ std::string profile_text(const analysis::ProfileSummary& s, analysis::NameStyle 
     const auto [fastest, slowest] = std::minmax_element(r.ranks.begin(), r.ranks.end(),
                                                         [](const auto& a, const auto& b) { return a.per_run_ms < b.per_run_ms; });
     line("Ranks", fmt::format("{} ranks on {}: the kernel {:.3f} to {:.3f} ms a run; slowest rank {} ({:.1f} % over the mean)",
-                              r.ranks.size(), count(r.hosts, "host"), fastest->per_run_ms, slowest->per_run_ms, r.slowest_rank,
+                              r.ranks.size(), counted(r.hosts, "host"), fastest->per_run_ms, slowest->per_run_ms, r.slowest_rank,
                               r.imbalance_pct));
   }
   return out;

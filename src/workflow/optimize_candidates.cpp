@@ -7,6 +7,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
 #include <rpl/core/output_file.hpp>
+#include <rpl/core/text.hpp>
 #include <rpl/optimize/guards.hpp>
 #include <rpl/optimize/prompt.hpp>
 #include <rpl/optimize/rule_proposals.hpp>
@@ -64,7 +65,7 @@ bool Session::sanitize(CandidateRecord& c, const std::string& code) {
   const auto& pass = c.sanitizer.back();
   const size_t more = pass.new_findings.size() - 1;
   reject(c, "sanitizer", fmt::format("{}: {}{}; the original's replay shows no such report", pass.tool, pass.new_findings.front(),
-                                     more ? fmt::format(" (and {} more report{})", more, more == 1 ? "" : "s") : ""));
+                                     more ? fmt::format(" (and {})", counted(more, "more report")) : ""));
   return false;
 }
 

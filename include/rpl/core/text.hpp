@@ -13,7 +13,8 @@ std::string trimmed(std::string_view s);
 /// "..." (a program's last words are the clue to why it failed; a message stays one line).
 std::string last_line(std::string_view text, size_t max_chars = 200);
 
-/// "1 process", "2 processes": n and the noun in the number it takes.
-std::string counted(size_t n, std::string_view one, std::string_view many);
+/// "1 run", "3 runs"; "1 process", "2 processes": n and the noun in the number it takes (the plural
+/// is the noun and "s" unless given).
+std::string counted(size_t n, std::string_view noun, std::string_view plural = "");
 
 }  // namespace rpl

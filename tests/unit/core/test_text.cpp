@@ -32,5 +32,6 @@ TEST(Text, ALongLastLineIsCutToEndInDots) {
 TEST(Text, CountedTakesTheNounInItsNumber) {
   EXPECT_EQ(rpl::counted(1, "process", "processes"), "1 process");
   EXPECT_EQ(rpl::counted(0, "process", "processes"), "0 processes");
-  EXPECT_EQ(rpl::counted(2, "dependency flow", "dependency flows"), "2 dependency flows");
+  EXPECT_EQ(rpl::counted(2, "dependency flow"), "2 dependency flows") << "the noun and s";
+  EXPECT_EQ(rpl::counted(1, "run"), "1 run");
 }
