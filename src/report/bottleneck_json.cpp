@@ -9,6 +9,10 @@
 
 #include <fmt/format.h>
 
+#include <rpl/core/text.hpp>
+
+#include "ncu_words.hpp"
+
 namespace rpl::report {
 namespace {
 
@@ -139,14 +143,22 @@ std::string bottleneck_text(const analysis::Bottleneck& b) {
   return text;
 }
 
-std::string speed_of_light_text(const analysis::SpeedOfLight& sol) {
+std::string speed_of_light_figures(const analysis::SpeedOfLight& sol) {
   std::string figures;
   for (const auto& [unit, percent] : {std::pair{"SM", sol.sm_percent}, std::pair{"memory", sol.memory_percent},
                                       std::pair{"DRAM", sol.dram_percent}}) {
     if (percent) figures += fmt::format("{}{} {:.1f} %", figures.empty() ? "" : ", ", unit, *percent);
   }
-  return fmt::format("SOL         {} of their peaks (ncu's speed of light, {} launch{})\n", figures, sol.measured_dispatches,
-                     sol.measured_dispatches == 1 ? "" : "es");
+  return figures;
+}
+
+std::string speedup_estimate(const std::string& kind, double percent) {
+  return fmt::format("estimated {} speedup {:.1f} %", kind, percent);
+}
+
+std::string speed_of_light_text(const analysis::SpeedOfLight& sol) {
+  return fmt::format("SOL         {} of their peaks (ncu's speed of light, {})\n", speed_of_light_figures(sol),
+                     counted(sol.measured_dispatches, "launch", "launches"));
 }
 
 std::string tool_findings_text(const std::vector<analysis::KernelFinding>& findings) {
@@ -155,8 +167,7 @@ std::string tool_findings_text(const std::vector<analysis::KernelFinding>& findi
   for (const auto& f : findings) {
     if (!f.speedup_percent || named.size() == 4) break;  // those with an estimate come first
     if (!named.insert(f.rule).second) continue;
-    rules += fmt::format("{}{} (estimated {} speedup {:.1f} %)", rules.empty() ? "" : ", ", f.rule, f.speedup_kind,
-                         *f.speedup_percent);
+    rules += fmt::format("{}{} ({})", rules.empty() ? "" : ", ", f.rule, speedup_estimate(f.speedup_kind, *f.speedup_percent));
   }
   return rules.empty() ? "" : "ncu says    " + rules + "; its words are in analysis.json\n";
 }

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include <rpl/analysis/short_names.hpp>
 
 #include "html_optimize.hpp"
+#include "ncu_words.hpp"
 #include "html_timeline.hpp"
 
 namespace rpl::report {
@@ -89,13 +91,15 @@ std::string summary(const HtmlReportInput& in) {
   // ncu's own percentages of peak, where analysis.json has them (an Nsight Compute file).
   const Json& inputs = in.analysis.is_object() ? in.analysis.value("inputs", Json()) : Json();
   if (const Json& sol = inputs.is_object() ? inputs.value("speed_of_light", Json()) : Json(); sol.is_object()) {
-    std::string figures;
-    for (const auto& [unit, key] :
-         {std::pair{"SM", "sm_percent"}, std::pair{"memory", "memory_percent"}, std::pair{"DRAM", "dram_percent"}}) {
-      if (!sol.value(key, Json()).is_number()) continue;
-      figures += fmt::format("{}{} {:.1f} %", figures.empty() ? "" : ", ", unit, sol[key].get<double>());
-    }
-    html += row("Speed of light (ncu)", "speed-of-light", figures + " of their peaks");
+    auto percent = [&](const char* key) {
+      const Json& v = sol.value(key, Json());
+      return v.is_number() ? std::optional(v.get<double>()) : std::nullopt;
+    };
+    analysis::SpeedOfLight read;
+    read.sm_percent = percent("sm_percent");
+    read.memory_percent = percent("memory_percent");
+    read.dram_percent = percent("dram_percent");
+    html += row("Speed of light (ncu)", "speed-of-light", speed_of_light_figures(read) + " of their peaks");
   }
   const Json& c = in.analysis.is_object() ? in.analysis.value("classification", Json()) : Json();
   if (c.is_object()) {
@@ -119,8 +123,7 @@ std::string summary(const HtmlReportInput& in) {
       if (!f.is_object() || shown++ == 5) break;
       const Json& speedup = f.value("speedup", Json());
       const std::string estimate = speedup.is_object() && speedup.value("percent", Json()).is_number()
-                                       ? fmt::format(" (estimated {} speedup {:.1f} %)", text_at(speedup, "kind"),
-                                                     speedup["percent"].get<double>())
+                                       ? " (" + speedup_estimate(text_at(speedup, "kind"), speedup["percent"].get<double>()) + ")"
                                        : std::string();
       items += "<li><b>" + escaped(text_at(f, "rule")) + "</b>" + escaped(estimate) + ": " + escaped(text_at(f, "text")) + "</li>";
     }
