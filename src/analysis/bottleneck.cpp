@@ -259,12 +259,14 @@ BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSumma
     for (const auto& r : roofline->kernels) {
       if (r.name != k.name || r.measured_dispatches == 0) continue;
       in.roofline = r;
+      in.speed_of_light = r.speed_of_light;
       const auto& achieved = r.achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)];
       const auto& peak = roofline->ceilings.bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)];
       if (achieved && peak) in.dram_percent_of_peak = 100 * *achieved / *peak;
     }
+  } else {
+    in.speed_of_light = kernel_speed_of_light(trace, k.name);
   }
-  in.speed_of_light = kernel_speed_of_light(trace, k.name);
   in.library = library_kernel(k.name);
   if (stalls) in.branch_efficiency = stalls->branch_efficiency;
   if (dag) {

@@ -211,11 +211,13 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     for (size_t f = 0; f < kComputeKinds; ++f) add(k.flops[f], flops[f], values, stamp, i + 1);
     for (size_t b = 0; b < kMemoryLevels; ++b) add(k.bytes[b], bytes[b], values, stamp, i + 1);
   }
+  auto speed_of_light = speed_of_light_by_kernel(trace);
   for (const auto& [name, sums] : kernels) {
     if (sums.dispatches == 0) continue;  // a symbol that never ran
     KernelRoofline k;
     k.name = name;
     finish_kernel(k, sums, r.ceilings);
+    if (auto it = speed_of_light.find(name); it != speed_of_light.end()) k.speed_of_light = it->second;
     // What the architecture's counters never give, after what kept this kernel's figures out.
     if (recipe && !recipe->why_missing.empty() && k.measured_dispatches > 0) k.missing.push_back(recipe->why_missing);
     r.kernels.push_back(std::move(k));

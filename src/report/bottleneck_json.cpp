@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <rpl/core/text.hpp>
+#include <rpl/report/roofline_json.hpp>
 
 #include "ncu_words.hpp"
 
@@ -47,13 +48,6 @@ Json hot_lines_json(const std::vector<analysis::HotLine>& lines) {
     j.push_back({{"file", l.file}, {"line", l.line}, {"text", l.text}, {"samples", l.samples}, {"share", round6(l.share)}});
   }
   return j;
-}
-
-Json speed_of_light_json(const analysis::SpeedOfLight& s) {
-  return {{"measured_dispatches", s.measured_dispatches},
-          {"sm_percent", maybe_rounded(s.sm_percent)},
-          {"memory_percent", maybe_rounded(s.memory_percent)},
-          {"dram_percent", maybe_rounded(s.dram_percent)}};
 }
 
 Json findings_json(const std::vector<analysis::KernelFinding>& findings) {

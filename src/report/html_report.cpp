@@ -90,16 +90,8 @@ std::string summary(const HtmlReportInput& in) {
   }
   // ncu's own percentages of peak, where analysis.json has them (an Nsight Compute file).
   const Json& inputs = in.analysis.is_object() ? in.analysis.value("inputs", Json()) : Json();
-  if (const Json& sol = inputs.is_object() ? inputs.value("speed_of_light", Json()) : Json(); sol.is_object()) {
-    auto percent = [&](const char* key) {
-      const Json& v = sol.value(key, Json());
-      return v.is_number() ? std::optional(v.get<double>()) : std::nullopt;
-    };
-    analysis::SpeedOfLight read;
-    read.sm_percent = percent("sm_percent");
-    read.memory_percent = percent("memory_percent");
-    read.dram_percent = percent("dram_percent");
-    html += row("Speed of light (ncu)", "speed-of-light", speed_of_light_figures(read) + " of their peaks");
+  if (const auto sol = speed_of_light_of(inputs.is_object() ? inputs.value("speed_of_light", Json()) : Json())) {
+    html += row("Speed of light (ncu)", "speed-of-light", speed_of_light_figures(*sol) + " of their peaks");
   }
   const Json& c = in.analysis.is_object() ? in.analysis.value("classification", Json()) : Json();
   if (c.is_object()) {
@@ -153,6 +145,10 @@ std::string kernel_table(const std::vector<ReportKernel>& kernels) {
   for (const auto& k : kernels) names.push_back(k.name);
   const auto short_names = analysis::unique_short_names(names);
   for (const auto& k : kernels) {
+    // Where the roofline placed no kernel, ncu's percentages of peak say what it came near.
+    const std::string bound = !k.bound.empty()   ? k.bound
+                              : k.speed_of_light ? speed_of_light_figures(*k.speed_of_light) + " (ncu)"
+                                                 : "-";
     const std::string occupancy =
         k.occupancy ? fmt::format("<td data-value=\"{}\">{:.1f} % ({})</td>", *k.occupancy, *k.occupancy * 100, escaped(k.limiter))
                     : std::string("<td data-value=\"-1\">-</td>");
@@ -160,7 +156,7 @@ std::string kernel_table(const std::vector<ReportKernel>& kernels) {
         "<tr><td>{}</td><td data-value=\"{}\">{:.1f}</td><td data-value=\"{}\">{:.4f}</td><td data-value=\"{}\">{:.4f}</td>"
         "<td data-value=\"{}\">{:.1f} %</td>{}<td>{}</td></tr>\n",
         named(k.name, short_names.at(k.name)), k.dispatches_per_run, k.dispatches_per_run, k.per_run_ms, k.per_run_ms, k.mean_ms, k.mean_ms, k.share,
-        k.share * 100, occupancy, escaped(k.bound.empty() ? "-" : k.bound));
+        k.share * 100, occupancy, escaped(bound));
   }
   return html + "</tbody></table>\n";
 }
@@ -298,6 +294,20 @@ std::string html_report(const HtmlReportInput& in) {
   html += "<script type=\"application/json\" id=\"rpl-data\">" + script_json(data) + "</script>\n";
   html += "<script>\n" + in.chart_js + "\n</script>\n<script>" + timeline_script() + kPageScript + "</script>\n</body>\n</html>\n";
   return html;
+}
+
+std::optional<analysis::SpeedOfLight> speed_of_light_of(const nlohmann::json& record) {
+  if (!record.is_object()) return std::nullopt;
+  auto number = [&](const char* key) {
+    const nlohmann::json& v = record.value(key, nlohmann::json());
+    return v.is_number() ? std::optional(v.get<double>()) : std::nullopt;
+  };
+  analysis::SpeedOfLight sol;
+  if (const auto n = number("measured_dispatches"); n && *n >= 0 && *n < 1e15) sol.measured_dispatches = static_cast<size_t>(*n);
+  sol.sm_percent = number("sm_percent");
+  sol.memory_percent = number("memory_percent");
+  sol.dram_percent = number("dram_percent");
+  return sol;
 }
 
 }  // namespace rpl::report

@@ -21,6 +21,13 @@ Json by_name(const Names& names, const Values& values) {
 
 }  // namespace
 
+Json speed_of_light_json(const analysis::SpeedOfLight& s) {
+  return {{"measured_dispatches", s.measured_dispatches},
+          {"sm_percent", optional_rounded(s.sm_percent)},
+          {"memory_percent", optional_rounded(s.memory_percent)},
+          {"dram_percent", optional_rounded(s.dram_percent)}};
+}
+
 Json kernel_roofline_json(const analysis::KernelRoofline& k) {
   Json j;
   j["name"] = k.name;
@@ -39,6 +46,7 @@ Json kernel_roofline_json(const analysis::KernelRoofline& k) {
   j["roofline_position"] = optional_text(k.position);
   j["percent_of_roof"] = optional_rounded(k.percent_of_roof);
   j["missing"] = k.missing;
+  j["speed_of_light"] = k.speed_of_light ? speed_of_light_json(*k.speed_of_light) : Json(nullptr);
   return j;
 }
 

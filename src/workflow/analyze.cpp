@@ -117,7 +117,6 @@ TraceAnalysis analyze_trace(const trace::Trace& trace, analysis::ProfileSummary 
     const auto& k = a.roofline.kernels[i];
     if (k.name == a.summary.kernel->name && k.measured_dispatches > 0) a.dominant_roofline = i;
   }
-  if (a.summary.kernel) a.speed_of_light = analysis::kernel_speed_of_light(trace, a.summary.kernel->name);
   control.stage_finished("roofline");
   if (!options.folder_analyses) return a;
   control.stage_started("dag");
@@ -166,8 +165,9 @@ nlohmann::ordered_json write_analysis_documents(const trace::Trace& trace, const
 std::string analysis_text(const TraceAnalysis& a, analysis::NameStyle names) {
   std::string text = a.dominant_roofline ? report::roofline_text(a.roofline.kernels[*a.dominant_roofline]) : "";
   // ncu's percentages of peak, where the roofline could not place the kernel.
-  if (a.speed_of_light && (!a.dominant_roofline || !a.roofline.kernels[*a.dominant_roofline].position)) {
-    text += report::speed_of_light_text(*a.speed_of_light);
+  if (a.dominant_roofline) {
+    const auto& k = a.roofline.kernels[*a.dominant_roofline];
+    if (k.speed_of_light && !k.position) text += report::speed_of_light_text(*k.speed_of_light);
   }
   if (a.dag) text += report::dag_text(*a.dag, names);
   if (a.bottleneck) {

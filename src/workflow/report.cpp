@@ -46,6 +46,15 @@ std::string chart_js(const fs::path& requested) {
 // --trace names); where there are none (null), roofline.json's kernels.
 std::vector<report::ReportKernel> kernels_of(const trace::Trace* traced, const Json& roofline) {
   auto bound = roofline_positions(roofline);
+  std::map<std::string, analysis::SpeedOfLight> speed_of_light;
+  for (const auto& k : roofline.is_object() ? roofline.value("kernels", Json::array()) : Json::array()) {
+    if (!k.is_object() || !k.value("name", Json()).is_string()) continue;
+    if (auto sol = report::speed_of_light_of(k.value("speed_of_light", Json()))) speed_of_light[k["name"]] = *sol;
+  }
+  auto sol_of = [&](const std::string& name) {
+    const auto it = speed_of_light.find(name);
+    return it == speed_of_light.end() ? std::nullopt : std::optional(it->second);
+  };
   std::vector<report::ReportKernel> rows;
   if (traced) {
     const auto& trace = *traced;
@@ -63,15 +72,16 @@ std::vector<report::ReportKernel> kernels_of(const trace::Trace* traced, const J
       const auto occupancy = analysis::dispatch_occupancy(trace, *longest.at(k.name), unused_warnings);
       rows.push_back({k.name, count, per_run, count > 0 ? per_run / count : 0, total > 0 ? per_run / total : 0,
                       occupancy ? std::optional(occupancy->theoretical) : std::nullopt, occupancy ? occupancy->limiter : "",
-                      bound.count(k.name) ? bound[k.name] : ""});
+                      bound.count(k.name) ? bound[k.name] : "", sol_of(k.name)});
     }
   } else if (roofline.is_object()) {
     double total = 0;
     for (const auto& k : roofline.value("kernels", Json::array())) total += k.value("time_ms", 0.0);
     for (const auto& k : roofline.value("kernels", Json::array())) {
       const double ms = k.value("time_ms", 0.0), count = k.value("dispatches", 0.0);
-      rows.push_back({k.value("name", std::string("?")), count, ms, count > 0 ? ms / count : 0, total > 0 ? ms / total : 0,
-                      std::nullopt, "", bound.count(k.value("name", std::string())) ? bound[k["name"]] : ""});
+      const std::string name = k.value("name", std::string("?"));
+      rows.push_back({name, count, ms, count > 0 ? ms / count : 0, total > 0 ? ms / total : 0, std::nullopt, "",
+                      bound.count(name) ? bound[name] : "", sol_of(name)});
     }
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.per_run_ms > b.per_run_ms; });

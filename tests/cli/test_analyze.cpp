@@ -355,6 +355,18 @@ TEST(CliAnalyze, NcuSpeedOfLightJudgesTheKernelsOfAPyTorchProgram) {
   EXPECT_EQ(clamp["classification"]["bottleneck"], "memory_bandwidth_bound") << clamp["classification"];
   EXPECT_NE(clamp["classification"]["reasons"][0].get<std::string>().find("DRAM at 85.0 % of its peak (ncu's speed of light"),
             std::string::npos);
+  // roofline.json gives every kernel's percentages, not the dominant kernel's alone.
+  const auto roofline_text = read_file(dir / "launch_clamp_scalar/roofline.json");
+  EXPECT_EQ(schema_errors(roofline_text, "roofline"), "");
+  const auto roofline = nlohmann::json::parse(roofline_text);
+  ASSERT_EQ(roofline["kernels"].size(), 6u);
+  for (const auto& k : roofline["kernels"]) {
+    EXPECT_TRUE(k["roofline_position"].is_null()) << k["name"];
+    EXPECT_TRUE(k["speed_of_light"].is_object()) << k["name"];
+    if (k["name"].get<std::string>().find("launch_clamp_scalar") == std::string::npos) continue;
+    EXPECT_EQ(k["speed_of_light"]["measured_dispatches"], 2);
+    EXPECT_NEAR(k["speed_of_light"]["dram_percent"].get<double>(), 85.04998, 1e-6);
+  }
   // The raw page of the same program asked for no speed of light: its DRAM bytes judge instead.
   auto raw = run_cli({"analyze", "--kernel", "nvjet_sm90", "--out", (dir / "raw").string(),
                       (source_dir() / "tests/fixtures/ncu_raw_torch_roofline.csv").string()});

@@ -234,6 +234,9 @@ TEST(CliReport, AnNcuFileIsNotTakenForWhatItDidNotRecord) {
   EXPECT_NE(html.find("<li><b>TheoreticalOccupancy</b> (estimated local speedup 81.2 %): The 3.00 theoretical warps per scheduler"),
             std::string::npos)
       << "ncu's own rules, in its words";
+  // No FLOPs place any kernel on the roofline: the table's Bound column gives each ncu's percentages.
+  EXPECT_NE(html.find("<td>SM 89.9 %, memory 69.5 %, DRAM 16.6 % (ncu)</td></tr>"), std::string::npos) << "the GEMM";
+  EXPECT_NE(html.find("<td>SM 28.6 %, memory 85.0 %, DRAM 85.0 % (ncu)</td></tr>"), std::string::npos) << "the clamp";
 }
 
 TEST(CliReport, RooflineChartHasAPointPerKernelWithFlops) {

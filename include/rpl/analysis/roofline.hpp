@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <rpl/analysis/speed_of_light.hpp>
 #include <rpl/hal/ceilings.hpp>
 #include <rpl/trace/model.hpp>
 
@@ -54,6 +55,7 @@ struct KernelRoofline {
   std::optional<std::string> position;         // "memory_bound" or "compute_bound"
   std::optional<double> percent_of_roof;
   std::vector<std::string> missing;            // figures that could not be computed, and why
+  std::optional<SpeedOfLight> speed_of_light;  // ncu's own percentages of peak, where the trace has them
 };
 
 struct RooflineResult {

@@ -3,6 +3,7 @@
 // memory unit and its DRAM came to their peaks, in percent. ncu measures these per launch
 // (its GPU Speed Of Light section, or the raw metrics below); where a trace has them, they judge a
 // kernel that the roofline cannot place (no FLOPs or bytes counted).
+#include <map>
 #include <optional>
 #include <string>
 
@@ -21,8 +22,12 @@ struct SpeedOfLight {
   size_t measured_dispatches = 0;
 };
 
-/// The kernel's (by name) percentages, each a mean over its dispatches weighted by their
-/// durations; nothing where no dispatch of it has any of the three.
+/// Each kernel's (by name) percentages, each a mean over its dispatches weighted by their
+/// durations, in one pass over the counters; a kernel none of whose dispatches has any of the
+/// three is left out.
+std::map<std::string, SpeedOfLight> speed_of_light_by_kernel(const trace::Trace& trace);
+
+/// One kernel's, as above; nothing where no dispatch of it has any of the three.
 std::optional<SpeedOfLight> kernel_speed_of_light(const trace::Trace& trace, const std::string& kernel);
 
 }  // namespace rpl::analysis

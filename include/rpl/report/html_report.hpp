@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <rpl/analysis/speed_of_light.hpp>
+
 namespace rpl::report {
 
 /// One row of the kernel table.
@@ -21,6 +23,7 @@ struct ReportKernel {
   std::optional<double> occupancy;  // theoretical, 0..1, of its longest dispatch
   std::string limiter;              // what limits that occupancy
   std::string bound;       // roofline position, "" where unknown
+  std::optional<analysis::SpeedOfLight> speed_of_light;  // ncu's percentages of peak, where the trace has them
 };
 
 struct HtmlReportInput {
@@ -34,6 +37,10 @@ struct HtmlReportInput {
   std::vector<ReportKernel> kernels;       // by time, most first
   std::string chart_js;                    // the Chart.js library's text
 };
+
+/// The percentages of peak a record of roofline.json or analysis.json holds (speed_of_light);
+/// nothing where it is null or not a record.
+std::optional<analysis::SpeedOfLight> speed_of_light_of(const nlohmann::json& record);
 
 /// The page, deterministic for the same input.
 std::string html_report(const HtmlReportInput& input);

@@ -32,7 +32,6 @@ struct TraceAnalysis {
   analysis::ProfileSummary summary;
   analysis::RooflineResult roofline;
   std::optional<size_t> dominant_roofline;  // the summary's kernel in roofline.kernels, where measured
-  std::optional<analysis::SpeedOfLight> speed_of_light;  // ncu's own of the summary's kernel, where the trace has it
   analysis::DagOptions dag_options;
   std::optional<analysis::DagResult> dag;   // with folder_analyses
   std::optional<analysis::Bottleneck> bottleneck;  // with folder_analyses, where there is a kernel

@@ -1,4 +1,4 @@
-// ncu's percentages of peak of one kernel, from counter values on its dispatches.
+// ncu's percentages of peak of each kernel, from counter values on its dispatches.
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/speed_of_light.hpp>
@@ -37,8 +37,13 @@ TEST(SpeedOfLight, EachPercentageIsTheKernelsMeanWeightedByDuration) {
   EXPECT_FALSE(sol->memory_percent);
   EXPECT_DOUBLE_EQ(*analysis::kernel_speed_of_light(t, "fill")->sm_percent, 5);
   EXPECT_FALSE(analysis::kernel_speed_of_light(t, "absent"));
+  const auto all = analysis::speed_of_light_by_kernel(t);
+  ASSERT_EQ(all.size(), 2u) << "gemm and fill, in one pass";
+  EXPECT_DOUBLE_EQ(*all.at("gemm").sm_percent, *sol->sm_percent);
+  EXPECT_EQ(all.at("fill").measured_dispatches, 1u);
   t.counter_names = {"dram__bytes.sum", "dram__bytes.sum2", "sm__cycles_elapsed.avg"};
   EXPECT_FALSE(analysis::kernel_speed_of_light(t, "gemm")) << "other counters only";
+  EXPECT_TRUE(analysis::speed_of_light_by_kernel(t).empty());
 }
 
 }  // namespace
