@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "dag_graph.hpp"
 
 namespace rpl::analysis {
@@ -85,6 +87,36 @@ void measure_processes(DagGraph& g, const std::vector<int64_t>& finish) {
   }
   for (size_t p = 0; p < g.processes.size(); ++p) {
     if (first_start[p] <= last_end[p]) g.processes[p].makespan_ns = last_end[p] - first_start[p];
+  }
+}
+
+// An idle stretch longer than this within one process's GPU work is no pause of a program: the
+// records of different runs in one file (a tool's sample files, traces concatenated).
+constexpr int64_t kRunGapNs = int64_t{3600} * 1'000'000'000;
+
+// Says where a process's work has such a gap, since its span (and the share of it busy) counts it.
+void warn_of_run_gaps(const trace::Trace& trace, DagGraph& g) {
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> work(g.processes.size());
+  for (size_t v = 0; v < g.size(); ++v) {
+    if (g.nodes[v].kind != DagNode::Kind::host_sync) work[g.process[v]].emplace_back(g.start_ns[v], g.start_ns[v] + g.duration_ns[v]);
+  }
+  for (size_t p = 0; p < work.size(); ++p) {
+    auto& spans = work[p];
+    std::sort(spans.begin(), spans.end());
+    int64_t widest = 0, busy_until = INT64_MIN;
+    for (const auto& [start, end] : spans) {
+      if (busy_until != INT64_MIN) widest = std::max(widest, start - busy_until);
+      busy_until = std::max(busy_until, end);
+    }
+    if (widest <= kRunGapNs) continue;
+    const auto& process = g.processes[p];
+    const auto source = static_cast<size_t>(process.source);
+    const std::string path = source < trace.sources.size() ? trace.sources[source].path : std::string("?");
+    const double hours = static_cast<double>(widest) / 3.6e12;
+    g.warnings.push_back(fmt::format("{}: its GPU work stops for {} between two operations: records of different runs in one "
+                                     "trace? Its span counts that gap",
+                                     process.guid.empty() ? path : fmt::format("{} (process {})", path, process.guid),
+                                     hours >= 48 ? fmt::format("{:.1f} days", hours / 24) : fmt::format("{:.1f} hours", hours)));
   }
 }
 
@@ -191,6 +223,7 @@ DagResult analyze_dag(const trace::Trace& trace, const DagOptions& options) {
   std::vector<uint32_t> best_pred;
   const std::vector<int64_t> finish = earliest_finish(g, g.duration_ns, &best_pred);
   measure_processes(g, finish);
+  warn_of_run_gaps(trace, g);
   const auto path = critical_nodes(finish, best_pred);
 
   DagResult r;

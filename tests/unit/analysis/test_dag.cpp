@@ -123,6 +123,26 @@ TEST(Dag, ChainOnOneStreamIsTheSumOfItsDurations) {
   EXPECT_EQ(r.processes.at(0).makespan_ns, 700);
 }
 
+// Work that stops for more than an hour is records of different runs, not a program's pause (the
+// rocprofiler-sdk docs' kernel and copy samples lie 5.7 days apart): the span counts the gap, and
+// a warning says so. A pause of minutes is a program's own.
+TEST(Dag, AGapOfHoursInAProcesssWorkIsAWarning) {
+  const int64_t minute = int64_t{60} * 1'000'000'000;
+  DagTrace t;
+  t.kernel("a", 1, 0, 100);
+  t.copy(2, 50, 100);
+  t.kernel("b", 1, 150 + 50 * minute, 100);
+  EXPECT_TRUE(analyze_dag(t.trace).warnings.empty()) << "50 minutes idle";
+  t.kernel("c", 2, 150 + 150 * minute, 100);
+  const auto r = analyze_dag(t.trace);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("run1.db (process g): its GPU work stops for 1.7 hours between two operations"), std::string::npos)
+      << r.warnings[0];
+  EXPECT_EQ(r.processes.at(0).makespan_ns, 150 * minute + 250) << "the span still counts it";
+  t.kernel("d", 1, 150 + 150 * minute + 5 * 24 * 60 * minute, 100);
+  EXPECT_NE(analyze_dag(t.trace).warnings.at(0).find("stops for 5.0 days"), std::string::npos);
+}
+
 TEST(Dag, ParallelBranchesJoinedByEvents) {
   DagTrace t;
   t.kernel("a", 1, 0, 100);
