@@ -1,5 +1,7 @@
 #include <rpl/analysis/profile_summary.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <rpl/analysis/kernel_selection.hpp>
@@ -58,6 +60,7 @@ ResourceSummary summarize_resources(const trace::KernelSymbol& symbol, const tra
   r.dynamic_lds_bytes = r.lds_bytes - r.static_lds_bytes;
   r.lds_split_known = symbol.lds_split_known;
   r.registers_known = symbol.registers_known;
+  r.barriers = symbol.barriers;
   r.scratch_bytes = dispatch.private_segment_size > 0 ? dispatch.private_segment_size : symbol.private_segment_size;
   return r;
 }
@@ -79,6 +82,7 @@ std::optional<hal::OccupancyResult> occupancy_of(const std::string& arch_name, c
       k.regs_per_thread = static_cast<int>(r.vgpr_per_thread);
       k.static_smem = r.static_lds_bytes;
       k.dynamic_smem = r.dynamic_lds_bytes;
+      if (r.barriers) k.barriers = *r.barriers;
       return hal::nvidia_occupancy(*nv, k, block);
     }
     warnings.push_back(fmt::format("no occupancy rules for architecture '{}'; occupancy is not computed",
@@ -87,6 +91,31 @@ std::optional<hal::OccupancyResult> occupancy_of(const std::string& arch_name, c
     warnings.push_back(fmt::format("occupancy not computed: {}", e.what()));
   }
   return std::nullopt;
+}
+
+// ncu's own theoretical occupancy of a dispatch in percent, where the trace has it (an Nsight
+// Compute file: its Occupancy section, or the raw metric).
+std::optional<double> ncu_theoretical_occupancy(const trace::Trace& trace, uint32_t dispatch) {
+  const auto name = std::find(trace.counter_names.begin(), trace.counter_names.end(), "sm__maximum_warps_per_active_cycle_pct");
+  if (name == trace.counter_names.end()) return std::nullopt;
+  const auto counter = static_cast<uint32_t>(name - trace.counter_names.begin());
+  // Counter values are grouped by dispatch, in the order of the dispatches.
+  auto v = std::lower_bound(trace.counter_values.begin(), trace.counter_values.end(), dispatch,
+                            [](const trace::CounterValue& c, uint32_t d) { return c.dispatch < d; });
+  for (; v != trace.counter_values.end() && v->dispatch == dispatch; ++v) {
+    if (v->counter == counter) return v->value;
+  }
+  return std::nullopt;
+}
+
+// Where ncu gave its own figure for the launch and it is not ours, ncu's is the measured one.
+void check_against_ncu(const trace::Trace& trace, uint32_t dispatch, const hal::OccupancyResult& ours, std::vector<std::string>& warnings) {
+  const auto theirs = ncu_theoretical_occupancy(trace, dispatch);
+  if (!theirs || std::abs(*theirs - 100 * ours.theoretical) <= 0.5) return;
+  warnings.push_back(fmt::format("the occupancy here ({:.1f} %) is not ncu's own theoretical occupancy of the same launch ({:.1f} %): "
+                                 "the launch had a limit the trace does not give (a shared-memory carveout, a thread-block "
+                                 "cluster); take ncu's",
+                                 100 * ours.theoretical, *theirs));
 }
 
 }  // namespace
@@ -149,6 +178,7 @@ ProfileSummary summarize_trace(const trace::Trace& trace, const AnalyzeOptions& 
   s.backend = s.gpu->vendor == "NVIDIA" ? "cuda" : "rocm";
   s.resources = summarize_resources(symbol, launch);
   s.occupancy = dispatch_occupancy(trace, longest, s.warnings);
+  if (s.occupancy) check_against_ncu(trace, static_cast<uint32_t>(g.longest_dispatch), *s.occupancy, s.warnings);
   return s;
 }
 

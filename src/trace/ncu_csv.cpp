@@ -157,17 +157,19 @@ Columns columns_of(std::vector<std::string> header, const fs::path& file) {
 }
 
 // The details page names a metric by its label in a section. The GPU Speed Of Light section's
-// percentages of peak are ncu's own verdict on what binds a launch; they are kept under the raw
-// names the raw page and --metrics give them (the labels of ncu's SpeedOfLight section file), so
-// both pages feed the same counters. Other sections reuse the labels in other units
-// ("Memory Throughput" in byte/second), hence the section and the unit.
+// percentages of peak are ncu's own verdict on what binds a launch, and the Occupancy section's
+// theoretical occupancy its own figure of ours; they are kept under the raw names the raw page and
+// --metrics give them (the labels of ncu's section files), so both pages feed the same counters.
+// Other sections reuse the labels in other units ("Memory Throughput" in byte/second), hence the
+// section and the unit.
 std::string metric_name(const std::string& section, const std::string& label, const std::string& unit) {
-  if (section != "GPU Speed Of Light Throughput" || unit != "%") return label;
-  static const std::map<std::string, std::string> raw = {
-      {"Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
-      {"Memory Throughput", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
-      {"DRAM Throughput", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"}};
-  const auto it = raw.find(label);
+  if (unit != "%") return label;
+  static const std::map<std::pair<std::string, std::string>, std::string> raw = {
+      {{"GPU Speed Of Light Throughput", "Compute (SM) Throughput"}, "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
+      {{"GPU Speed Of Light Throughput", "Memory Throughput"}, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
+      {{"GPU Speed Of Light Throughput", "DRAM Throughput"}, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
+      {{"Occupancy", "Theoretical Occupancy"}, "sm__maximum_warps_per_active_cycle_pct"}};
+  const auto it = raw.find({section, label});
   return it == raw.end() ? label : it->second;
 }
 
@@ -237,6 +239,37 @@ std::map<int64_t, Launch> read_launches(std::istream& in, const fs::path& file) 
   return launches;
 }
 
+// A report's details page gives its rule rows to the launches of its raw page, matched by ID and
+// kernel name; what it cannot give is a warning, as the raw page alone is a whole trace.
+void add_rules(std::map<int64_t, Launch>& launches, std::istream& details, const fs::path& file, std::vector<std::string>& warnings) {
+  std::map<int64_t, Launch> detailed;
+  try {
+    detailed = read_launches(details, file);
+  } catch (const Error& e) {
+    std::string why = e.what();
+    if (why.rfind(file.string() + ": ", 0) == 0) why.erase(0, file.string().size() + 2);  // named once
+    warnings.push_back(fmt::format("{}: its details page, as ncu exported it, is not read ({}): ncu's rules of its launches are "
+                                   "left out",
+                                   file.string(), why));
+    return;
+  }
+  size_t unmatched = 0;
+  for (auto& [id, d] : detailed) {
+    auto it = launches.find(id);
+    if (it == launches.end() || it->second.kernel != d.kernel) {
+      unmatched += d.rules.empty() ? 0 : 1;
+      continue;
+    }
+    auto& rules = it->second.rules;
+    rules.insert(rules.end(), std::make_move_iterator(d.rules.begin()), std::make_move_iterator(d.rules.end()));
+  }
+  if (unmatched > 0) {
+    warnings.push_back(fmt::format("{}: {} launches of its details page are not those of its raw page (ID and kernel): their rules "
+                                   "are left out",
+                                   file.string(), unmatched));
+  }
+}
+
 // The compute capability: the CC column's ("10.0"), else the raw page's device attributes.
 std::string compute_capability(const Launch& l) {
   if (!l.cc.empty()) return l.cc;
@@ -259,9 +292,10 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
   read_ncu_csv_into(trace, in, file);
 }
 
-void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file) {
-  const auto launches = read_launches(csv, file);
+void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, std::istream* details) {
+  auto launches = read_launches(csv, file);
   if (launches.empty()) fail(Errc::bad_input, "{}: Nsight Compute's CSV of no kernel launch (its ==PROF== lines may say why)", file.string());
+  if (details) add_rules(launches, *details, file, trace.warnings);
   const auto source = static_cast<int16_t>(trace.sources.size());
   if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", file.string());
   const std::string guid = file.stem().string();
@@ -339,6 +373,7 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file) {
       k.registers_known = regs.has_value();
       k.group_segment_size = bounded<uint32_t>(static_smem, 0);
       k.lds_split_known = static_smem && dynamic_smem;
+      if (const auto barriers = l.metric({"launch__barrier_count"})) k.barriers = bounded<int>(barriers, 1);
     });
     DispatchGeometry g;
     const auto block = l.block ? *l.block : std::array<uint64_t, 3>{std::max<uint64_t>(1, bounded<uint32_t>(block_total, 1)), 1, 1};

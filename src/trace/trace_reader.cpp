@@ -163,12 +163,17 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
       case TraceFormat::rocprof_compute: read_rocprof_compute_into(trace, file); break;
       case TraceFormat::ncu_csv: read_ncu_csv_into(trace, file); break;
       case TraceFormat::ncu_report: {
-        if (!options.ncu_report_csv) {
+        if (!options.ncu_report_pages) {
           fail(Errc::bad_input, "{}: an Nsight Compute report, read through ncu: export its raw page (ncu --import {} --csv --page raw "
                                 "> report.csv) and give the CSV", file.string(), file.string());
         }
-        std::istringstream csv(options.ncu_report_csv(file));
-        read_ncu_csv_into(trace, csv, file);
+        const auto pages = options.ncu_report_pages(file);
+        std::istringstream raw(pages.raw), details(pages.details);
+        read_ncu_csv_into(trace, raw, file, pages.details.empty() ? nullptr : &details);
+        if (pages.details.empty()) {
+          trace.warnings.push_back(fmt::format("{}: no details page ({}): ncu's rules of its launches are not read", file.string(),
+                                               pages.details_problem.empty() ? "ncu exported none" : pages.details_problem));
+        }
         break;
       }
     }

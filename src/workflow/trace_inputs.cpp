@@ -68,7 +68,7 @@ std::vector<fs::path> trace_files(const std::vector<fs::path>& inputs) {
 }
 
 trace::Trace read_trace_files(const std::vector<fs::path>& files, trace::ReadOptions options) {
-  options.ncu_report_csv = backends::ncu_report_csv;
+  options.ncu_report_pages = backends::ncu_report_pages;
   return trace::read_traces(files, options);
 }
 

@@ -48,6 +48,7 @@ struct ResourceSummary {
   bool lds_split_known = true;    // false: the trace told only lds_bytes (the two above are 0 and lds_bytes)
   bool registers_known = true;    // false: the trace records no register counts (the three above LDS are 0)
   int64_t scratch_bytes = 0;      // per work-item
+  std::optional<int> barriers;    // per block, where the trace records them (else __syncthreads' one)
 };
 
 struct ProfileSummary {

@@ -62,6 +62,9 @@ struct KernelSymbol {
   /// False where the format records each dispatch's LDS as one total (rocprofv3 and legacy rocprof
   /// CSV, rocprof-compute, Kineto): group_segment_size is then 0, not the static part.
   bool lds_split_known = true;
+  /// Barriers a block of it uses, where the trace records them (ncu's launch__barrier_count; CUDA
+  /// kernels with named barriers use more than __syncthreads' one): they bound blocks per SM.
+  std::optional<int> barriers;
   /// The name shown to people: display_name, else mangled_name.
   const std::string& name() const { return display_name.empty() ? mangled_name : display_name; }
 };

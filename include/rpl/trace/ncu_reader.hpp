@@ -17,7 +17,9 @@ namespace rpl::trace {
 void read_ncu_csv_into(Trace& trace, const std::filesystem::path& file);
 
 /// The same, of CSV text read from csv: an Nsight Compute report's (.ncu-rep) raw page as ncu
-/// exported it, the Source and every message naming the report.
-void read_ncu_csv_into(Trace& trace, std::istream& csv, const std::filesystem::path& file);
+/// exported it, the Source and every message naming the report. With details, the report's
+/// details page too, for ncu's rule rows of the same launches (the raw page has no rules); a
+/// details page that cannot be read is a warning, not an error.
+void read_ncu_csv_into(Trace& trace, std::istream& csv, const std::filesystem::path& file, std::istream* details = nullptr);
 
 }  // namespace rpl::trace

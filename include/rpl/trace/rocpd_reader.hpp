@@ -12,11 +12,18 @@ namespace rpl::trace {
 
 /// Reads every file; Error(bad_input) naming the file for anything that is not a readable rocpd
 /// database (missing, empty, not SQLite, truncated, no rocpd tables, missing required columns).
+/// The pages of an Nsight Compute report (.ncu-rep) as ncu --import exports them, as CSV.
+struct NcuReportPages {
+  std::string raw;              // --page raw --print-units base: a column per metric
+  std::string details;          // --page details: its sections and ncu's rule rows; may be empty
+  std::string details_problem;  // why details is empty, where ncu could not export it
+};
+
 struct ReadOptions {
   bool host_calls = false;  // also read the host API calls and markers (Trace::host_calls)
-  // An Nsight Compute report (.ncu-rep) as CSV of its raw page: only ncu reads that binary format,
-  // so the workflows set this to run it (backends::ncu_report_csv); without it a report is refused.
-  std::function<std::string(const std::filesystem::path&)> ncu_report_csv;
+  // A report's pages: only ncu reads that binary format, so the workflows set this to run it
+  // (backends::ncu_report_pages); without it a report is refused.
+  std::function<NcuReportPages(const std::filesystem::path&)> ncu_report_pages;
 };
 
 Trace read_rocpd(const std::vector<std::filesystem::path>& files, const ReadOptions& options = {});

@@ -20,7 +20,7 @@ enum class TraceFormat {
   kineto,         // a PyTorch profiler trace (Kineto's Chrome trace JSON)
   nsys_sqlite,    // an Nsight Systems export (nsys export --type sqlite)
   ncu_csv,        // Nsight Compute's CSV (ncu --csv), its details or raw page
-  ncu_report,     // an Nsight Compute report (ncu -o R: R.ncu-rep), read through ReadOptions::ncu_report_csv
+  ncu_report,     // an Nsight Compute report (ncu -o R: R.ncu-rep), read through ReadOptions::ncu_report_pages
 };
 
 /// What the file is, from its first bytes; nothing for a file of no format read here.

@@ -17,7 +17,7 @@ namespace rpl::workflow {
 /// content. Error(bad_input) for a folder that holds no trace.
 std::vector<std::filesystem::path> trace_files(const std::vector<std::filesystem::path>& inputs);
 
-/// The files read as one trace, Nsight Compute's reports through ncu (backends::ncu_report_csv).
+/// The files read as one trace, Nsight Compute's reports through ncu (backends::ncu_report_pages).
 trace::Trace read_trace_files(const std::vector<std::filesystem::path>& files, trace::ReadOptions options = {});
 
 /// The inputs' trace files read as one trace.

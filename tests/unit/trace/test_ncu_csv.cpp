@@ -1,6 +1,9 @@
 // Nsight Compute's CSV details page: a real file of ncu's newer layout (an sm_100 GEMM, with the
 // program's output before it), the older layout without launch columns as ncu wrote it, bad input.
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -42,12 +45,14 @@ TEST(NcuCsv, RealDetailsPageOfAnSm100Gemm) {
   EXPECT_EQ(t.agents[0].name, "sm_100") << "from the CC column, 10.0";
   EXPECT_EQ(t.agents[0].vendor_name, "NVIDIA");
   EXPECT_EQ(t.agents[0].compute_units, 152) << "Launch Statistics' # SMs";
-  // Its GPU Speed Of Light percentages, kept under the raw names the raw page gives them; no other
-  // label of a section is a counter.
+  // Its GPU Speed Of Light percentages and theoretical occupancy, kept under the raw names the raw
+  // page gives them; no other label of a section is a counter.
   ASSERT_EQ(t.counter_names, (std::vector<std::string>{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
                                                        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-                                                       "sm__throughput.avg.pct_of_peak_sustained_elapsed"}));
-  ASSERT_EQ(t.counter_values.size(), 3u);
+                                                       "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                                                       "sm__maximum_warps_per_active_cycle_pct"}));
+  ASSERT_EQ(t.counter_values.size(), 4u);
+  EXPECT_DOUBLE_EQ(t.counter_values[3].value, 18.75) << "Theoretical Occupancy, as ours";
   EXPECT_DOUBLE_EQ(t.counter_values[0].value, 21.68) << "Memory Throughput";
   EXPECT_DOUBLE_EQ(t.counter_values[1].value, 0.74) << "DRAM Throughput";
   EXPECT_DOUBLE_EQ(t.counter_values[2].value, 23.59) << "Compute (SM) Throughput";
@@ -117,13 +122,32 @@ TEST(NcuCsv, OnlyTheSpeedOfLightSectionsPercentagesAreKeptAsRawMetrics) {
   row("GPU Speed Of Light Throughput", "Memory Throughput", "%", "81.50");
   row("GPU Speed Of Light Throughput", "Duration", "us", "12.50");
   row("GPU Speed Of Light Throughput", "Compute (SM) Throughput", "cycle", "7");
+  row("Occupancy", "Theoretical Occupancy", "%", "62.50");
+  row("Occupancy", "Achieved Occupancy", "%", "55.10");
   write_text(dir / "ncu.csv", csv);
   const auto t = trace::read_traces({dir / "ncu.csv"});
   ASSERT_EQ(t.dispatches.size(), 1u);
   EXPECT_EQ(t.dispatches[0].duration_ns(), 12500);
-  ASSERT_EQ(t.counter_names, std::vector<std::string>{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"})
-      << "a label in another unit is not taken for the percentage";
+  ASSERT_EQ(t.counter_names, (std::vector<std::string>{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                                                       "sm__maximum_warps_per_active_cycle_pct"}))
+      << "a label in another unit is not taken for the percentage; the Occupancy section's theoretical occupancy is ncu's own";
   EXPECT_DOUBLE_EQ(t.counter_values.at(0).value, 81.5);
+  EXPECT_DOUBLE_EQ(t.counter_values.at(1).value, 62.5);
+}
+
+// The raw page gives the barriers a block uses (launch__barrier_count), which bound blocks per SM
+// from compute capability 9.0: cuBLAS's GEMM in the PyTorch program uses 3. The details page has
+// none.
+TEST(NcuCsv, TheRawPageGivesEachKernelsBarriers) {
+  const auto t = trace::read_traces({source_dir() / "tests/fixtures/ncu_raw_torch_roofline.csv"});
+  std::map<std::string, std::optional<int>> barriers;
+  for (const auto& k : t.symbols) barriers[k.name().substr(0, 20)] = k.barriers;
+  EXPECT_EQ(barriers.at("nvjet_sm90_tst_256x1"), 3);
+  EXPECT_EQ(barriers.at("void at::vectorized_"), 0);
+  EXPECT_EQ(barriers.at("void at::<unnamed>::"), 1);
+  for (const auto& k : trace::read_traces({source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv"}).symbols) {
+    EXPECT_FALSE(k.barriers) << k.name();
+  }
 }
 
 // The raw page (a column per metric, a row of units after the header) of our softmax testbed on an
@@ -163,15 +187,63 @@ TEST(NcuCsv, AReportIsReadAsTheCsvNcuExportsOfIt) {
   EXPECT_NE(message.find("ncu --import " + report.string() + " --csv --page raw"), std::string::npos) << message;
   trace::ReadOptions options;
   std::vector<fs::path> exported;
-  options.ncu_report_csv = [&](const fs::path& file) {
+  options.ncu_report_pages = [&](const fs::path& file) {
     exported.push_back(file);
-    return read_file(source_dir() / "tests/fixtures/ncu_raw_softmax.csv");
+    return trace::NcuReportPages{read_file(source_dir() / "tests/fixtures/ncu_raw_softmax.csv"), "", "ncu said no"};
   };
   const auto t = trace::read_traces({report}, options);
   EXPECT_EQ(exported, std::vector<fs::path>{report});
   EXPECT_EQ(t.dispatches.size(), 2u);
   ASSERT_EQ(t.sources.size(), 1u);
   EXPECT_EQ(t.sources[0].path, report.string());
+}
+
+// A report's raw page has no rules: its details page, exported beside it, gives them to the same
+// launches (matched by ID and kernel). Here the raw and details pages of the same 12 launches of
+// the PyTorch program (recorded by two ncu runs of it on an H200, in the same order).
+TEST(NcuCsv, AReportsDetailsPageGivesItsRulesToTheRawPagesLaunches) {
+  const auto dir = fresh_dir("ncu_report_details");
+  const auto report = dir / "torch.ncu-rep";
+  write_text(report, std::string("NVR\0\2\0\0\0", 8));
+  const auto raw = read_file(source_dir() / "tests/fixtures/ncu_raw_torch_roofline.csv");
+  const auto details = read_file(source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv");
+  auto read_with = [&](const std::string& details_page, const std::string& problem = "") {
+    trace::ReadOptions options;
+    options.ncu_report_pages = [&](const fs::path&) { return trace::NcuReportPages{raw, details_page, problem}; };
+    return trace::read_traces({report}, options);
+  };
+  const auto detailed = trace::read_traces({source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv"});
+  const auto t = read_with(details);
+  ASSERT_EQ(t.dispatches.size(), 12u);
+  ASSERT_EQ(t.findings.size(), detailed.findings.size());
+  ASSERT_FALSE(t.findings.empty());
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    EXPECT_EQ(t.findings[i].rule, detailed.findings[i].rule);
+    EXPECT_EQ(t.findings[i].dispatch, detailed.findings[i].dispatch) << "the same launch";
+  }
+  EXPECT_EQ(t.counter_names, trace::read_traces({source_dir() / "tests/fixtures/ncu_raw_torch_roofline.csv"}).counter_names)
+      << "the counters are the raw page's";
+  auto warned = [](const trace::Trace& trace, const std::string& what) {
+    return std::any_of(trace.warnings.begin(), trace.warnings.end(), [&](const auto& w) { return w.find(what) != std::string::npos; });
+  };
+  EXPECT_FALSE(warned(t, "details page"));
+
+  // Without a details page, or with one that is not of these launches or not read, the raw page
+  // is still the trace, and a warning says what is left out.
+  const auto none = read_with("", "ncu --import ... --page details exited with status 1 (==ERROR== no)");
+  EXPECT_EQ(none.dispatches.size(), 12u);
+  EXPECT_TRUE(none.findings.empty());
+  EXPECT_TRUE(warned(none, report.string() + ": no details page (ncu --import ... --page details exited with status 1 (==ERROR== no)): "
+                              "ncu's rules of its launches are not read"));
+  std::string other = details;
+  for (size_t at = other.find("nvjet_sm90"); at != std::string::npos; at = other.find("nvjet_sm90", at + 1)) other[at] = 'N';
+  const auto mismatched = read_with(other);
+  EXPECT_LT(mismatched.findings.size(), t.findings.size());
+  EXPECT_TRUE(warned(mismatched, "launches of its details page are not those of its raw page (ID and kernel)"));
+  const auto unread = read_with(details.substr(0, details.rfind("\"ID\"") + 200) + "\n\"0\",\"1\"\n");
+  EXPECT_EQ(unread.dispatches.size(), 12u);
+  EXPECT_TRUE(unread.findings.empty());
+  EXPECT_TRUE(warned(unread, report.string() + ": its details page, as ncu exported it, is not read (line "));
 }
 
 TEST(NcuCsv, BadInputIsOneLineThatSaysWhat) {
