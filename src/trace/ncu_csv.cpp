@@ -355,6 +355,7 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, st
     const auto regs = l.metric({"Registers Per Thread", "launch__registers_per_thread"});
     const auto static_smem = l.metric({"Static Shared Memory Per Block", "launch__shared_mem_per_block_static"});
     const auto dynamic_smem = l.metric({"Dynamic Shared Memory Per Block", "launch__shared_mem_per_block_dynamic"});
+    const auto barriers = l.metric({"launch__barrier_count"});
     registers = registers || regs.has_value();
     const auto block_total = l.metric({"Block Size", "launch__block_size"}), grid_total = l.metric({"Grid Size", "launch__grid_size"});
     geometry = geometry || l.block || block_total;
@@ -373,7 +374,7 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, st
       k.registers_known = regs.has_value();
       k.group_segment_size = bounded<uint32_t>(static_smem, 0);
       k.lds_split_known = static_smem && dynamic_smem;
-      if (const auto barriers = l.metric({"launch__barrier_count"})) k.barriers = bounded<int>(barriers, 1);
+      if (barriers) k.barriers = bounded<int>(barriers, 1);
     });
     DispatchGeometry g;
     const auto block = l.block ? *l.block : std::array<uint64_t, 3>{std::max<uint64_t>(1, bounded<uint32_t>(block_total, 1)), 1, 1};
