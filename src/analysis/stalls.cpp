@@ -1,7 +1,10 @@
 // NVIDIA stall counters (ncu metric names, listed by `ncu --query-metrics` on the H100):
 //   smsp__warp_issue_stalled_<reason>_per_warp_active.pct: the share of active warps stalled for
-//   each reason; normalized over the reasons to fractions of stalled time.
-//   smsp__issue_active.avg.pct_of_peak_sustained_active: issue-slot utilization.
+//   each reason; normalized over the reasons to fractions of stalled time. Where a trace has
+//   none, ncu's WarpStateStats section's smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio
+//   (reference/cuda.md §5.2), normalized the same way.
+//   smsp__issue_active.avg.pct_of_peak_sustained_active (or the section's .avg.per_cycle_active):
+//   issue-slot utilization.
 //   sm__inst_executed.avg.per_cycle_active: IPC per SM.
 //   smsp__sass_average_branch_targets_threads_uniform.pct: ncu's branch efficiency.
 //   smsp__sass_thread_inst_executed_op_<class>_pred_on.sum: thread instructions by class;
@@ -53,12 +56,20 @@ constexpr std::array<std::pair<const char*, const char*>, 14> kNvidiaMix = {{
     {"bit", "integer"},  {"conversion", "other"},
 }};
 
+// Two families of a reason's metric, each proportional to the warps in that state: profile --deep
+// asks for the share of active warps (in percent); ncu's WarpStateStats section (its full set, in
+// the reports people already have) gives warps per issued instruction. Normalized over the
+// reasons, both give fractions of stalled time.
 std::string stall_metric(const char* reason) {
   return std::string("smsp__warp_issue_stalled_") + reason + "_per_warp_active.pct";
+}
+std::string section_stall_metric(const char* reason) {
+  return std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio";
 }
 std::string op_metric(const char* op) { return std::string("smsp__sass_thread_inst_executed_op_") + op + "_pred_on.sum"; }
 
 constexpr const char* kIssueActive = "smsp__issue_active.avg.pct_of_peak_sustained_active";
+constexpr const char* kIssueActiveRatio = "smsp__issue_active.avg.per_cycle_active";  // the WarpStateStats section's
 constexpr const char* kIpc = "sm__inst_executed.avg.per_cycle_active";
 constexpr const char* kBranchUniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
 constexpr const char* kTensorInstructions = "sm__inst_executed_pipe_tensor.sum";
@@ -96,7 +107,9 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
   std::map<uint32_t, double> weighted, summed;
   double weight = 0;
   size_t measured = 0;
-  const auto stall_probe = id(stall_metric("long_scoreboard"));
+  const bool asked = id(stall_metric("long_scoreboard")).has_value();
+  const auto metric_of = asked ? stall_metric : section_stall_metric;
+  const auto stall_probe = id(metric_of("long_scoreboard"));
   if (!stall_probe) return std::nullopt;
   size_t v = 0;
   for (uint32_t i = 0; i < trace.dispatches.size(); ++i) {
@@ -131,17 +144,21 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
   StallAnalysis s;
   s.kernel = kernel;
   s.measured_dispatches = measured;
-  if (auto u = mean(kIssueActive)) s.issue_slot_utilization = *u / 100;
+  if (auto u = mean(kIssueActive)) {
+    s.issue_slot_utilization = *u / 100;
+  } else if (auto r = mean(kIssueActiveRatio)) {
+    s.issue_slot_utilization = *r;
+  }
   s.ipc = mean(kIpc);
   if (auto b = mean(kBranchUniform)) s.branch_efficiency = *b / 100;
 
   double stalled = 0;
   for (const auto& [reason, common] : kNvidiaStalls) {
-    auto c = id(stall_metric(reason));
+    auto c = id(metric_of(reason));
     if (c && weighted.count(*c)) stalled += weighted[*c];
   }
   for (const auto& [reason, common] : kNvidiaStalls) {
-    auto c = id(stall_metric(reason));
+    auto c = id(metric_of(reason));
     if (!c || !weighted.count(*c) || stalled <= 0) continue;
     const double f = weighted[*c] / stalled;
     s.vendor_stalls[reason] = f;

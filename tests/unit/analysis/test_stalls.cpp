@@ -72,6 +72,27 @@ TEST(Stalls, FractionsMixAndBranchEfficiency) {
   EXPECT_DOUBLE_EQ(s->instruction_mix.at("tensor"), 0);
 }
 
+// A report of ncu's full set (its WarpStateStats section) gives warps per issued instruction for
+// each reason and issue activity per cycle, not profile --deep's percentages: the same fractions.
+TEST(Stalls, NcusWarpStateSectionGivesTheSameFractions) {
+  StallTrace t;
+  auto section = [](const char* reason) { return std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio"; };
+  t.dispatch(0, 1000, {{section("long_scoreboard"), 7.5}, {section("short_scoreboard"), 1.5}, {section("selected"), 1},
+                       {"smsp__issue_active.avg.per_cycle_active", 0.25}});
+  const auto s = analyze_stalls(t.trace, "k");
+  ASSERT_TRUE(s);
+  EXPECT_DOUBLE_EQ(s->stalls.at("memory_dependency"), 0.75);
+  EXPECT_DOUBLE_EQ(s->stalls.at("lds_dependency"), 0.15);
+  EXPECT_DOUBLE_EQ(s->vendor_stalls.at("selected"), 0.1);
+  EXPECT_DOUBLE_EQ(*s->issue_slot_utilization, 0.25);
+  // Where both families are there, profile --deep's are taken, not a sum of the two.
+  t.dispatch(0, 1000, {{stall("long_scoreboard"), 50}, {stall("barrier"), 50}, {section("long_scoreboard"), 9}});
+  const auto both = analyze_stalls(t.trace, "k");
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->measured_dispatches, 1u);
+  EXPECT_DOUBLE_EQ(both->stalls.at("barrier"), 0.5);
+}
+
 TEST(Stalls, NoneWithoutStallCounters) {
   StallTrace t;
   t.dispatch(0, 1000, {{op("ffma"), 100}});
