@@ -433,8 +433,9 @@ TEST(CliAnalyze, OccupancyIsCheckedAgainstNcusOwn) {
 
 // An Nsight Compute report (.ncu-rep, found by its first bytes, "NVR" and a NUL) is read through ncu
 // --import: here a stand-in ncu that prints what ncu printed of a real report, a Triton program's
-// (add_kernel, 10 launches after 2 of PyTorch's random fills, on an H200). A report ncu refuses,
-// and a report where no ncu is installed, are one line each that says what to do.
+// (add_kernel, 10 launches after 2 of PyTorch's random fills, on an H200). Its rules come from the
+// details page, exported beside the raw page; where that export fails, a warning says so. A report
+// ncu refuses, and a report where no ncu is installed, are one line each that says what to do.
 TEST(CliAnalyze, AnNsightComputeReportIsReadThroughNcu) {
   const auto dir = fresh_dir("ncu_report");
   const auto report = dir / "triton_add.ncu-rep";
@@ -459,6 +460,25 @@ TEST(CliAnalyze, AnNsightComputeReportIsReadThroughNcu) {
       << "the report is named, not an export of it: " << j["warnings"][0];
   EXPECT_EQ(run_cli({"analyze", "--json", dir.string()}, fake_ncu).out, r.out) << "a folder of reports; same bytes";
   EXPECT_EQ(read_file(report), before) << "the report is left as it was";
+  const auto warnings = j["warnings"].dump();
+  EXPECT_NE(warnings.find(report.string() + ": no details page (") , std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("==ERROR== fake ncu: no details page"), std::string::npos) << "ncu's own words: " << warnings;
+  EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "out/analysis.json"))["tool_findings"].empty());
+
+  // A report whose details page ncu exports: its rules are the launches' as the details page's own
+  // CSV gives them (tests/fixtures/ncu_details_torch_roofline.csv, beside its raw page).
+  const auto torch_dir = dir / "torch";
+  fs::create_directories(torch_dir);
+  write_text(torch_dir / "torch_roofline.ncu-rep", std::string("NVR\0\2\0\0\0 a report", 18));
+  auto torch = run_cli({"analyze", "--kernel", "nvjet_sm90", "--out", (torch_dir / "out").string(),
+                        (torch_dir / "torch_roofline.ncu-rep").string()},
+                       fake_ncu);
+  ASSERT_EQ(torch.exit_code, 0) << torch.err;
+  EXPECT_NE(torch.out.find("ncu says    TheoreticalOccupancy (estimated local speedup 81.2 %)"), std::string::npos) << torch.out;
+  const auto findings = nlohmann::json::parse(read_file(torch_dir / "out/analysis.json"))["tool_findings"];
+  ASSERT_EQ(findings.size(), 3u) << findings;
+  EXPECT_EQ(findings[0]["launches"], 3);
+  EXPECT_EQ(torch.err.find("details page"), std::string::npos) << torch.err;
 
   write_text(dir / "cut.ncu-rep", std::string("NVR\0 cut short", 14));
   auto refused = run_cli({"analyze", (dir / "cut.ncu-rep").string()}, fake_ncu);
