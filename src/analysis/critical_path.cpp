@@ -109,13 +109,10 @@ void warn_of_run_gaps(const trace::Trace& trace, DagGraph& g) {
       busy_until = std::max(busy_until, end);
     }
     if (widest <= kRunGapNs) continue;
-    const auto& process = g.processes[p];
-    const auto source = static_cast<size_t>(process.source);
-    const std::string path = source < trace.sources.size() ? trace.sources[source].path : std::string("?");
     const double hours = static_cast<double>(widest) / 3.6e12;
     g.warnings.push_back(fmt::format("{}: its GPU work stops for {} between two operations: records of different runs in one "
                                      "trace? Its span counts that gap",
-                                     process.guid.empty() ? path : fmt::format("{} (process {})", path, process.guid),
+                                     detail::process_label(trace, g.processes[p].source, g.processes[p].guid),
                                      hours >= 48 ? fmt::format("{:.1f} days", hours / 24) : fmt::format("{:.1f} hours", hours)));
   }
 }

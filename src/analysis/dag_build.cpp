@@ -165,10 +165,7 @@ class Builder {
            k == EventOperationKind::device_synchronize;
   }
 
-  std::string where(const ProcessInfo& p) const {
-    const std::string& path = trace_.sources.at(static_cast<size_t>(p.source)).path;
-    return p.guid.empty() ? path : fmt::format("{} (process {})", path, p.guid);
-  }
+  std::string where(const ProcessInfo& p) const { return process_label(trace_, p.source, p.guid); }
 
   void order_nodes() {
     std::sort(protos_.begin(), protos_.end(), [](const Proto& a, const Proto& b) {
@@ -465,6 +462,11 @@ class Builder {
 
 DagGraph build_dag_graph(const trace::Trace& trace, const DagOptions& options) {
   return Builder(trace, options).build();
+}
+
+std::string process_label(const trace::Trace& trace, int32_t source, const std::string& guid) {
+  const std::string& path = trace.sources.at(static_cast<size_t>(source)).path;
+  return guid.empty() ? path : fmt::format("{} (process {})", path, guid);
 }
 
 }  // namespace rpl::analysis::detail

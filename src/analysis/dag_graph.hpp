@@ -28,4 +28,7 @@ struct DagGraph {
 
 DagGraph build_dag_graph(const trace::Trace& trace, const DagOptions& options);
 
+/// How warnings name a process: its file, and its GUID where the file holds several.
+std::string process_label(const trace::Trace& trace, int32_t source, const std::string& guid);
+
 }  // namespace rpl::analysis::detail
