@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# On the NVIDIA machine, from the repository root, with the carry of
+# `PRESET=release EXAMPLES=rowsum_tunable WITH_CLANG=1 NO_TESTS=1 bash scripts/gpu/prepare_carry.sh`:
+# the pages ncu --import exports of a report (.ncu-rep) of real programs nobody here wrote, and what
+# `rocm-perf analyze` makes of each report. For a PyTorch program (tests/gpu/programs/torch_roofline.py)
+# and a Triton one (tests/gpu/programs/triton_add.py), ncu -o records the first ${LAUNCHES:-12}
+# launches with its default sections (NAME.ncu-rep) and with --set full (NAME.full.ncu-rep); of
+# each, ncu --import exports
+#   - the raw page in base units (what analyze reads): NAME[.full].raw.csv;
+#   - the details page with its rule rows: NAME[.full].details.csv;
+# and analyze reads the report (NAME[.full].json, its stderr NAME[.full].err; with --out,
+# NAME[.full].out/). Everything is packed
+# in $OUT/ncu_report_pages.tar.xz (the device tool brings back few files); summary.txt says what
+# each analyze found.
+# Not yet run: written on 2026-12-05, when no device machine could be started, to check live what
+# the stand-in ncu of the tests answers (a report's details page beside its raw page) and the names
+# of the WarpStateStats metrics a --set full report holds.
+set -uo pipefail
+source scripts/gpu/carry_env.sh "${1:-.devcarry}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
+ncu --version | tail -1 | tee -a "$out/machine.txt"
+pages=$(mktemp -d)
+launches=${LAUNCHES:-12}
+for program in torch_roofline triton_add; do
+  for set in default full; do
+    name=$program$([ "$set" = full ] && echo .full)
+    ncu -f -o "$pages/$name" --set "$set" -c "$launches" python3 "tests/gpu/programs/$program.py" > "$pages/$name.ncu.log" 2>&1
+    ncu --import "$pages/$name.ncu-rep" --csv --page raw --print-units base > "$pages/$name.raw.csv" 2> "$pages/$name.raw.err"
+    ncu --import "$pages/$name.ncu-rep" --csv --page details > "$pages/$name.details.csv" 2> "$pages/$name.details.err"
+    echo "$name: raw $(wc -l < "$pages/$name.raw.csv") lines, details $(wc -l < "$pages/$name.details.csv") lines," \
+      "$(grep -c ',"OPT",\|,"WRN",\|,"INF",' "$pages/$name.details.csv") rule rows" | tee -a "$out/summary.txt"
+    "$carry/bin/rocm-perf" analyze --json "$pages/$name.ncu-rep" > "$pages/$name.json" 2> "$pages/$name.err"
+    python3 scripts/gpu/ncu_csv_summary.py "$name.ncu-rep" "$pages/$name.json" "$?" | tee -a "$out/summary.txt"
+    "$carry/bin/rocm-perf" analyze --out "$pages/$name.out" "$pages/$name.ncu-rep" > "$pages/$name.txt" 2>> "$pages/$name.err"
+    python3 scripts/gpu/ncu_report_summary.py "$pages/$name.out/analysis.json" "$pages/$name.raw.csv" | sed 's/^/  /' | tee -a "$out/summary.txt"
+  done
+done
+ncu --help > "$pages/ncu_help.txt" 2>&1
+rm -f "$pages"/*.ncu-rep
+tar -C "$pages" -cf - . | xz -6 > "$out/ncu_report_pages.tar.xz"
