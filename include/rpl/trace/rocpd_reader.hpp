@@ -10,8 +10,6 @@
 
 namespace rpl::trace {
 
-/// Reads every file; Error(bad_input) naming the file for anything that is not a readable rocpd
-/// database (missing, empty, not SQLite, truncated, no rocpd tables, missing required columns).
 /// The pages of an Nsight Compute report (.ncu-rep) as ncu --import exports them, as CSV.
 struct NcuReportPages {
   std::string raw;              // --page raw --print-units base: a column per metric
@@ -19,6 +17,8 @@ struct NcuReportPages {
   std::string details_problem;  // why details is empty, where ncu could not export it
 };
 
+/// Reads every file; Error(bad_input) naming the file for anything that is not a readable rocpd
+/// database (missing, empty, not SQLite, truncated, no rocpd tables, missing required columns).
 struct ReadOptions {
   bool host_calls = false;  // also read the host API calls and markers (Trace::host_calls)
   // A report's pages: only ncu reads that binary format, so the workflows set this to run it
