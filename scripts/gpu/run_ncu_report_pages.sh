@@ -8,6 +8,7 @@
 # each, ncu --import exports
 #   - the raw page in base units (what analyze reads): NAME[.full].raw.csv;
 #   - the details page with its rule rows: NAME[.full].details.csv;
+#   - of the full set, the raw page with instanced metrics' values: NAME.full.raw_instances.csv;
 # and analyze reads the report (NAME[.full].json, its stderr NAME[.full].err; with --out,
 # NAME[.full].out/). Everything is packed
 # in $OUT/ncu_report_pages.tar.xz (the device tool brings back few files); summary.txt says what
@@ -27,6 +28,9 @@ for program in torch_roofline triton_add; do
     ncu -f -o "$pages/$name" --set "$set" -c "$launches" python3 "tests/gpu/programs/$program.py" > "$pages/$name.ncu.log" 2>&1
     ncu --import "$pages/$name.ncu-rep" --csv --page raw --print-units base > "$pages/$name.raw.csv" 2> "$pages/$name.raw.err"
     ncu --import "$pages/$name.ncu-rep" --csv --page details > "$pages/$name.details.csv" 2> "$pages/$name.details.err"
+    # Instanced metrics (a full set's instructions by opcode) print their instances only when asked.
+    [ "$set" = full ] && ncu --import "$pages/$name.ncu-rep" --csv --page raw --print-units base \
+      --print-metric-instances values > "$pages/$name.raw_instances.csv" 2> "$pages/$name.raw_instances.err"
     echo "$name: raw $(wc -l < "$pages/$name.raw.csv") lines, details $(wc -l < "$pages/$name.details.csv") lines," \
       "$(grep -c ',"OPT",\|,"WRN",\|,"INF",' "$pages/$name.details.csv") rule rows" | tee -a "$out/summary.txt"
     "$carry/bin/rocm-perf" analyze --json "$pages/$name.ncu-rep" > "$pages/$name.json" 2> "$pages/$name.err"
