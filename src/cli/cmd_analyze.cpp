@@ -13,6 +13,7 @@ struct AnalyzeCommandOptions {
   OutputOptions output;
   std::vector<std::string> databases;
   std::string kernel;
+  std::string arch;
   std::string out_dir;
   AnalysisCommandOptions analyses;
 };
@@ -24,6 +25,9 @@ Action add_analyze_command(CLI::App& app) {
   add_output_options(*cmd, o->output, true);
   cmd->add_option("databases", o->databases, "trace files (one per run or process: rocpd databases, rocprofv3 kernel_trace.csv or results.json, rocprof results.csv, rocprof-compute pmc_perf.csv, PyTorch profiler JSON, nsys .sqlite, ncu --csv output, ncu .ncu-rep reports read through ncu), or folders of them")->required();
   cmd->add_option("--kernel", o->kernel, "regular expression choosing the kernel to analyze");
+  cmd->add_option("--arch", o->arch,
+                  "the GPU's architecture (sm_80, gfx942, ...) where a trace does not record it: an ncu CSV without a CC "
+                  "column, a rocprofv3 CSV without agent_info.csv; a GPU the trace records keeps its own");
   auto* out = cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
   add_analysis_options(*cmd, o->analyses);
   cmd->add_option("--att", o->analyses.thread_trace_dir,
@@ -36,7 +40,7 @@ Action add_analyze_command(CLI::App& app) {
       ->needs(out);
   return [o]() -> int {
     log::set_debug(o->output.debug);
-    workflow::AnalyzeRequest request{{o->databases.begin(), o->databases.end()}, std::nullopt, o->analyses.request(), o->out_dir};
+    workflow::AnalyzeRequest request{{o->databases.begin(), o->databases.end()}, std::nullopt, o->arch, o->analyses.request(), o->out_dir};
     if (!o->kernel.empty()) request.kernel_regex = o->kernel;
     workflow::Control control;
     const auto r = workflow::run_analyze(request, control);

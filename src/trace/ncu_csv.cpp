@@ -37,18 +37,25 @@ std::optional<double> number(std::string text) {
   return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
-// What a value in this unit is multiplied by to be in nanoseconds (a time) or in the unit without
-// its SI prefix ("Kbyte/block": bytes).
+// What a value in this unit is multiplied by to be in base units: a time in nanoseconds, a rate
+// per second ("cycle/nsecond", "Ghz": cycles a second), anything else without its SI prefix
+// ("Kbyte/block": bytes).
 double unit_factor(const std::string& unit) {
-  const std::string base = unit.substr(0, unit.find('/'));
   static const std::map<std::string, double> times = {{"nsecond", 1},  {"ns", 1},  {"usecond", 1e3}, {"us", 1e3},
                                                       {"msecond", 1e6}, {"ms", 1e6}, {"second", 1e9},  {"s", 1e9}};
-  if (auto it = times.find(base); it != times.end()) return it->second;
   static const std::map<char, double> prefixes = {{'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}};
-  if (base.size() > 1 && std::islower(static_cast<unsigned char>(base[1]))) {
-    if (auto it = prefixes.find(base[0]); it != prefixes.end()) return it->second;
+  const size_t slash = unit.find('/');
+  const std::string base = unit.substr(0, slash);
+  double factor = 1;
+  if (auto it = times.find(base); it != times.end()) {
+    factor = it->second;
+  } else if (base.size() > 1 && std::islower(static_cast<unsigned char>(base[1]))) {
+    if (auto p = prefixes.find(base[0]); p != prefixes.end()) factor = p->second;
   }
-  return 1;
+  if (slash != std::string::npos) {
+    if (auto per = times.find(unit.substr(slash + 1)); per != times.end()) factor *= 1e9 / per->second;
+  }
+  return factor;
 }
 
 // A count the file gives as a number, where it fits T; fallback where it is missing or does not.
@@ -270,6 +277,20 @@ void add_rules(std::map<int64_t, Launch>& launches, std::istream& details, const
   }
 }
 
+// A launch's duration in nanoseconds: ncu's own (gpu__time_duration.sum, the details page's
+// Duration), else a unit's elapsed cycles over their rate, as --metrics lists often give it
+// (the roofline recipes' sm__cycles_elapsed.avg and .avg.per_second): ncu divides a count by the
+// duration for its .per_second, so the quotient is the duration itself.
+std::optional<double> duration_ns(const Launch& l) {
+  if (auto ns = l.metric({"gpu__time_duration.sum", "Duration"})) return ns;
+  for (const char* unit : {"gpc", "sm", "smsp", "dram", "lts", "l1tex"}) {
+    const std::string cycles = std::string(unit) + "__cycles_elapsed.avg";
+    const auto count = l.metric({cycles.c_str()}), rate = l.metric({(cycles + ".per_second").c_str()});
+    if (count && rate && *rate > 0) return std::round(*count / *rate * 1e9);
+  }
+  return std::nullopt;
+}
+
 // The compute capability: the CC column's ("10.0"), else the raw page's device attributes.
 std::string compute_capability(const Launch& l) {
   if (!l.cc.empty()) return l.cc;
@@ -347,7 +368,7 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, st
   size_t untimed = 0;
   bool registers = false, geometry = false;
   for (const auto& [id, l] : launches) {
-    const int64_t duration = bounded<int64_t>(l.metric({"gpu__time_duration.sum", "Duration"}), 0);
+    const int64_t duration = bounded<int64_t>(duration_ns(l), 0);
     if (duration <= 0) {
       ++untimed;
       continue;
@@ -397,8 +418,8 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, st
   }
   if (untimed == launches.size()) {
     fail(Errc::bad_input, "{}: no kernel launch in it has a duration: ncu collected neither its GPU Speed Of Light section nor "
-                          "gpu__time_duration.sum; profile with --section SpeedOfLight (in ncu's default set) or add "
-                          "gpu__time_duration.sum to --metrics",
+                          "gpu__time_duration.sum (nor a unit's elapsed cycles with their rate); profile with --section SpeedOfLight "
+                          "(in ncu's default set) or add gpu__time_duration.sum to --metrics",
          file.string());
   }
   const std::string name = file.string();
@@ -408,11 +429,11 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, st
                                        name));
   if (untimed > 0) {
     trace.warnings.push_back(fmt::format("{}: {} of {} kernel launches have no duration (neither the GPU Speed Of Light section nor "
-                                         "gpu__time_duration.sum) and are left out",
+                                         "gpu__time_duration.sum, nor elapsed cycles with their rate) and are left out",
                                          name, untimed, launches.size()));
   }
   if (std::any_of(trace.agents.begin() + first_agent, trace.agents.end(), [](const Agent& a) { return a.name.empty(); })) {
-    trace.warnings.push_back(fmt::format("{}: this layout of ncu's CSV has no CC column: the GPU is not known (no occupancy, no peaks)", name));
+    trace.warnings.push_back(fmt::format("{}: this layout of ncu's CSV has no CC column: {} (no occupancy, no peaks)", name, kGpuNotKnown));
   }
   if (!geometry) {
     trace.warnings.push_back(fmt::format("{}: no launch statistics (grid and block sizes, registers, shared memory): the grid and block "

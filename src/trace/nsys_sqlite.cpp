@@ -173,8 +173,8 @@ class NsysReader {
       a.max_clock_mhz = g.clock_mhz;
       a.dram_bytes_per_s = g.bandwidth;
     } else {
-      trace_.warnings.push_back(fmt::format("{}: CUDA device {} of process {} is in no TARGET_INFO_GPU row: its GPU is not known",
-                                            file_.string(), device, pid));
+      trace_.warnings.push_back(fmt::format("{}: CUDA device {} of process {} is in no TARGET_INFO_GPU row: {}",
+                                            file_.string(), device, pid, kGpuNotKnown));
     }
     if (trace_.agents.size() >= INT16_MAX) fail(Errc::bad_input, "{}: more than {} agents", file_.string(), INT16_MAX);
     trace_.agents.push_back(std::move(a));

@@ -113,7 +113,7 @@ void read_rocprof_compute_into(Trace& trace, const fs::path& pmc_perf) {
     agent = static_cast<int16_t>(trace.agents.size());
     trace.agents.push_back(detail::omniperf_gpu(sysinfo, source, guid));
   } else {
-    trace.warnings.push_back(fmt::format("{}: no sysinfo.csv beside it: the GPU is not known (no occupancy, no peaks)", pmc_perf.string()));
+    trace.warnings.push_back(fmt::format("{}: no sysinfo.csv beside it: {} (no occupancy, no peaks)", pmc_perf.string(), kGpuNotKnown));
   }
   auto index = detail::index_of(trace.geometries);
   detail::GeometryTable geometries(trace.geometries, &index);

@@ -177,8 +177,8 @@ void read_results(Trace& trace, const fs::path& file, RowReader read_rows, const
   if (const auto omniperf = file.parent_path() / "sysinfo.csv"; known.empty() && fs::exists(omniperf, ec)) {
     workload_gpu = detail::omniperf_gpu(omniperf, source, guid);
   } else if (known.empty()) {
-    trace.warnings.push_back(fmt::format("{}: no rocminfo output beside it ({}): the GPU is not known (no occupancy, no peaks)", file.string(),
-                                         sysinfo.filename().string()));
+    trace.warnings.push_back(fmt::format("{}: no rocminfo output beside it ({}): {} (no occupancy, no peaks)", file.string(),
+                                         sysinfo.filename().string(), kGpuNotKnown));
   }
   std::map<int64_t, int16_t> agents;  // node -> index
   auto agent_of = [&](int64_t node) {

@@ -74,8 +74,8 @@ class RunReader {
     if (fs::exists(agents, ec)) {
       read_agents(agents);
     } else {
-      trace_.warnings.push_back(fmt::format("{}: no {} beside it: the GPU is not known (no occupancy, no peaks)", file_.string(),
-                                            agents.filename().string()));
+      trace_.warnings.push_back(fmt::format("{}: no {} beside it: {} (no occupancy, no peaks)", file_.string(),
+                                            agents.filename().string(), kGpuNotKnown));
     }
     const size_t first_dispatch = trace_.dispatches.size();
     read_dispatches();

@@ -207,7 +207,8 @@ void require_one_kind_of_gpu(const trace::Trace& trace) {
 
 AnalyzeResult run_analyze(const AnalyzeRequest& request, Control& control) {
   control.stage_started("read");
-  const auto trace = read_trace_inputs(request.databases);
+  auto trace = read_trace_inputs(request.databases);
+  if (!request.arch.empty()) assume_architecture(trace, request.arch);
   require_one_kind_of_gpu(trace);
   control.stage_finished("read");
   AnalysisOptions options = request.options;

@@ -1,9 +1,14 @@
 #include <rpl/workflow/trace_inputs.hpp>
 
 #include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
 
 #include <rpl/backends/ncu_report.hpp>
 #include <rpl/core/error.hpp>
+#include <rpl/hal/arch.hpp>
 #include <rpl/trace/amd_profiler_files.hpp>
 #include <rpl/trace/trace_reader.hpp>
 #include <rpl/workflow/profile_folder.hpp>
@@ -74,6 +79,55 @@ trace::Trace read_trace_files(const std::vector<fs::path>& files, trace::ReadOpt
 
 trace::Trace read_trace_inputs(const std::vector<fs::path>& inputs, const trace::ReadOptions& options) {
   return read_trace_files(trace_files(inputs), options);
+}
+
+void assume_architecture(trace::Trace& trace, std::string_view arch) {
+  const auto vendor = hal::vendor_of(arch);
+  if (!vendor) hal::fail_unknown_arch(arch);
+  const std::string name = hal::normalize_arch_name(arch);
+  const std::string vendor_name = *vendor == hal::Vendor::amd ? "AMD" : "NVIDIA";
+  auto path_of = [&](int source) { return trace.sources[static_cast<size_t>(source)].path; };
+  // Dispatches on no agent (a reader that found no GPU at all) get one of their source's.
+  std::map<int16_t, int16_t> agent_of_source;
+  for (auto& d : trace.dispatches) {
+    if (d.agent >= 0) continue;
+    auto [it, added] = agent_of_source.try_emplace(d.source, static_cast<int16_t>(trace.agents.size()));
+    if (added) {
+      if (trace.agents.size() >= INT16_MAX) fail(Errc::bad_input, "{}: more than {} agents", path_of(d.source), INT16_MAX);
+      trace::Agent a;
+      a.source = d.source;
+      a.type = "GPU";
+      trace.agents.push_back(std::move(a));
+    }
+    d.agent = it->second;
+  }
+  std::set<std::string> given, recorded;
+  for (auto& agent : trace.agents) {
+    if (agent.type != "GPU") continue;
+    const std::string path = path_of(agent.source);
+    if (!agent.vendor_name.empty() && agent.vendor_name != vendor_name) {
+      fail(Errc::bad_input, "--arch {} is an architecture of {}'s, and {} was recorded on an {} GPU", arch, vendor_name, path,
+           agent.vendor_name);
+    }
+    if (agent.name.empty()) {
+      agent.name = name;
+      agent.vendor_name = vendor_name;
+      given.insert(path);
+    } else if (agent.name != name) {
+      recorded.insert(fmt::format("{} ({})", path, agent.name));
+    }
+  }
+  // The readers' warnings that the GPU is not known give way to the one that names it.
+  std::erase_if(trace.warnings, [&](const std::string& w) {
+    return w.find(trace::kGpuNotKnown) != std::string::npos &&
+           std::any_of(given.begin(), given.end(), [&](const std::string& path) { return w.starts_with(path + ":"); });
+  });
+  for (const auto& path : given) {
+    trace.warnings.push_back(fmt::format("{}: the trace does not record its GPU: taken as {} (--arch)", path, name));
+  }
+  for (const auto& what : recorded) {
+    trace.warnings.push_back(fmt::format("{} records its GPU: --arch {} is not used for it", what, name));
+  }
 }
 
 }  // namespace rpl::workflow

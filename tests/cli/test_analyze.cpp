@@ -1,4 +1,5 @@
 // rocm-perf analyze on scenario traces: golden JSON, schema validity, determinism, the alias.
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -429,6 +430,68 @@ TEST(CliAnalyze, OccupancyIsCheckedAgainstNcusOwn) {
   EXPECT_NE(warned.find("the occupancy here (100.0 %) is not ncu's own theoretical occupancy of the same launch (75.0 %)"),
             std::string::npos)
       << warned;
+}
+
+// A file that does not record its GPU (ncu's older CSV layout, rocprofv3's CSV without
+// agent_info.csv, a rocprof-compute workload without sysinfo.csv) is given one with --arch. On
+// the real A100 file of a PyTorch BERT's attention, the occupancy of each kernel is then ncu's own
+// theoretical occupancy, recorded in the same file: 25 % for FlashAttention's kernel and CUTLASS's
+// WMMA GEMM (33 KB of shared memory), 62.5 % for the random fill, 100 % for the split-K reduction.
+TEST(CliAnalyze, ArchGivesTheGpuATraceDoesNotRecord) {
+  const auto real = source_dir() / "tests/fixtures/real";
+  const auto a100 = (real / "ncu-leleucas-a100/bert_flashattn_nsight.csv").string();
+  auto unknown = run_cli({"analyze", a100});
+  ASSERT_EQ(unknown.exit_code, 0) << unknown.err;
+  EXPECT_NE(unknown.out.find("GPU         not known"), std::string::npos) << unknown.out;
+  auto analyzed = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"analyze", "--json"});
+    auto r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(schema_errors(r.out, "profile"), "");
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  auto has = [](const nlohmann::json& j, const std::string& text) {
+    for (const auto& w : j["warnings"]) {
+      if (w.get<std::string>().find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  for (const auto& [kernel, occupancy] : std::vector<std::pair<std::string, double>>{{"fmha_fwd_loop_kernel", 0.25},
+                                                                                    {"gemm_f16_32x32", 0.25},
+                                                                                    {"distribution", 0.625},
+                                                                                    {"splitKreduce", 1.0}}) {
+    const auto j = analyzed({"--arch", "sm_80", "--kernel", kernel, a100});
+    EXPECT_EQ(j["gpu"]["architecture"], "sm_80");
+    EXPECT_DOUBLE_EQ(j["occupancy"]["theoretical"].get<double>(), occupancy) << kernel;
+    EXPECT_TRUE(has(j, a100 + ": the trace does not record its GPU: taken as sm_80 (--arch)")) << j["warnings"];
+    EXPECT_FALSE(has(j, "no CC column")) << "the warning that the GPU is not known gives way";
+    EXPECT_FALSE(has(j, "ncu's own theoretical occupancy")) << kernel << " " << j["warnings"];
+  }
+  // rocprofv3's CSV without agent_info.csv (ROCm 7's layout, with register counts), and a
+  // rocprof-compute workload's pmc_perf.csv alone, whose dispatches had no GPU at all.
+  const auto csv = analyzed({"--arch", "gfx942", (real / "rocprofiler-sdk-docs").string()});
+  EXPECT_EQ(csv["gpu"]["architecture"], "gfx942");
+  EXPECT_FALSE(csv["occupancy"].is_null());
+  const auto dir = fresh_dir("analyze_arch");
+  fs::copy_file(real / "rocprofiler-compute-mi300x/pmc_perf.csv", dir / "pmc_perf.csv");
+  EXPECT_EQ(analyzed({(dir / "pmc_perf.csv").string()})["gpu"]["architecture"], "");
+  const auto workload = analyzed({"--arch", "gfx942", (dir / "pmc_perf.csv").string()});
+  EXPECT_EQ(workload["gpu"]["architecture"], "gfx942");
+  EXPECT_FALSE(has(workload, "no sysinfo.csv beside it")) << workload["warnings"];
+  // A GPU the trace records is its own; --arch is not used for it, and says so.
+  const auto b200 = (real / "ncu-superbench-b200/cublaslt_ncu.log").string();
+  const auto recorded = analyzed({"--arch", "sm_80", b200});
+  EXPECT_EQ(recorded["gpu"]["architecture"], "sm_100");
+  EXPECT_TRUE(has(recorded, b200 + " (sm_100) records its GPU: --arch sm_80 is not used for it")) << recorded["warnings"];
+  // Bad input: one line, exit code 2.
+  for (const auto& [arch, said] : std::vector<std::pair<std::string, std::string>>{
+           {"sm_999", "unknown architecture 'sm_999' (known: gfx1030,"},
+           {"gfx942", "--arch gfx942 is an architecture of AMD's, and " + a100 + " was recorded on an NVIDIA GPU"}}) {
+    auto r = run_cli({"analyze", "--arch", arch, a100});
+    EXPECT_EQ(r.exit_code, 2) << arch;
+    EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 // An Nsight Compute report (.ncu-rep, found by its first bytes, "NVR" and a NUL) is read through ncu

@@ -237,6 +237,10 @@ struct ToolFinding {
   std::optional<double> speedup_percent;  // ncu's estimate
 };
 
+/// What a reader's warning says of a file whose GPU it cannot name (the agent's name is empty, or
+/// its dispatches have none), so that a GPU given later (analyze --arch) can take its place.
+inline constexpr const char* kGpuNotKnown = "the GPU is not known";
+
 struct Trace {
   std::vector<Source> sources;
   std::vector<Agent> agents;

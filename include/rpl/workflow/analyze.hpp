@@ -58,6 +58,7 @@ std::string analysis_text(const TraceAnalysis& analysis, analysis::NameStyle nam
 struct AnalyzeRequest {
   std::vector<std::filesystem::path> databases;
   std::optional<std::string> kernel_regex;  // the kernel to analyze; default: the dominant one
+  std::string arch;  // the GPU's architecture where a trace does not record it (assume_architecture)
   AnalysisOptions options;
   std::filesystem::path out_dir;  // empty: nothing written, and no folder analyses
 };

@@ -108,6 +108,54 @@ TEST(NcuCsv, OlderLayoutWithRawMetricsAndNoLaunchColumns) {
   EXPECT_TRUE(said(t, "no launch statistics (grid and block sizes, registers, shared memory)"));
 }
 
+// Roofline recipes list metrics by hand and often leave out gpu__time_duration.sum, but keep a
+// unit's elapsed cycles and their rate: the duration is their quotient (ncu's .per_second is a
+// count over the duration). A real file of that kind: 10 launches of a PyTorch BERT's attention
+// on an A100, in ncu's older layout.
+TEST(NcuCsv, ElapsedCyclesOverTheirRateAreTheDurationWhereNcuGaveNone) {
+  const auto file = source_dir() / "tests/fixtures/real/ncu-leleucas-a100/bert_flashattn_nsight.csv";
+  const auto t = trace::read_traces({file});
+  ASSERT_EQ(t.dispatches.size(), 10u);
+  // sm__cycles_elapsed.avg over sm__cycles_elapsed.avg.per_second (cycle/second): 8,382.70 cycles
+  // at 999,845,384.51 a second, 7,355.74 at 945,954,313.37. Each lands on the 32 ns a tick of
+  // ncu's own timer, as gpu__time_duration.sum would.
+  EXPECT_EQ(t.dispatches[0].duration_ns(), 8384);
+  EXPECT_EQ(t.dispatches[7].duration_ns(), 7776);
+  for (const auto& d : t.dispatches) EXPECT_EQ(d.duration_ns() % 32, 0) << d.id;
+  EXPECT_EQ(t.dispatches[1].start_ns, 8384) << "laid end to end";
+  EXPECT_NE(t.symbols[static_cast<size_t>(t.dispatches[7].symbol)].name().find("fmha_fwd_loop_kernel"), std::string::npos);
+  EXPECT_FALSE(said(t, "have no duration"));
+
+  // Rates in ncu's human units: cycles a microsecond or a nanosecond, or GHz, are cycles a second.
+  const auto dir = fresh_dir("ncu_cycles");
+  const std::string header = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Section Name\","
+                             "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  auto row = [](int id, const std::string& metric, const std::string& unit, const std::string& value) {
+    return "\"" + std::to_string(id) + "\",\"1\",\"a.out\",\"h\",\"k()\",\"1\",\"7\",\"Command line profiler metrics\",\"" + metric +
+           "\",\"" + unit + "\",\"" + value + "\"\n";
+  };
+  write_text(dir / "ncu.csv", header + row(0, "gpc__cycles_elapsed.avg", "cycle", "4,500") +
+                                  row(0, "gpc__cycles_elapsed.avg.per_second", "cycle/usecond", "1,500") +
+                                  row(1, "dram__cycles_elapsed.avg", "cycle", "8,000") +
+                                  row(1, "dram__cycles_elapsed.avg.per_second", "cycle/nsecond", "2.00") +
+                                  row(2, "sm__cycles_elapsed.avg", "cycle", "3,000") + row(2, "sm__cycles_elapsed.avg.per_second", "Ghz", "1.50") +
+                                  row(3, "sm__cycles_elapsed.avg", "cycle", "3,000"));
+  const auto h = trace::read_traces({dir / "ncu.csv"});
+  ASSERT_EQ(h.dispatches.size(), 3u) << "launch 3 has cycles but no rate";
+  EXPECT_EQ(h.dispatches[0].duration_ns(), 3000);
+  EXPECT_EQ(h.dispatches[1].duration_ns(), 4000);
+  EXPECT_EQ(h.dispatches[2].duration_ns(), 2000);
+  EXPECT_TRUE(said(h, "1 of 4 kernel launches have no duration"));
+  std::map<std::string, double> rates;
+  for (const auto& v : h.counter_values) {
+    const auto& name = h.counter_names[v.counter];
+    if (name.find(".per_second") != std::string::npos) rates[name] = v.value;
+  }
+  EXPECT_DOUBLE_EQ(rates["gpc__cycles_elapsed.avg.per_second"], 1.5e9);
+  EXPECT_DOUBLE_EQ(rates["dram__cycles_elapsed.avg.per_second"], 2e9);
+  EXPECT_DOUBLE_EQ(rates["sm__cycles_elapsed.avg.per_second"], 1.5e9);
+}
+
 // A label means a Speed Of Light percentage only in that section and in percent: the Memory
 // Workload Analysis section's "Memory Throughput" is bytes a second, and stays a label.
 TEST(NcuCsv, OnlyTheSpeedOfLightSectionsPercentagesAreKeptAsRawMetrics) {

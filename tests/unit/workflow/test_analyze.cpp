@@ -27,7 +27,7 @@ TEST(WorkflowAnalyze, AFolderGetsEveryDocumentAndTheSummaryAlonePrintsTheRooflin
   tools::write_scenario("multistream", 1, dir / "trace.db");
   Stages stages;
   workflow::Control control(&stages);
-  const auto r = workflow::run_analyze({{dir / "trace.db"}, std::nullopt, {}, dir / "out"}, control);
+  const auto r = workflow::run_analyze({{dir / "trace.db"}, std::nullopt, {}, {}, dir / "out"}, control);
   ASSERT_TRUE(r.analysis.summary.kernel);
   EXPECT_TRUE(r.analysis.dag);
   EXPECT_TRUE(r.analysis.bottleneck);
@@ -38,7 +38,7 @@ TEST(WorkflowAnalyze, AFolderGetsEveryDocumentAndTheSummaryAlonePrintsTheRooflin
   EXPECT_EQ(schema_errors(r.profile.dump(), "profile"), "");
   EXPECT_NE(workflow::analysis_text(r.analysis, analysis::NameStyle::short_names).find("critical path"), std::string::npos);
 
-  const auto alone = workflow::run_analyze({{dir / "trace.db"}, std::nullopt, {}, {}}, control);
+  const auto alone = workflow::run_analyze({{dir / "trace.db"}, std::nullopt, {}, {}, {}}, control);
   EXPECT_FALSE(alone.analysis.dag) << "without a folder, no DAG";
   EXPECT_EQ(alone.profile, r.profile) << "profile.json is the same either way";
 }
@@ -47,7 +47,7 @@ TEST(WorkflowAnalyze, ABadThreadTraceFolderFailsBeforeAnythingIsWritten) {
   const auto dir = fresh_dir("workflow_analyze_bad");
   tools::write_scenario("mi300x", 1, dir / "trace.db");
   fs::create_directories(dir / "att");
-  workflow::AnalyzeRequest request{{dir / "trace.db"}, std::nullopt, {}, dir / "out"};
+  workflow::AnalyzeRequest request{{dir / "trace.db"}, std::nullopt, {}, {}, dir / "out"};
   request.options.thread_trace_dir = dir / "att";
   workflow::Control control;
   try {
@@ -63,7 +63,7 @@ TEST(WorkflowAnalyze, TheKernelRegexChoosesTheSummarysKernel) {
   const auto dir = fresh_dir("workflow_analyze_kernel");
   tools::write_scenario("mi300x", 1, dir / "trace.db");
   workflow::Control control;
-  const auto r = workflow::run_analyze({{dir / "trace.db"}, "reduce_rows", {}, {}}, control);
+  const auto r = workflow::run_analyze({{dir / "trace.db"}, "reduce_rows", {}, {}, {}}, control);
   ASSERT_TRUE(r.analysis.summary.kernel);
   EXPECT_EQ(r.analysis.summary.kernel->name.rfind("reduce_rows", 0), 0u);
 }

@@ -32,8 +32,8 @@ TEST(WorkflowTraceInputs, AProfileFolderStandsForItsRunsInOrder) {
   EXPECT_EQ(files[2].filename(), "named_anything.trace") << "a database is one by its content, not its name";
   // analyze reads the folder as it reads its databases.
   workflow::Control control;
-  const auto from_folder = workflow::run_analyze({{dir / "profiled"}, std::nullopt, {}, {}}, control);
-  const auto from_files = workflow::run_analyze({{files[0], files[1]}, std::nullopt, {}, {}}, control);
+  const auto from_folder = workflow::run_analyze({{dir / "profiled"}, std::nullopt, {}, {}, {}}, control);
+  const auto from_files = workflow::run_analyze({{files[0], files[1]}, std::nullopt, {}, {}, {}}, control);
   EXPECT_EQ(from_folder.profile, from_files.profile);
 }
 
@@ -108,10 +108,10 @@ TEST(WorkflowTraceInputs, TheSameTraceInEveryFormatGivesTheSameAnalysis) {
   fs::create_directories(dir / "json");
   tools::write_rocprofv3_json(rocpd, dir / "json" / "4001_results.json", 4001);
   workflow::Control control;
-  const auto a = workflow::run_analyze({{dir / "run.db"}, std::nullopt, {}, {}}, control).profile;
-  const auto b = workflow::run_analyze({{dir / "csv"}, std::nullopt, {}, {}}, control).profile;
-  const auto c = workflow::run_analyze({{dir / "v1"}, std::nullopt, {}, {}}, control).profile;
-  const auto j = workflow::run_analyze({{dir / "json"}, std::nullopt, {}, {}}, control).profile;
+  const auto a = workflow::run_analyze({{dir / "run.db"}, std::nullopt, {}, {}, {}}, control).profile;
+  const auto b = workflow::run_analyze({{dir / "csv"}, std::nullopt, {}, {}, {}}, control).profile;
+  const auto c = workflow::run_analyze({{dir / "v1"}, std::nullopt, {}, {}, {}}, control).profile;
+  const auto j = workflow::run_analyze({{dir / "json"}, std::nullopt, {}, {}, {}}, control).profile;
   for (const auto* other : {&b, &c, &j}) {
     const std::string form = other == &b ? "rocprofv3 CSV" : other == &c ? "legacy rocprof" : "rocprofv3 JSON";
     EXPECT_EQ((*other)["kernel"]["name"], a["kernel"]["name"]) << form;
@@ -152,8 +152,8 @@ TEST(WorkflowTraceInputs, AnNsightSystemsExportGivesTheAnalysisOfTheSameTrace) {
   fs::create_directories(dir / "nsys");
   tools::write_nsys_export(rocpd, dir / "nsys" / "report1.sqlite", 4242, tools::NsysRelease::v2025_5);
   workflow::Control control;
-  const auto a = workflow::run_analyze({{db}, std::nullopt, {}, {}}, control).profile;
-  const auto b = workflow::run_analyze({{dir / "nsys"}, std::nullopt, {}, {}}, control).profile;
+  const auto a = workflow::run_analyze({{db}, std::nullopt, {}, {}, {}}, control).profile;
+  const auto b = workflow::run_analyze({{dir / "nsys"}, std::nullopt, {}, {}, {}}, control).profile;
   for (const char* key : {"kernel", "gpu", "runtime_ms", "stability", "resources", "occupancy"}) EXPECT_EQ(b[key], a[key]) << key;
   EXPECT_TRUE(a["roofline"].is_object());
   EXPECT_TRUE(b["roofline"].is_null()) << "an export holds no counters of a kernel";
@@ -174,12 +174,12 @@ TEST(WorkflowTraceInputs, RunsOfTwoKindsOfGpuAreRefused) {
   tools::write_scenario("mi250x", 1, dir / "mi250x.db");
   workflow::Control control;
   std::string message;
-  EXPECT_EQ(error_code_of([&] { workflow::run_analyze({{dir / "mi300x.db", dir / "mi250x.db"}, std::nullopt, {}, {}}, control); }, &message),
+  EXPECT_EQ(error_code_of([&] { workflow::run_analyze({{dir / "mi300x.db", dir / "mi250x.db"}, std::nullopt, {}, {}, {}}, control); }, &message),
             Errc::bad_input);
   EXPECT_NE(message.find("mi300x.db ran on gfx942 and"), std::string::npos) << message;
   EXPECT_NE(message.find("mi250x.db on gfx90a: give the runs of one kind of GPU at a time"), std::string::npos) << message;
   tools::write_scenario("mi300x", 2, dir / "mi300x_2.db");
-  EXPECT_NO_THROW(workflow::run_analyze({{dir / "mi300x.db", dir / "mi300x_2.db"}, std::nullopt, {}, {}}, control)) << "two runs of one GPU combine";
+  EXPECT_NO_THROW(workflow::run_analyze({{dir / "mi300x.db", dir / "mi300x_2.db"}, std::nullopt, {}, {}, {}}, control)) << "two runs of one GPU combine";
   // One program may use GPUs of two kinds: its trace is one.
   auto mixed = trace::read_rocpd({dir / "mi300x.db"});
   auto other = mixed.agents.back();
@@ -188,7 +188,7 @@ TEST(WorkflowTraceInputs, RunsOfTwoKindsOfGpuAreRefused) {
   mixed.agents.push_back(other);
   for (size_t i = 0; i < mixed.dispatches.size(); i += 2) mixed.dispatches[i].agent = static_cast<int16_t>(mixed.agents.size() - 1);
   tools::write_rocprofv3_csv(mixed, dir / "mixed", "4001_");
-  EXPECT_NO_THROW(workflow::run_analyze({{dir / "mixed"}, std::nullopt, {}, {}}, control));
+  EXPECT_NO_THROW(workflow::run_analyze({{dir / "mixed"}, std::nullopt, {}, {}, {}}, control));
 }
 
 // A rocprof-compute workload (Omniperf 2.0, MI300X): its per-dispatch counters place the kernel on
@@ -207,7 +207,7 @@ TEST(WorkflowTraceInputs, ARocprofComputeWorkloadIsAnalyzedWithItsCounters) {
   EXPECT_FALSE(has("TCC_HIT[0]")) << "per-channel columns are summed in their _sum column";
   EXPECT_FALSE(has("Correlation_ID_1")) << "a pass's repeated columns are no counters";
   workflow::Control control;
-  const auto profile = workflow::run_analyze({{workload}, std::nullopt, {}, {}}, control).profile;
+  const auto profile = workflow::run_analyze({{workload}, std::nullopt, {}, {}, {}}, control).profile;
   EXPECT_EQ(profile["gpu"]["architecture"], "gfx942");
   EXPECT_EQ(profile["occupancy"]["limiter"], "waves");
   ASSERT_TRUE(profile["roofline"].is_object()) << profile.dump();
@@ -230,7 +230,7 @@ TEST(WorkflowTraceInputs, AnOmniperf1WorkloadIsAnalyzedWithItsCounters) {
   EXPECT_FALSE(has("TCC_CYCLE[0]")) << "per-channel columns are summed in their _sum column";
   EXPECT_FALSE(has("BeginNs")) << "rocprof's own columns are no counters";
   workflow::Control control;
-  const auto profile = workflow::run_analyze({{workload}, std::nullopt, {}, {}}, control).profile;
+  const auto profile = workflow::run_analyze({{workload}, std::nullopt, {}, {}, {}}, control).profile;
   EXPECT_EQ(profile["kernel"]["name"], "void benchmark_func<double, 256, 8u, 1u>(double, double*)");
   EXPECT_EQ(profile["occupancy"]["theoretical"], 1.0);
   ASSERT_TRUE(profile["roofline"].is_object()) << profile.dump();
