@@ -4,18 +4,20 @@
 # the pages ncu --import exports of a report (.ncu-rep) of real programs nobody here wrote, and what
 # `rocm-perf analyze` makes of each report. For a PyTorch program (tests/gpu/programs/torch_roofline.py)
 # and a Triton one (tests/gpu/programs/triton_add.py), ncu -o records the first ${LAUNCHES:-12}
-# launches with its default sections (NAME.ncu-rep) and with --set full (NAME.full.ncu-rep); of
+# launches with ncu's basic set, its default (NAME.ncu-rep), and with --set full (NAME.full.ncu-rep); of
 # each, ncu --import exports
 #   - the raw page in base units (what analyze reads): NAME[.full].raw.csv;
 #   - the details page with its rule rows: NAME[.full].details.csv;
-#   - of the full set, the raw page with instanced metrics' values: NAME.full.raw_instances.csv;
+#   - of the full set, the raw page with instanced metrics' correlation IDs and values (the
+#     instructions by opcode): NAME.full.raw_instances.csv;
 # and analyze reads the report (NAME[.full].json, its stderr NAME[.full].err; with --out,
 # NAME[.full].out/). Everything is packed
 # in $OUT/ncu_report_pages.tar.xz (the device tool brings back few files); summary.txt says what
 # each analyze found.
-# Not yet run: written on 2026-12-05, when no device machine could be started, to check live what
-# the stand-in ncu of the tests answers (a report's details page beside its raw page) and the names
-# of the WarpStateStats metrics a --set full report holds.
+# Ran once on an H100 (ncu 2025.3.1, driver 580.159.04) on 2026-12-05, when the basic set was asked
+# for as "default", a set ncu does not have (it then collects nothing); its full-set reports gave
+# tests/fixtures/ncu_import_raw_full_torch_roofline.csv and the head of
+# ncu_import_raw_instances_torch_roofline_head.csv (exported then with "values", not "details").
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
@@ -23,14 +25,14 @@ ncu --version | tail -1 | tee -a "$out/machine.txt"
 pages=$(mktemp -d)
 launches=${LAUNCHES:-12}
 for program in torch_roofline triton_add; do
-  for set in default full; do
+  for set in basic full; do
     name=$program$([ "$set" = full ] && echo .full)
     ncu -f -o "$pages/$name" --set "$set" -c "$launches" python3 "tests/gpu/programs/$program.py" > "$pages/$name.ncu.log" 2>&1
     ncu --import "$pages/$name.ncu-rep" --csv --page raw --print-units base > "$pages/$name.raw.csv" 2> "$pages/$name.raw.err"
     ncu --import "$pages/$name.ncu-rep" --csv --page details > "$pages/$name.details.csv" 2> "$pages/$name.details.err"
     # Instanced metrics (a full set's instructions by opcode) print their instances only when asked.
     [ "$set" = full ] && ncu --import "$pages/$name.ncu-rep" --csv --page raw --print-units base \
-      --print-metric-instances values > "$pages/$name.raw_instances.csv" 2> "$pages/$name.raw_instances.err"
+      --print-metric-instances details > "$pages/$name.raw_instances.csv" 2> "$pages/$name.raw_instances.err"
     echo "$name: raw $(wc -l < "$pages/$name.raw.csv") lines, details $(wc -l < "$pages/$name.details.csv") lines," \
       "$(grep -c ',"OPT",\|,"WRN",\|,"INF",' "$pages/$name.details.csv") rule rows" | tee -a "$out/summary.txt"
     "$carry/bin/rocm-perf" analyze --json "$pages/$name.ncu-rep" > "$pages/$name.json" 2> "$pages/$name.err"

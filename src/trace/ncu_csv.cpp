@@ -31,8 +31,11 @@ namespace rpl::trace {
 namespace fs = std::filesystem;
 namespace {
 
-// A number as ncu writes it ("66,048"), where it is finite.
+// A number as ncu writes it ("66,048"), where it is finite. An instanced metric, exported with
+// --print-metric-instances values, gives its aggregate before its instances' values in brackets
+// ("44 (44)", "32,360,448 (5,880,320; 4,849,664; ...)"): the aggregate is the metric's value.
 std::optional<double> number(std::string text) {
+  if (const size_t bracket = text.find(" ("); bracket != std::string::npos && text.back() == ')') text.resize(bracket);
   const auto v = ncu::csv_number(std::move(text));
   return v && std::isfinite(*v) ? v : std::nullopt;
 }

@@ -432,6 +432,32 @@ TEST(CliAnalyze, OccupancyIsCheckedAgainstNcusOwn) {
       << warned;
 }
 
+// The raw page of a real full-set report (ncu --set full) of the PyTorch program on an H100: its
+// WarpStateStats section gives the stalls of cuBLAS's GEMM. ncu's own CPIStall rule of the same
+// launches (their details page) says 6.0 of its 19.55 cycles between two issued instructions are
+// spent at a CTA barrier (30.7 %), and its Executed Ipc Active is 0.48.
+TEST(CliAnalyze, AFullSetNcuFileGivesTheStallsNcuSees) {
+  const auto dir = fresh_dir("ncu_full_set");
+  auto r = run_cli({"analyze", "--out", dir.string(), (source_dir() / "tests/fixtures/ncu_import_raw_full_torch_roofline.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto analysis = nlohmann::json::parse(read_file(dir / "analysis.json"));
+  EXPECT_EQ(schema_errors(analysis.dump(), "analysis"), "");
+  const auto& stalls = analysis["stalls"];
+  ASSERT_TRUE(stalls.is_object()) << analysis;
+  EXPECT_EQ(analysis["classification"]["kernel"], "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT");
+  EXPECT_EQ(stalls["measured_dispatches"], 3);
+  EXPECT_NEAR(stalls["stalls"]["barrier"].get<double>(), 6.0 / 19.55, 0.005) << stalls;
+  EXPECT_DOUBLE_EQ(stalls["ipc"].get<double>(), 0.48);
+  std::string largest;
+  double share = 0;
+  for (const auto& [reason, f] : stalls["stalls"].items()) {
+    if (f.get<double>() > share) share = f.get<double>(), largest = reason;
+  }
+  EXPECT_EQ(largest, "barrier");
+  EXPECT_NEAR(stalls["vendor_stalls"]["gmma"].get<double>(), stalls["stalls"]["matrix"].get<double>(), 1e-9) << "wgmma's waits";
+  EXPECT_NE(r.out.find("Stalls      barrier 31 %"), std::string::npos) << r.out;
+}
+
 // A file that does not record its GPU (ncu's older CSV layout, rocprofv3's CSV without
 // agent_info.csv, a rocprof-compute workload without sysinfo.csv) is given one with --arch. On
 // the real A100 file of a PyTorch BERT's attention, the occupancy of each kernel is then ncu's own

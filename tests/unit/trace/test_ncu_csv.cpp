@@ -156,6 +156,34 @@ TEST(NcuCsv, ElapsedCyclesOverTheirRateAreTheDurationWhereNcuGaveNone) {
   EXPECT_DOUBLE_EQ(rates["sm__cycles_elapsed.avg.per_second"], 1.5e9);
 }
 
+// ncu --import R --csv --page raw --print-metric-instances values writes an instanced metric's
+// instances after its aggregate ("44 (44)", "32,360,448 (5,880,320; ...)"), the launch statistics
+// among them: the aggregate is the value. The head of such an export (its first two launches) of a
+// full-set report of the PyTorch program on an H100 reads as the plain raw page of the same report.
+TEST(NcuCsv, AnInstancedMetricsValueIsItsAggregate) {
+  const auto instanced = trace::read_traces({source_dir() / "tests/fixtures/ncu_import_raw_instances_torch_roofline_head.csv"});
+  const auto plain = trace::read_traces({source_dir() / "tests/fixtures/ncu_import_raw_full_torch_roofline.csv"});
+  ASSERT_EQ(instanced.dispatches.size(), 2u);
+  const auto& k = instanced.symbols[static_cast<size_t>(instanced.dispatches[0].symbol)];
+  EXPECT_TRUE(k.registers_known);
+  EXPECT_EQ(k.arch_vgpr_count, 44) << "launch__registers_per_thread, 44 (44)";
+  EXPECT_EQ(k.barriers, 1) << "launch__barrier_count, 1 (1)";
+  auto values = [](const trace::Trace& t, uint32_t dispatch) {
+    std::map<std::string, double> out;
+    for (const auto& v : t.counter_values) {
+      if (v.dispatch == dispatch) out[t.counter_names[v.counter]] = v.value;
+    }
+    return out;
+  };
+  for (uint32_t d = 0; d < 2; ++d) {
+    EXPECT_EQ(instanced.dispatches[d].duration_ns(), plain.dispatches[d].duration_ns());
+    const auto a = values(instanced, d), b = values(plain, d);
+    EXPECT_EQ(a.size(), b.size()) << "no metric is lost to its instances";
+    EXPECT_EQ(a, b) << "launch " << d;
+  }
+  EXPECT_EQ(values(instanced, 0).at("sass__inst_executed_per_opcode"), values(plain, 0).at("sass__inst_executed_per_opcode"));
+}
+
 // A label means a Speed Of Light percentage only in that section and in percent: the Memory
 // Workload Analysis section's "Memory Throughput" is bytes a second, and stays a label.
 TEST(NcuCsv, OnlyTheSpeedOfLightSectionsPercentagesAreKeptAsRawMetrics) {
