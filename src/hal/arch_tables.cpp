@@ -14,8 +14,14 @@
 //           (160 KiB LDS); every other gfx950 rule is gfx942's
 //   [L11]   LLVM AMDGPUBaseInfo.cpp for gfx11/gfx12: Feature1_5xVGPRs -> 1536 VGPRs (wave32) and
 //           granule 24; 16 waves per SIMD; WGP mode by default; LDS 64 KiB per CU, 128 KiB per WGP
-// gfx1100/gfx1101 are checked against hipcc's own occupancy remarks (tests/amd_offline); gfx950,
-// gfx1200 and gfx1201 are newer than Debian's clang and rest on these documents alone.
+//   [L115]  LLVM AMDGPU.td: of gfx11, FeatureISAVersion11_0_0, 11_0_1 and 11_5_1 (gfx1100, gfx1101,
+//           gfx1151) have Feature1_5xVGPRs, 11_0_2, 11_0_3, 11_5_0 and 11_5_2 (gfx1102, gfx1103,
+//           gfx1150, gfx1152) do not; ROCm docs gpu-specs.rst agrees: a VGPR file of 768 KiB on the
+//           first, 512 KiB on the others, and gives their CU counts (RX 7600 32, Radeon 780M 12,
+//           890M 16, 8060S 40, 860M 8)
+// gfx1100 to gfx1103 are checked against hipcc's own occupancy remarks (tests/amd_offline); gfx950,
+// gfx1150 to gfx1152, gfx1200 and gfx1201 are newer than Debian's clang and rest on these documents
+// alone.
 #include <rpl/hal/arch.hpp>
 
 #include <algorithm>
@@ -101,6 +107,11 @@ const std::vector<AmdArch>& amd_table() {
     t.push_back(rdna_wgp("gfx1030", {"AMD Radeon RX 6900 XT", 80, 0}));  // [RDOC] 80 CU; no authoritative clock found
     t.push_back(rdna_wgp_1_5x_vgprs("gfx1100", {"AMD Radeon RX 7900 XTX", 96, 0}));  // [RDOC] 96 CU
     t.push_back(rdna_wgp_1_5x_vgprs("gfx1101", {"AMD Radeon RX 7800 XT", 60, 0}));   // [RDOC] 60 CU
+    t.push_back(rdna_wgp("gfx1102", {"AMD Radeon RX 7600", 32, 0}));                 // [L115]
+    t.push_back(rdna_wgp("gfx1103", {"AMD Radeon 780M", 12, 0}));                    // [L115] an APU's
+    t.push_back(rdna_wgp("gfx1150", {"AMD Radeon 890M", 16, 0}));                    // [L115] RDNA 3.5 APUs
+    t.push_back(rdna_wgp_1_5x_vgprs("gfx1151", {"AMD Radeon 8060S", 40, 0}));        // [L115] Strix Halo
+    t.push_back(rdna_wgp("gfx1152", {"AMD Radeon 860M", 8, 0}));                     // [L115]
     t.push_back(rdna_wgp_1_5x_vgprs("gfx1200", {"AMD Radeon RX 9060 XT", 32, 0}));   // [RDOC] 32 CU
     t.push_back(rdna_wgp_1_5x_vgprs("gfx1201", {"AMD Radeon RX 9070 XT", 64, 0}));   // [RDOC] 64 CU
     return t;

@@ -166,7 +166,8 @@ TEST_P(AmdOffline, MetadataAndOccupancyAgreeWithLlvmRemarks) {
 INSTANTIATE_TEST_SUITE_P(Archs, AmdOffline,
                          ::testing::Values(ArchCase{"gfx90a", "gfx90a"}, ArchCase{"gfx1030", "gfx1030"},
                                            ArchCase{"gfx940", "gfx940"}, ArchCase{"gfx1100", "gfx1100"},
-                                           ArchCase{"gfx1101", "gfx1101"}),
+                                           ArchCase{"gfx1101", "gfx1101"}, ArchCase{"gfx1102", "gfx1102"},
+                                           ArchCase{"gfx1103", "gfx1103"}),
                          [](const auto& info) { return info.param.arch; });
 
 TEST(AmdOfflineContainers, BundleAndExecutableHoldTheSameKernelsAsTheirCodeObjects) {

@@ -29,7 +29,8 @@ TEST(CliOccupancy, HumanOutputNamesTheLimiter) {
 }
 
 TEST(CliOccupancy, EveryCurrentArchitecture) {
-  for (const char* arch : {"gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1200", "gfx1201"}) {
+  for (const char* arch : {"gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150",
+                           "gfx1151", "gfx1152", "gfx1200", "gfx1201"}) {
     auto r = run_cli({"occupancy", "--arch", arch, "--block", "256", "--vgpr", "64", "--json"});
     ASSERT_EQ(r.exit_code, 0) << arch << r.err;
     EXPECT_EQ(schema_errors(r.out, "occupancy"), "") << arch;
@@ -53,6 +54,11 @@ TEST(CliOccupancy, NewArchitecturesDifferWhereTheirHardwareDoes) {
   // 96 VGPRs, wave32: 1024/96 -> 10 waves per SIMD on gfx1030; 1536/96 -> 16 on gfx1100 (1.5x file).
   EXPECT_EQ(waves({"--arch", "gfx1030", "--block", "32", "--vgpr", "96"})["waves_per_simd"], 10);
   EXPECT_EQ(waves({"--arch", "gfx1100", "--block", "32", "--vgpr", "96"})["waves_per_simd"], 16);
+  // RDNA 3.5: Strix Halo (gfx1151) has the larger file, Strix Point (gfx1150) and RDNA3's smaller
+  // parts (gfx1102) do not.
+  EXPECT_EQ(waves({"--arch", "gfx1151", "--block", "32", "--vgpr", "96"})["waves_per_simd"], 16);
+  EXPECT_EQ(waves({"--arch", "gfx1150", "--block", "32", "--vgpr", "96"})["waves_per_simd"], 10);
+  EXPECT_EQ(waves({"--arch", "gfx1102", "--block", "32", "--vgpr", "96"})["waves_per_simd"], 10);
   // 80 KiB of LDS: no workgroup on gfx942's 64 KiB would be bad input; gfx950 holds two in 160 KiB.
   EXPECT_EQ(waves({"--arch", "gfx950", "--block", "256", "--lds", "81920"})["active_workgroups_per_cu"], 2);
   // Turing: 1024 threads per SM; RTX 50 (sm_120): 1536 and 24 blocks; B200: as H100.

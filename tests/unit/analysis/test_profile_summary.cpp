@@ -33,12 +33,12 @@ TEST(ProfileSummary, Mi300xThreeRuns) {
 
 TEST(ProfileSummary, UnknownArchitectureLeavesOccupancyNullWithAWarning) {
   test::TraceBuilder b;
-  b.trace.agents[0].name = "gfx1151";
+  b.trace.agents[0].name = "gfx1250";
   b.dispatch(b.symbol("_Z1kv", "k()"), 1000);
   auto s = summarize_trace(b.trace, {});
   EXPECT_FALSE(s.occupancy.has_value());
   ASSERT_FALSE(s.warnings.empty());
-  EXPECT_NE(s.warnings.back().find("no occupancy rules for architecture 'gfx1151'"), std::string::npos);
+  EXPECT_NE(s.warnings.back().find("no occupancy rules for architecture 'gfx1250'"), std::string::npos);
 }
 
 TEST(ProfileSummary, SeveralBlockSizesAreWarned) {

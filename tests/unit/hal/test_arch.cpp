@@ -14,9 +14,9 @@ TEST(Arch, NamesAreNormalized) {
 }
 
 TEST(Arch, TablesKnowTheIssuesArchitectures) {
-  for (const char* a : {"gfx908", "gfx90a", "gfx942", "gfx1030"}) EXPECT_EQ(vendor_of(a), Vendor::amd) << a;
+  for (const char* a : {"gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1151"}) EXPECT_EQ(vendor_of(a), Vendor::amd) << a;
   for (const char* a : {"sm_80", "sm_86", "sm_89", "sm_90"}) EXPECT_EQ(vendor_of(a), Vendor::nvidia) << a;
-  EXPECT_FALSE(vendor_of("gfx1151").has_value());
+  EXPECT_FALSE(vendor_of("gfx1250").has_value());
   EXPECT_FALSE(vendor_of("").has_value());
   EXPECT_EQ(find_amd_arch("gfx942")->product.compute_units, 304);
   EXPECT_EQ(find_nvidia_arch("sm_90")->smem_per_sm, 228 * 1024);
