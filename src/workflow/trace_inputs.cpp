@@ -86,7 +86,10 @@ void assume_architecture(trace::Trace& trace, std::string_view arch) {
   if (!vendor) hal::fail_unknown_arch(arch);
   const std::string name = hal::normalize_arch_name(arch);
   const std::string vendor_name = *vendor == hal::Vendor::amd ? "AMD" : "NVIDIA";
-  auto path_of = [&](int source) { return trace.sources[static_cast<size_t>(source)].path; };
+  auto path_of = [&](int source) {
+    return source >= 0 && static_cast<size_t>(source) < trace.sources.size() ? trace.sources[static_cast<size_t>(source)].path
+                                                                              : std::string("the trace");
+  };
   // Dispatches on no agent (a reader that found no GPU at all) get one of their source's.
   std::map<int16_t, int16_t> agent_of_source;
   for (auto& d : trace.dispatches) {
@@ -105,11 +108,11 @@ void assume_architecture(trace::Trace& trace, std::string_view arch) {
   for (auto& agent : trace.agents) {
     if (agent.type != "GPU") continue;
     const std::string path = path_of(agent.source);
-    if (!agent.vendor_name.empty() && agent.vendor_name != vendor_name) {
-      fail(Errc::bad_input, "--arch {} is an architecture of {}'s, and {} was recorded on an {} GPU", arch, vendor_name, path,
-           agent.vendor_name);
-    }
     if (agent.name.empty()) {
+      if (!agent.vendor_name.empty() && agent.vendor_name != vendor_name) {
+        fail(Errc::bad_input, "--arch {} is an architecture of {}'s, and {} was recorded on an {} GPU", arch, vendor_name, path,
+             agent.vendor_name);
+      }
       agent.name = name;
       agent.vendor_name = vendor_name;
       given.insert(path);

@@ -514,6 +514,7 @@ TEST(CliAnalyze, ArchGivesTheGpuATraceDoesNotRecord) {
   const auto recorded = analyzed({"--arch", "sm_80", b200});
   EXPECT_EQ(recorded["gpu"]["architecture"], "sm_100");
   EXPECT_TRUE(has(recorded, b200 + " (sm_100) records its GPU: --arch sm_80 is not used for it")) << recorded["warnings"];
+  EXPECT_EQ(analyzed({"--arch", "gfx942", b200})["gpu"]["architecture"], "sm_100") << "the other vendor's, unused: no error";
   // Bad input: one line, exit code 2.
   for (const auto& [arch, said] : std::vector<std::pair<std::string, std::string>>{
            {"sm_999", "unknown architecture 'sm_999' (known: gfx1030,"},
