@@ -26,7 +26,7 @@ trace::Trace read_trace_inputs(const std::vector<std::filesystem::path>& inputs,
 /// Gives arch ("sm_80", "gfx942") to the trace's GPUs whose architecture it does not record (an ncu
 /// CSV without a CC column, a rocprofv3 CSV without agent_info.csv), with a warning that says so;
 /// a GPU the trace does record keeps its own, with a warning where it differs. Error(bad_input)
-/// for an architecture the tables do not know, or of the other vendor than the trace's GPU.
+/// for an architecture the tables do not know, or of the other vendor than a GPU it would name.
 void assume_architecture(trace::Trace& trace, std::string_view arch);
 
 }  // namespace rpl::workflow
