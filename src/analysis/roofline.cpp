@@ -33,6 +33,13 @@ bool all_found(const Formula& f) {
   return std::none_of(f.begin(), f.end(), [](const ResolvedTerm& t) { return t.counter == kNoCounter; });
 }
 
+bool is_matrix(size_t kind) { return hal::kComputeKindNames[kind].starts_with("matrix_"); }
+
+// Whether every counter of the formula has a value for the dispatch stamped now.
+bool all_measured(const Formula& f, const std::vector<uint32_t>& stamp, uint32_t now) {
+  return std::all_of(f.begin(), f.end(), [&](const ResolvedTerm& t) { return t.counter != kNoCounter && stamp[t.counter] == now; });
+}
+
 // A sum over the measured dispatches; unknown once a dispatch lacks one of its counters.
 struct Sum {
   double value = 0;
@@ -61,6 +68,7 @@ void add(Sum& sum, const Formula& formula, const std::vector<double>& values, co
 struct KernelSums {
   size_t dispatches = 0, measured = 0;
   double time_ns = 0;
+  double uncounted_matrix_instructions = 0;  // of dispatches whose matrix kinds lack counters
   std::array<Sum, kComputeKinds> flops;
   std::array<Sum, kMemoryLevels> bytes;
 };
@@ -96,6 +104,11 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
     return;
   }
   const double seconds = s.time_ns * 1e-9;
+  if (s.uncounted_matrix_instructions > 0) {
+    k.missing.push_back(fmt::format("matrix FLOPs not counted: {:.0f} matrix-unit instructions ran, and the trace has no counter of "
+                                    "their operations (sm__ops_path_tensor_* on NVIDIA)",
+                                    s.uncounted_matrix_instructions));
+  }
   // Not one kind counted: say that first, not the first kind's counter (a file of other counters).
   if (std::none_of(s.flops.begin(), s.flops.end(), [](const Sum& f) { return f.known; }) &&
       std::any_of(s.flops.begin(), s.flops.end(), [](const Sum& f) { return f.first_missing != nullptr; })) {
@@ -117,6 +130,7 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
     }
   }
 
+  if (s.uncounted_matrix_instructions > 0) return;  // its arithmetic is not all known: no position
   double total = 0, time_at_peak = 0, largest = 0;
   bool any = false, all_ceilings = true;
   std::string main_kind;
@@ -177,7 +191,9 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
   for (size_t i = 0; i < trace.counter_names.size(); ++i) counters.emplace(trace.counter_names[i], i);
   std::array<Formula, kComputeKinds> flops;
   std::array<Formula, kMemoryLevels> bytes;
+  size_t matrix_instructions = kNoCounter;
   if (recipe) {
+    if (auto it = counters.find(recipe->matrix_instructions); it != counters.end()) matrix_instructions = it->second;
     for (size_t i = 0; i < kComputeKinds; ++i) flops[i] = resolve(recipe->flops[i], counters);
     for (size_t i = 0; i < kMemoryLevels; ++i) {
       bytes[i] = resolve(recipe->bytes[i], counters);
@@ -208,7 +224,18 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     if (!measured) continue;
     ++k.measured;
     k.time_ns += static_cast<double>(d.duration_ns());
-    for (size_t f = 0; f < kComputeKinds; ++f) add(k.flops[f], flops[f], values, stamp, i + 1);
+    // A matrix kind without the counters of its operations is zero where the matrix unit ran no
+    // instruction; where it ran some, they are not counted.
+    const bool has_matrix_instructions = matrix_instructions != kNoCounter && stamp[matrix_instructions] == i + 1;
+    bool uncounted = false;
+    for (size_t f = 0; f < kComputeKinds; ++f) {
+      if (has_matrix_instructions && is_matrix(f) && !flops[f].empty() && !all_measured(flops[f], stamp, i + 1)) {
+        if (values[matrix_instructions] == 0) continue;
+        uncounted = true;
+      }
+      add(k.flops[f], flops[f], values, stamp, i + 1);
+    }
+    if (uncounted) k.uncounted_matrix_instructions += values[matrix_instructions];
     for (size_t b = 0; b < kMemoryLevels; ++b) add(k.bytes[b], bytes[b], values, stamp, i + 1);
   }
   auto speed_of_light = speed_of_light_by_kernel(trace);

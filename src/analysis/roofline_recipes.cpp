@@ -43,6 +43,7 @@ CounterRecipe nvidia_recipe() {
   r.bytes_otherwise[at(MemoryLevel::dram)] = {{"dram__bytes.sum", 1}};  // ncu's read and write together
   r.bytes[at(MemoryLevel::l2)] = {{"lts__t_bytes.sum", 1}};
   r.bytes[at(MemoryLevel::l1)] = {{"l1tex__t_bytes.sum", 1}};
+  r.matrix_instructions = "sm__inst_executed_pipe_tensor.sum";
   r.why_missing = "shared memory bytes are not part of the NVIDIA counter set";
   return r;
 }

@@ -526,6 +526,31 @@ TEST(CliAnalyze, ArchGivesTheGpuATraceDoesNotRecord) {
   }
 }
 
+// The same A100 file was made with a roofline recipe's --metrics: FP instruction counts and the
+// tensor pipe's instructions, not its operations. A kernel that ran no tensor instruction is placed
+// (its matrix FLOPs are 0); FlashAttention's kernel, which ran 2,048 of them, is not placed, where
+// its other arithmetic alone had called it memory-bound at 0.5 % of the DRAM roof.
+TEST(CliAnalyze, ARooflineRecipesFileIsPlacedOnlyWhereItsTensorWorkIsKnown) {
+  const auto dir = fresh_dir("analyze_recipe");
+  write_text(dir / "a100.json", R"({"flops_per_s": {"fp32": 19.5e12, "fp64": 9.7e12, "fp16": 78e12, "matrix_fp16": 312e12,
+                                    "matrix_tf32": 156e12, "matrix_fp64": 19.5e12}, "bytes_per_s": {"dram": 1.555e12}})");
+  auto roofline_of = [&](const std::string& kernel) {
+    auto r = run_cli({"analyze", "--json", "--arch", "sm_80", "--ceilings", (dir / "a100.json").string(), "--kernel", kernel,
+                      (source_dir() / "tests/fixtures/real/ncu-leleucas-a100/bert_flashattn_nsight.csv").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(schema_errors(r.out, "profile"), "");
+    return nlohmann::json::parse(r.out)["roofline"];
+  };
+  const auto fill = roofline_of("distribution");
+  EXPECT_EQ(fill["roofline_position"], "compute_bound") << fill;
+  EXPECT_DOUBLE_EQ(fill["flops"]["matrix_fp16"].get<double>(), 0);
+  const auto attention = roofline_of("fmha_fwd_loop_kernel");
+  EXPECT_TRUE(attention["roofline_position"].is_null()) << attention;
+  EXPECT_NE(attention["missing"][0].get<std::string>().find("matrix FLOPs not counted: 2048 matrix-unit instructions ran"),
+            std::string::npos)
+      << attention["missing"];
+}
+
 // An Nsight Compute report (.ncu-rep, found by its first bytes, "NVR" and a NUL) is read through ncu
 // --import: here a stand-in ncu that prints what ncu printed of a real report, a Triton program's
 // (add_kernel, 10 launches after 2 of PyTorch's random fills, on an H200). Its rules come from the

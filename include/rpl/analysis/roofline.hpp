@@ -25,6 +25,10 @@ struct CounterRecipe {
   // Read where a trace lacks a counter of bytes' formula but has all of these (the same bytes
   // counted otherwise, as a user's own ncu --metrics may name them); never collected.
   std::array<std::vector<CounterTerm>, hal::kMemoryLevels> bytes_otherwise;
+  // The matrix unit's instructions, where a trace lacks the matrix kinds' counters (roofline
+  // recipes of ncu list it instead): none ran, so those FLOPs are 0; some ran, so the kernel's FLOPs
+  // are not all counted and it is not placed. Never collected.
+  std::string matrix_instructions;
   std::string why_missing;  // for whatever it cannot give
 };
 

@@ -159,6 +159,49 @@ TEST(Roofline, MissingCounterMakesThatFigureNullAndSaysWhich) {
   ASSERT_FALSE(never.missing.empty());
 }
 
+// ncu's roofline recipes (--metrics by hand) count the tensor pipe's instructions
+// (sm__inst_executed_pipe_tensor.sum) instead of its operations: where none ran, the matrix kinds
+// are zero; where some ran, their FLOPs are unknown and the kernel is not placed, rather than placed
+// by its other arithmetic alone (a FlashAttention kernel was called memory-bound so).
+TEST(Roofline, TheTensorPipesInstructionsSayWhetherUncountedMatrixWorkIsZero) {
+  CounterTrace t("sm_80", "NVIDIA A100", 108, 1410, 1.555e12);
+  auto counters = [](double tensor_instructions) {
+    auto c = nvidia(1e8, 0, 1e8, 1e8);
+    c["sm__inst_executed_pipe_tensor.sum"] = tensor_instructions;
+    return c;
+  };
+  t.dispatch("elementwise", 200'000, counters(0));
+  t.dispatch("attention", 200'000, counters(5e6));
+  t.dispatch("attention", 200'000, counters(3e6));
+  auto counted = counters(5e6);
+  for (const char* ops : {"sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+                          "sm__ops_path_tensor_src_tf32_dst_fp32.sum", "sm__ops_path_tensor_src_fp64.sum",
+                          "sm__ops_path_tensor_src_fp8.sum"}) {
+    counted[ops] = 0;
+  }
+  counted["sm__ops_path_tensor_src_fp16.sum"] = 2.56e9;
+  t.dispatch("gemm", 200'000, counted);
+  t.dispatch("unknown", 200'000, nvidia(1e8, 0, 1e8, 1e8));
+  const auto r = analyze_roofline(t.trace);
+  auto says = [](const KernelRoofline& k, const std::string& text) {
+    return std::any_of(k.missing.begin(), k.missing.end(), [&](const std::string& m) { return m.find(text) != std::string::npos; });
+  };
+  const auto& elementwise = CounterTrace::kernel(r, "elementwise");
+  EXPECT_DOUBLE_EQ(*elementwise.flops[kFp16Matrix], 0);
+  EXPECT_DOUBLE_EQ(*elementwise.total_flops, 2e8);
+  EXPECT_EQ(elementwise.position, "memory_bound");
+  EXPECT_FALSE(says(elementwise, "matrix_fp16 FLOPs")) << "no tensor instruction: no tensor FLOPs";
+  const auto& attention = CounterTrace::kernel(r, "attention");
+  EXPECT_FALSE(attention.flops[kFp16Matrix].has_value());
+  EXPECT_FALSE(attention.position.has_value());
+  EXPECT_TRUE(says(attention, "matrix FLOPs not counted: 8000000 matrix-unit instructions ran")) << ::testing::PrintToString(attention.missing);
+  const auto& gemm = CounterTrace::kernel(r, "gemm");
+  EXPECT_DOUBLE_EQ(*gemm.flops[kFp16Matrix], 2.56e9) << "counted where the trace has the operations";
+  EXPECT_TRUE(gemm.position.has_value());
+  const auto& unknown = CounterTrace::kernel(r, "unknown");
+  EXPECT_FALSE(unknown.flops[kFp16Matrix].has_value()) << "neither counter: unknown, as before";
+}
+
 TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {
   CounterTrace t("gfx942", "AMD Instinct MI300X", 304, 2100);
   std::map<std::string, double> c;
