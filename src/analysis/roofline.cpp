@@ -191,9 +191,10 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
   for (size_t i = 0; i < trace.counter_names.size(); ++i) counters.emplace(trace.counter_names[i], i);
   std::array<Formula, kComputeKinds> flops;
   std::array<Formula, kMemoryLevels> bytes;
-  size_t matrix_instructions = kNoCounter;
+  size_t matrix_instructions = kNoCounter, not_arithmetic = kNoCounter;
   if (recipe) {
     if (auto it = counters.find(recipe->matrix_instructions); it != counters.end()) matrix_instructions = it->second;
+    if (auto it = counters.find(recipe->matrix_instructions_not_arithmetic); it != counters.end()) not_arithmetic = it->second;
     for (size_t i = 0; i < kComputeKinds; ++i) flops[i] = resolve(recipe->flops[i], counters);
     for (size_t i = 0; i < kMemoryLevels; ++i) {
       bytes[i] = resolve(recipe->bytes[i], counters);
@@ -227,15 +228,19 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     // A matrix kind without the counters of its operations is zero where the matrix unit ran no
     // instruction; where it ran some, they are not counted.
     const bool has_matrix_instructions = matrix_instructions != kNoCounter && stamp[matrix_instructions] == i + 1;
+    double matrix_arithmetic = has_matrix_instructions ? values[matrix_instructions] : 0;
+    if (has_matrix_instructions && not_arithmetic != kNoCounter && stamp[not_arithmetic] == i + 1) {
+      matrix_arithmetic = std::max(0.0, matrix_arithmetic - values[not_arithmetic]);
+    }
     bool uncounted = false;
     for (size_t f = 0; f < kComputeKinds; ++f) {
       if (has_matrix_instructions && is_matrix(f) && !flops[f].empty() && !all_measured(flops[f], stamp, i + 1)) {
-        if (values[matrix_instructions] == 0) continue;
+        if (matrix_arithmetic == 0) continue;
         uncounted = true;
       }
       add(k.flops[f], flops[f], values, stamp, i + 1);
     }
-    if (uncounted) k.uncounted_matrix_instructions += values[matrix_instructions];
+    if (uncounted) k.uncounted_matrix_instructions += matrix_arithmetic;
     for (size_t b = 0; b < kMemoryLevels; ++b) add(k.bytes[b], bytes[b], values, stamp, i + 1);
   }
   auto speed_of_light = speed_of_light_by_kernel(trace);

@@ -44,6 +44,7 @@ CounterRecipe nvidia_recipe() {
   r.bytes[at(MemoryLevel::l2)] = {{"lts__t_bytes.sum", 1}};
   r.bytes[at(MemoryLevel::l1)] = {{"l1tex__t_bytes.sum", 1}};
   r.matrix_instructions = "sm__inst_executed_pipe_tensor.sum";
+  r.matrix_instructions_not_arithmetic = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
   r.why_missing = "shared memory bytes are not part of the NVIDIA counter set";
   return r;
 }

@@ -27,8 +27,9 @@ struct CounterRecipe {
   std::array<std::vector<CounterTerm>, hal::kMemoryLevels> bytes_otherwise;
   // The matrix unit's instructions, where a trace lacks the matrix kinds' counters (roofline
   // recipes of ncu list it instead): none ran, so those FLOPs are 0; some ran, so the kernel's FLOPs
-  // are not all counted and it is not placed. Never collected.
-  std::string matrix_instructions;
+  // are not all counted and it is not placed. Less those of them that do no matrix arithmetic,
+  // where the trace counts them (ptxas's HFMA2.MMA register moves). Never collected.
+  std::string matrix_instructions, matrix_instructions_not_arithmetic;
   std::string why_missing;  // for whatever it cannot give
 };
 

@@ -182,6 +182,9 @@ TEST(Roofline, TheTensorPipesInstructionsSayWhetherUncountedMatrixWorkIsZero) {
   counted["sm__ops_path_tensor_src_fp16.sum"] = 2.56e9;
   t.dispatch("gemm", 200'000, counted);
   t.dispatch("unknown", 200'000, nvidia(1e8, 0, 1e8, 1e8));
+  auto moves = counters(640);  // ptxas's HFMA2.MMA register moves, all of the tensor pipe's instructions
+  moves["sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"] = 640;
+  t.dispatch("moves", 200'000, moves);
   const auto r = analyze_roofline(t.trace);
   auto says = [](const KernelRoofline& k, const std::string& text) {
     return std::any_of(k.missing.begin(), k.missing.end(), [&](const std::string& m) { return m.find(text) != std::string::npos; });
@@ -200,6 +203,9 @@ TEST(Roofline, TheTensorPipesInstructionsSayWhetherUncountedMatrixWorkIsZero) {
   EXPECT_TRUE(gemm.position.has_value());
   const auto& unknown = CounterTrace::kernel(r, "unknown");
   EXPECT_FALSE(unknown.flops[kFp16Matrix].has_value()) << "neither counter: unknown, as before";
+  const auto& register_moves = CounterTrace::kernel(r, "moves");
+  EXPECT_DOUBLE_EQ(*register_moves.flops[kFp16Matrix], 0);
+  EXPECT_TRUE(register_moves.position.has_value());
 }
 
 TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {
