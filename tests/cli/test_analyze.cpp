@@ -462,7 +462,8 @@ TEST(CliAnalyze, AFullSetNcuFileGivesTheStallsNcuSees) {
 // agent_info.csv, a rocprof-compute workload without sysinfo.csv) is given one with --arch. On
 // the real A100 file of a PyTorch BERT's attention, the occupancy of each kernel is then ncu's own
 // theoretical occupancy, recorded in the same file: 25 % for FlashAttention's kernel and CUTLASS's
-// WMMA GEMM (33 KB of shared memory), 62.5 % for the random fill, 100 % for the split-K reduction.
+// WMMA GEMM (33 KB of shared memory), 62.5 % for the uniform fill, 75 % for the normal fill (37
+// registers), 100 % for the split-K reduction.
 TEST(CliAnalyze, ArchGivesTheGpuATraceDoesNotRecord) {
   const auto real = source_dir() / "tests/fixtures/real";
   const auto a100 = (real / "ncu-leleucas-a100/bert_flashattn_nsight.csv").string();
@@ -485,6 +486,7 @@ TEST(CliAnalyze, ArchGivesTheGpuATraceDoesNotRecord) {
   for (const auto& [kernel, occupancy] : std::vector<std::pair<std::string, double>>{{"fmha_fwd_loop_kernel", 0.25},
                                                                                     {"gemm_f16_32x32", 0.25},
                                                                                     {"distribution", 0.625},
+                                                                                    {"normal_and_transform", 0.75},
                                                                                     {"splitKreduce", 1.0}}) {
     const auto j = analyzed({"--arch", "sm_80", "--kernel", kernel, a100});
     EXPECT_EQ(j["gpu"]["architecture"], "sm_80");
