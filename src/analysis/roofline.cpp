@@ -69,6 +69,8 @@ struct KernelSums {
   size_t dispatches = 0, measured = 0;
   double time_ns = 0;
   double uncounted_matrix_instructions = 0;  // of dispatches whose matrix kinds lack counters
+  size_t clocked = 0;                        // measured dispatches whose clock the trace records
+  double cycles = 0;                         // their clock times their duration
   std::array<Sum, kComputeKinds> flops;
   std::array<Sum, kMemoryLevels> bytes;
 };
@@ -104,6 +106,7 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
     return;
   }
   const double seconds = s.time_ns * 1e-9;
+  if (s.clocked == s.measured && seconds > 0 && s.cycles > 0) k.clock_mhz = s.cycles / seconds / 1e6;
   if (s.uncounted_matrix_instructions > 0) {
     k.missing.push_back(fmt::format("matrix FLOPs not counted: {:.0f} matrix-unit instructions ran, and the trace has no counter of "
                                     "their operations (sm__ops_path_tensor_* on NVIDIA)",
@@ -131,6 +134,10 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
   }
 
   if (s.uncounted_matrix_instructions > 0) return;  // its arithmetic is not all known: no position
+  // The table's FLOP ceilings are at the device's maximum clock; a kernel measured at another (ncu
+  // locks it to base by default) could reach only the roof of the clock it ran at.
+  const double clock_scale =
+      k.clock_mhz && ceilings.clock_mhz && *ceilings.clock_mhz > 0 ? *k.clock_mhz / *ceilings.clock_mhz : 1.0;
   double total = 0, time_at_peak = 0, largest = 0;
   bool any = false, all_ceilings = true;
   std::string main_kind;
@@ -141,7 +148,7 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
     total += f;
     if (f <= 0) continue;
     if (ceilings.flops_per_s[i]) {
-      time_at_peak += f / *ceilings.flops_per_s[i];
+      time_at_peak += f / (*ceilings.flops_per_s[i] * clock_scale);
     } else {
       all_ceilings = false;
       k.missing.push_back(fmt::format("no {} ceiling", hal::kComputeKindNames[i]));
@@ -192,7 +199,11 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
   std::array<Formula, kComputeKinds> flops;
   std::array<Formula, kMemoryLevels> bytes;
   size_t matrix_instructions = kNoCounter, not_arithmetic = kNoCounter;
+  std::vector<size_t> clocks;  // the recipe's clock counters the trace has, in the recipe's order
   if (recipe) {
+    for (const auto& name : recipe->compute_clock) {
+      if (auto it = counters.find(name); it != counters.end()) clocks.push_back(it->second);
+    }
     if (auto it = counters.find(recipe->matrix_instructions); it != counters.end()) matrix_instructions = it->second;
     if (auto it = counters.find(recipe->matrix_instructions_not_arithmetic); it != counters.end()) not_arithmetic = it->second;
     for (size_t i = 0; i < kComputeKinds; ++i) flops[i] = resolve(recipe->flops[i], counters);
@@ -225,6 +236,14 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     if (!measured) continue;
     ++k.measured;
     k.time_ns += static_cast<double>(d.duration_ns());
+    for (size_t c : clocks) {
+      if (stamp[c] != i + 1) continue;
+      if (values[c] > 0) {
+        ++k.clocked;
+        k.cycles += values[c] * static_cast<double>(d.duration_ns()) * 1e-9;
+      }
+      break;
+    }
     // A matrix kind without the counters of its operations is zero where the matrix unit ran no
     // instruction; where it ran some, they are not counted.
     const bool has_matrix_instructions = matrix_instructions != kNoCounter && stamp[matrix_instructions] == i + 1;

@@ -12,6 +12,8 @@
 #include <rpl/analysis/roofline.hpp>
 #include <rpl/hal/arch.hpp>
 
+#include "nvidia_metric_names.hpp"
+
 namespace rpl::analysis {
 namespace {
 
@@ -43,8 +45,9 @@ CounterRecipe nvidia_recipe() {
   r.bytes_otherwise[at(MemoryLevel::dram)] = {{"dram__bytes.sum", 1}};  // ncu's read and write together
   r.bytes[at(MemoryLevel::l2)] = {{"lts__t_bytes.sum", 1}};
   r.bytes[at(MemoryLevel::l1)] = {{"l1tex__t_bytes.sum", 1}};
-  r.matrix_instructions = "sm__inst_executed_pipe_tensor.sum";
-  r.matrix_instructions_not_arithmetic = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+  r.matrix_instructions = nvidia_metric::kTensorInstructions;
+  r.matrix_instructions_not_arithmetic = nvidia_metric::kTensorMoves;
+  r.compute_clock = {nvidia_metric::kSmClock, nvidia_metric::kGpcClock};
   r.why_missing = "shared memory bytes are not part of the NVIDIA counter set";
   return r;
 }

@@ -7,10 +7,8 @@
 //   issue-slot utilization.
 //   sm__inst_executed.avg.per_cycle_active: IPC per SM.
 //   smsp__sass_average_branch_targets_threads_uniform.pct: ncu's branch efficiency.
-//   smsp__sass_thread_inst_executed_op_<class>_pred_on.sum: thread instructions by class;
-//   sm__inst_executed_pipe_tensor.sum: warp instructions on the tensor pipe (x32 threads), less
-//   sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum: ptxas's HFMA2.MMA register moves run on
-//   that pipe and are counted as hfma already.
+//   smsp__sass_thread_inst_executed_op_<class>_pred_on.sum: thread instructions by class; the
+//   tensor pipe's from its warp instructions less its register moves (nvidia_metric_names.hpp).
 #include <rpl/analysis/stalls.hpp>
 
 #include <algorithm>
@@ -21,9 +19,13 @@
 #include <fmt/format.h>
 
 #include "heaviest.hpp"
+#include "nvidia_metric_names.hpp"
 
 namespace rpl::analysis {
 namespace {
+
+using nvidia_metric::kTensorInstructions;
+using nvidia_metric::kTensorMoves;
 
 // NVIDIA's stall reason -> the common vocabulary.
 constexpr std::array<std::pair<const char*, const char*>, 19> kNvidiaStalls = {{
@@ -72,8 +74,6 @@ constexpr const char* kIssueActive = "smsp__issue_active.avg.pct_of_peak_sustain
 constexpr const char* kIssueActiveRatio = "smsp__issue_active.avg.per_cycle_active";  // the WarpStateStats section's
 constexpr const char* kIpc = "sm__inst_executed.avg.per_cycle_active";
 constexpr const char* kBranchUniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
-constexpr const char* kTensorInstructions = "sm__inst_executed_pipe_tensor.sum";
-constexpr const char* kTensorMoves = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
 
 std::string common_stall(const std::string& nvidia_reason) {
   for (const auto& [reason, common] : kNvidiaStalls) {

@@ -83,6 +83,7 @@ Ceilings table_ceilings(const DeviceFacts& device) {
   } else if (!device.compute_units || !device.clock_mhz || *device.clock_mhz <= 0) {
     c.notes.push_back("the trace does not give the device's compute units and clock; FLOP ceilings are unknown");
   } else {
+    c.clock_mhz = device.clock_mhz;
     for (size_t k = 0; k < kComputeKinds; ++k) {
       if (rates->flop_per_unit_clock[k] > 0) {
         c.flops_per_s[k] = rates->flop_per_unit_clock[k] * *device.compute_units * *device.clock_mhz * 1e6;
@@ -123,6 +124,7 @@ void apply_ceilings_file(Ceilings& ceilings, const std::string& path) {
         fail(Errc::bad_input, "{}: {}.{} must be a positive number", path, section, name);
       }
       (flops ? ceilings.flops_per_s[*index] : ceilings.bytes_per_s[*index]) = value.get<double>();
+      if (flops) ceilings.clock_mhz.reset();
     }
   }
   ceilings.source = path;

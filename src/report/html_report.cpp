@@ -187,7 +187,8 @@ constexpr const char* kPageScript = R"js(
     const datasets = [{
       type: 'bubble', label: 'kernels', backgroundColor: 'rgba(220, 80, 40, 0.6)',
       data: points.map(k => ({ x: k.operational_intensity, y: k.achieved_flops_per_s,
-                               r: 4 + 16 * Math.sqrt(k.time_ms / total), name: k.name, time_ms: k.time_ms }))
+                               r: 4 + 16 * Math.sqrt(k.time_ms / total), name: k.name, time_ms: k.time_ms,
+                               clock_mhz: k.clock_mhz }))
     }];
     const bw = r.ceilings && r.ceilings.bytes_per_s || {}, fl = r.ceilings && r.ceilings.flops_per_s || {};
     const peak = Math.max(0, ...Object.values(fl).filter(v => typeof v === 'number'));
@@ -210,6 +211,8 @@ constexpr const char* kPageScript = R"js(
                   y: { type: 'logarithmic', title: { display: true, text: 'FLOP/s' } } },
         plugins: { tooltip: { callbacks: { label: c => c.raw.name
           ? c.raw.name + ': ' + c.raw.time_ms.toFixed(3) + ' ms, ' + c.raw.x.toPrecision(3) + ' FLOP/B, ' + (c.raw.y / 1e12).toPrecision(3) + ' TFLOP/s'
+            + (c.raw.clock_mhz ? ', run at ' + c.raw.clock_mhz.toFixed(0) + ' MHz' : '')
+            + (c.raw.clock_mhz && r.ceilings && r.ceilings.clock_mhz ? ' (peaks drawn at ' + r.ceilings.clock_mhz.toFixed(0) + ' MHz)' : '')
           : c.dataset.label } } }
       }
     });

@@ -41,6 +41,7 @@ Json kernel_roofline_json(const analysis::KernelRoofline& k) {
   j["operational_intensity"] = optional_rounded(k.operational_intensity);
   j["achieved_flops_per_s"] = optional_number(k.achieved_flops_per_s);
   j["achieved_bytes_per_s"] = by_name(hal::kMemoryLevelNames, k.achieved_bytes_per_s);
+  j["clock_mhz"] = optional_rounded(k.clock_mhz);
   j["compute_roof_flops_per_s"] = optional_number(k.compute_roof);
   j["binding_ceiling"] = optional_text(k.binding_ceiling);
   j["roofline_position"] = optional_text(k.position);
@@ -57,6 +58,7 @@ Json roofline_json(const analysis::RooflineResult& r) {
                  {"compute_units", r.device.compute_units ? Json(*r.device.compute_units) : Json(nullptr)},
                  {"clock_mhz", optional_number(r.device.clock_mhz)}};
   j["ceilings"] = {{"source", r.ceilings.source},
+                   {"clock_mhz", optional_number(r.ceilings.clock_mhz)},
                    {"flops_per_s", by_name(hal::kComputeKindNames, r.ceilings.flops_per_s)},
                    {"bytes_per_s", by_name(hal::kMemoryLevelNames, r.ceilings.bytes_per_s)},
                    {"notes", r.ceilings.notes}};
@@ -78,8 +80,9 @@ std::string roofline_text(const analysis::KernelRoofline& k) {
   text += fmt::format("{}, {:.1f} % of the {} roof; {}, ", memory ? "memory-bound" : "compute-bound", *k.percent_of_roof,
                       *k.binding_ceiling, si_units(k.achieved_flops_per_s.value_or(0), "FLOP/s"));
   const auto& dram = k.achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)];
-  text += fmt::format("{} DRAM, {:.3g} FLOP/byte\n", si_units(dram.value_or(0), "B/s"), k.operational_intensity.value_or(0));
-  return text;
+  text += fmt::format("{} DRAM, {:.3g} FLOP/byte", si_units(dram.value_or(0), "B/s"), k.operational_intensity.value_or(0));
+  if (k.clock_mhz) text += fmt::format("; measured at {:.0f} MHz", *k.clock_mhz);
+  return text + "\n";
 }
 
 }  // namespace rpl::report

@@ -171,14 +171,19 @@ Columns columns_of(std::vector<std::string> header, const fs::path& file) {
 // theoretical occupancy its own figure of ours; they are kept under the raw names the raw page and
 // --metrics give them (the labels of ncu's section files), so both pages feed the same counters.
 // Other sections reuse the labels in other units ("Memory Throughput" in byte/second), hence the
-// section and the unit.
+// section and the unit. The section's clocks too (the roofline puts a launch's peaks at its SM
+// clock), in whatever unit of frequency or cycles ncu printed.
 std::string metric_name(const std::string& section, const std::string& label, const std::string& unit) {
-  if (unit != "%") return label;
-  static const std::map<std::pair<std::string, std::string>, std::string> raw = {
+  static const std::map<std::pair<std::string, std::string>, std::string> percent = {
       {{"GPU Speed Of Light Throughput", "Compute (SM) Throughput"}, "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
       {{"GPU Speed Of Light Throughput", "Memory Throughput"}, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
       {{"GPU Speed Of Light Throughput", "DRAM Throughput"}, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},
       {{"Occupancy", "Theoretical Occupancy"}, "sm__maximum_warps_per_active_cycle_pct"}};
+  static const std::map<std::pair<std::string, std::string>, std::string> clocks = {
+      {{"GPU Speed Of Light Throughput", "SM Frequency"}, "gpc__cycles_elapsed.avg.per_second"},
+      {{"GPU Speed Of Light Throughput", "DRAM Frequency"}, "dram__cycles_elapsed.avg.per_second"},
+      {{"GPU Speed Of Light Throughput", "Elapsed Cycles"}, "gpc__cycles_elapsed.max"}};
+  const auto& raw = unit == "%" ? percent : clocks;
   const auto it = raw.find({section, label});
   return it == raw.end() ? label : it->second;
 }

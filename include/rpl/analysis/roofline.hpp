@@ -30,6 +30,11 @@ struct CounterRecipe {
   // are not all counted and it is not placed. Less those of them that do no matrix arithmetic,
   // where the trace counts them (ptxas's HFMA2.MMA register moves). Never collected.
   std::string matrix_instructions, matrix_instructions_not_arithmetic;
+  // The compute units' clock over a dispatch, in cycles a second, where a trace records it (the
+  // first of these the dispatch has). ncu locks the clock to base unless told otherwise, and its
+  // roofline puts each peak at the clock the kernel ran at; the table's compute ceilings are scaled
+  // to it, so a kernel is placed against the roof it could have reached as measured. Never collected.
+  std::vector<std::string> compute_clock;
   std::string why_missing;  // for whatever it cannot give
 };
 
@@ -55,7 +60,8 @@ struct KernelRoofline {
   std::optional<double> operational_intensity;   // FLOP per DRAM byte
   std::optional<double> achieved_flops_per_s;
   std::array<std::optional<double>, hal::kMemoryLevels> achieved_bytes_per_s{};
-  std::optional<double> compute_roof;    // FLOP/s the kernel's mix of arithmetic could reach
+  std::optional<double> clock_mhz;       // the clock its measured dispatches ran at, where the trace records it
+  std::optional<double> compute_roof;    // FLOP/s the kernel's mix of arithmetic could reach (at clock_mhz)
   std::optional<std::string> binding_ceiling;  // "dram", or the kind of arithmetic
   std::optional<std::string> position;         // "memory_bound" or "compute_bound"
   std::optional<double> percent_of_roof;

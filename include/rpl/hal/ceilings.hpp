@@ -22,6 +22,8 @@ inline constexpr std::array<std::string_view, kMemoryLevels> kMemoryLevelNames =
 struct Ceilings {
   std::array<std::optional<double>, kComputeKinds> flops_per_s{};
   std::array<std::optional<double>, kMemoryLevels> bytes_per_s{};
+  std::optional<double> clock_mhz;  // the clock the FLOP ceilings are at: the device's maximum for the
+                                    // table's; none where a ceilings file gives them (measured at its own)
   std::string source;               // "architecture table", or the ceilings file
   std::vector<std::string> notes;   // why a ceiling is missing
 };

@@ -208,6 +208,56 @@ TEST(Roofline, TheTensorPipesInstructionsSayWhetherUncountedMatrixWorkIsZero) {
   EXPECT_TRUE(register_moves.position.has_value());
 }
 
+// ncu locks the clock to base unless told otherwise, and a busy GPU runs below its maximum: a
+// kernel's compute roof is at the clock its dispatches ran at where the trace records it (ncu's
+// roofline does the same), the time-weighted mean over them. A ceilings file's FLOP rates were
+// measured at a clock of their own and stay as given.
+TEST(Roofline, AKernelsComputeRoofIsAtTheClockItRanAt) {
+  CounterTrace t("sm_90", "H100", 132, 1980, 3.35e12);
+  auto at = [](double ffma, double hz, const char* clock = "sm__cycles_elapsed.avg.per_second") {
+    auto c = nvidia(ffma, 0, 5e5, 5e5);
+    c[clock] = hz;
+    return c;
+  };
+  // 2e12 FLOPs at 990 MHz over 40 ms, and again at 1980 MHz over 10 ms: 1188 MHz over the 50 ms.
+  t.dispatch("fma", 40'000'000, at(1e12, 990e6));
+  t.dispatch("fma", 10'000'000, at(1e12, 1980e6));
+  t.dispatch("gpc", 40'000'000, at(1e12, 1320e6, "gpc__cycles_elapsed.avg.per_second"));
+  t.dispatch("unclocked", 40'000'000, nvidia(1e12, 0, 5e5, 5e5));
+  t.dispatch("partly", 40'000'000, at(1e12, 990e6));
+  t.dispatch("partly", 40'000'000, nvidia(1e12, 0, 5e5, 5e5));
+  const double fp32_per_mhz = 132 * 256 * 1e6;
+  const auto r = analyze_roofline(t.trace);
+  EXPECT_EQ(r.ceilings.clock_mhz, 1980);
+  const auto& fma = CounterTrace::kernel(r, "fma");
+  const double mhz = (990 * 40 + 1980 * 10) / 50.0;  // 1188
+  ASSERT_TRUE(fma.clock_mhz.has_value());
+  EXPECT_NEAR(*fma.clock_mhz, mhz, 1e-6);
+  EXPECT_NEAR(*fma.compute_roof, fp32_per_mhz * mhz, 1);
+  EXPECT_NEAR(*fma.percent_of_roof, 100.0 * (4e12 / 0.05) / (fp32_per_mhz * mhz), 1e-9);
+  const auto& gpc = CounterTrace::kernel(r, "gpc");
+  ASSERT_TRUE(gpc.clock_mhz.has_value()) << "the GPC's clock is the SM's";
+  EXPECT_NEAR(*gpc.clock_mhz, 1320, 1e-6);
+  EXPECT_NEAR(*gpc.percent_of_roof, 100.0 * 5e13 / (fp32_per_mhz * 1320), 1e-9);
+  for (const char* name : {"unclocked", "partly"}) {
+    const auto& k = CounterTrace::kernel(r, name);
+    EXPECT_FALSE(k.clock_mhz.has_value()) << name;
+    EXPECT_NEAR(*k.compute_roof, fp32_per_mhz * 1980, 1) << name << ": at the device's maximum";
+  }
+
+  const auto dir = test::fresh_dir("clocked_ceilings");
+  std::ofstream(dir / "measured.json") << R"({"flops_per_s": {"fp32": 5.0e13}})";
+  const auto measured = analyze_roofline(t.trace, {(dir / "measured.json").string()});
+  EXPECT_FALSE(measured.ceilings.clock_mhz.has_value());
+  const auto& as_given = CounterTrace::kernel(measured, "gpc");
+  ASSERT_TRUE(as_given.clock_mhz.has_value());
+  EXPECT_NEAR(*as_given.clock_mhz, 1320, 1e-6);
+  EXPECT_NEAR(*as_given.compute_roof, 5e13, 1);
+  std::ofstream(dir / "bandwidth.json") << R"({"bytes_per_s": {"dram": 3.0e12}})";
+  EXPECT_EQ(analyze_roofline(t.trace, {(dir / "bandwidth.json").string()}).ceilings.clock_mhz, 1980)
+      << "a file of bandwidths alone leaves the table's FLOP ceilings and their clock";
+}
+
 TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {
   CounterTrace t("gfx942", "AMD Instinct MI300X", 304, 2100);
   std::map<std::string, double> c;

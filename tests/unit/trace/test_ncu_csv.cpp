@@ -45,17 +45,18 @@ TEST(NcuCsv, RealDetailsPageOfAnSm100Gemm) {
   EXPECT_EQ(t.agents[0].name, "sm_100") << "from the CC column, 10.0";
   EXPECT_EQ(t.agents[0].vendor_name, "NVIDIA");
   EXPECT_EQ(t.agents[0].compute_units, 152) << "Launch Statistics' # SMs";
-  // Its GPU Speed Of Light percentages and theoretical occupancy, kept under the raw names the raw
-  // page gives them; no other label of a section is a counter.
-  ASSERT_EQ(t.counter_names, (std::vector<std::string>{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-                                                       "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-                                                       "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-                                                       "sm__maximum_warps_per_active_cycle_pct"}));
-  ASSERT_EQ(t.counter_values.size(), 4u);
-  EXPECT_DOUBLE_EQ(t.counter_values[3].value, 18.75) << "Theoretical Occupancy, as ours";
-  EXPECT_DOUBLE_EQ(t.counter_values[0].value, 21.68) << "Memory Throughput";
-  EXPECT_DOUBLE_EQ(t.counter_values[1].value, 0.74) << "DRAM Throughput";
-  EXPECT_DOUBLE_EQ(t.counter_values[2].value, 23.59) << "Compute (SM) Throughput";
+  // Its GPU Speed Of Light percentages and clocks and its theoretical occupancy, kept under the raw
+  // names the raw page gives them; no other label of a section is a counter.
+  std::map<std::string, double> counters;
+  for (const auto& v : t.counter_values) counters[t.counter_names[v.counter]] = v.value;
+  ASSERT_EQ(counters.size(), 7u) << ::testing::PrintToString(t.counter_names);
+  EXPECT_DOUBLE_EQ(counters["sm__maximum_warps_per_active_cycle_pct"], 18.75) << "Theoretical Occupancy, as ours";
+  EXPECT_DOUBLE_EQ(counters["gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"], 21.68) << "Memory Throughput";
+  EXPECT_DOUBLE_EQ(counters["gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"], 0.74) << "DRAM Throughput";
+  EXPECT_DOUBLE_EQ(counters["sm__throughput.avg.pct_of_peak_sustained_elapsed"], 23.59) << "Compute (SM) Throughput";
+  EXPECT_DOUBLE_EQ(counters["gpc__cycles_elapsed.avg.per_second"], 1239496049.13) << "SM Frequency";
+  EXPECT_TRUE(counters.count("dram__cycles_elapsed.avg.per_second")) << "DRAM Frequency";
+  EXPECT_TRUE(counters.count("gpc__cycles_elapsed.max")) << "Elapsed Cycles";
   // Its rule rows: ncu's findings, with the speedups it estimates where it does.
   ASSERT_EQ(t.findings.size(), 8u);
   EXPECT_EQ(t.findings[0].section, "SpeedOfLight");
@@ -209,6 +210,40 @@ TEST(NcuCsv, OnlyTheSpeedOfLightSectionsPercentagesAreKeptAsRawMetrics) {
       << "a label in another unit is not taken for the percentage; the Occupancy section's theoretical occupancy is ncu's own";
   EXPECT_DOUBLE_EQ(t.counter_values.at(0).value, 81.5);
   EXPECT_DOUBLE_EQ(t.counter_values.at(1).value, 62.5);
+}
+
+// The Speed Of Light section's clocks are kept under the raw names of ncu's section file, in cycles
+// a second whatever unit ncu printed them in (the roofline puts a kernel's compute roof at its SM
+// clock). The values are launch 0's of the real details page beside (ncu_details_torch_roofline.csv).
+TEST(NcuCsv, TheSpeedOfLightSectionsClocksAreKeptAsRawMetrics) {
+  const auto dir = fresh_dir("ncu_sol_clocks");
+  std::string csv = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+                    "\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  auto row = [&](const std::string& id, const std::string& section, const std::string& metric, const std::string& unit,
+                 const std::string& value) {
+    csv += "\"" + id + "\",\"1\",\"p\",\"h\",\"k\",\"1\",\"7\",\"(128, 1, 1)\",\"(64, 1, 1)\",\"0\",\"9.0\",\"" + section +
+           "\",\"" + metric + "\",\"" + unit + "\",\"" + value + "\"\n";
+  };
+  const std::string sol = "GPU Speed Of Light Throughput";
+  row("0", sol, "DRAM Frequency", "hz", "3,196,944,131.98");
+  row("0", sol, "SM Frequency", "hz", "1,475,677,112.63");
+  row("0", sol, "Elapsed Cycles", "cycle", "85,018");
+  row("0", sol, "Duration", "ns", "56,896");
+  row("0", "Compute Workload Analysis", "SM Frequency", "hz", "1");
+  row("1", sol, "SM Frequency", "Ghz", "1.29");
+  row("1", sol, "Duration", "us", "220");
+  write_text(dir / "ncu.csv", csv);
+  const auto t = trace::read_traces({dir / "ncu.csv"});
+  ASSERT_EQ(t.dispatches.size(), 2u);
+  std::map<std::pair<uint32_t, std::string>, double> values;
+  for (const auto& v : t.counter_values) values[{v.dispatch, t.counter_names[v.counter]}] = v.value;
+  const std::map<std::pair<uint32_t, std::string>, double> expected = {
+      {{0, "dram__cycles_elapsed.avg.per_second"}, 3196944131.98},
+      {{0, "gpc__cycles_elapsed.avg.per_second"}, 1475677112.63},
+      {{0, "gpc__cycles_elapsed.max"}, 85018},
+      {{1, "gpc__cycles_elapsed.avg.per_second"}, 1.29e9}};
+  ASSERT_EQ(values.size(), expected.size()) << "another section's label is not the clock";
+  for (const auto& [key, value] : expected) EXPECT_NEAR(values[key], value, 1e-3) << key.second;
 }
 
 // The raw page gives the barriers a block uses (launch__barrier_count), which bound blocks per SM
