@@ -26,12 +26,16 @@ run() {  # NAME CONTROL PROGRAM...
   ncu --import "$work/$name.ncu-rep" --csv --page raw --print-units base > "$work/$name.raw.csv" 2> "$work/$name.raw.err"
   "$carry/bin/rocm-perf" analyze --out "$work/$name.out" "$work/$name.raw.csv" > "$work/$name.txt" 2> "$work/$name.err"
   echo "$name: analyze exit $?, $(grep -c . "$work/$name.raw.csv") raw lines" | tee -a "$out/summary.txt"
+  # Each result comes back even if the call's time runs out before the rest.
+  mkdir -p "$out/$name.out" && cp "$work/$name.out/roofline.json" "$out/$name.out/" 2> /dev/null
   rm -f "$work/$name.ncu-rep"
 }
 for control in base none; do
   run torch_roofline "$control" python3 tests/gpu/programs/torch_roofline.py
-  run triton_matmul "$control" python3 tests/gpu/programs/triton_matmul_tunable.py --bm 128 --bn 128 --bk 64 --warps 4 --size 4096 --repeat 3
   run sgemm "$control" "$carry/examples/matmul_tunable" 2048 2048 2048 --bm 64 --bn 128 --bk 16 --tm 8 --tn 4 --repeat 3
 done
-python3 scripts/gpu/roofline_clocks_summary.py "$work" | tee -a "$out/summary.txt"
+for control in base none; do
+  run triton_matmul "$control" python3 tests/gpu/programs/triton_matmul_tunable.py --bm 128 --bn 128 --bk 64 --warps 4 --size 4096 --repeat 3
+done
+python3 scripts/gpu/roofline_clocks_summary.py "$out" | tee -a "$out/summary.txt"
 tar -C "$work" -cf - . | xz -6 > "$out/roofline_clocks.tar.xz"
