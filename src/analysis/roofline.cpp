@@ -17,27 +17,49 @@ struct ResolvedTerm {
   size_t counter;
   double coefficient;
   const std::string* name;
+  std::optional<size_t> times;  // the counter multiplying it, where the term names one
+  const std::string* times_name;
 };
 using Formula = std::vector<ResolvedTerm>;
+
+// A figure's formula, and the second form it is counted by where a dispatch lacks a counter of the
+// first (a trace may join files of ncu's full set and of the recipe's own counters).
+struct Figure {
+  Formula first, second;
+  bool empty() const { return first.empty(); }
+};
+
+size_t find_counter(const std::string& name, const std::map<std::string, size_t>& counters) {
+  auto it = counters.find(name);
+  return it == counters.end() ? kNoCounter : it->second;
+}
 
 Formula resolve(const std::vector<CounterTerm>& terms, const std::map<std::string, size_t>& counters) {
   Formula f;
   for (const auto& t : terms) {
-    auto it = counters.find(t.counter);
-    f.push_back({it == counters.end() ? kNoCounter : it->second, t.coefficient, &t.counter});
+    std::optional<size_t> times;
+    if (!t.times.empty()) times = find_counter(t.times, counters);
+    f.push_back({find_counter(t.counter, counters), t.coefficient, &t.counter, times, &t.times});
   }
   return f;
 }
 
-bool all_found(const Formula& f) {
-  return std::none_of(f.begin(), f.end(), [](const ResolvedTerm& t) { return t.counter == kNoCounter; });
-}
-
 bool is_matrix(size_t kind) { return hal::kComputeKindNames[kind].starts_with("matrix_"); }
 
-// Whether every counter of the formula has a value for the dispatch stamped now.
+// The term's first counter without a value for the dispatch stamped now; null where it has them all.
+const std::string* unmeasured(const ResolvedTerm& t, const std::vector<uint32_t>& stamp, uint32_t now) {
+  auto has = [&](size_t counter) { return counter != kNoCounter && stamp[counter] == now; };
+  if (!has(t.counter)) return t.name;
+  if (t.times && !has(*t.times)) return t.times_name;
+  return nullptr;
+}
+
 bool all_measured(const Formula& f, const std::vector<uint32_t>& stamp, uint32_t now) {
-  return std::all_of(f.begin(), f.end(), [&](const ResolvedTerm& t) { return t.counter != kNoCounter && stamp[t.counter] == now; });
+  return std::all_of(f.begin(), f.end(), [&](const ResolvedTerm& t) { return !unmeasured(t, stamp, now); });
+}
+
+bool figure_measured(const Figure& figure, const std::vector<uint32_t>& stamp, uint32_t now) {
+  return all_measured(figure.first, stamp, now) || (!figure.second.empty() && all_measured(figure.second, stamp, now));
 }
 
 // A sum over the measured dispatches; unknown once a dispatch lacks one of its counters.
@@ -47,20 +69,23 @@ struct Sum {
   const std::string* first_missing = nullptr;
 };
 
-void add(Sum& sum, const Formula& formula, const std::vector<double>& values, const std::vector<uint32_t>& stamp,
+void add(Sum& sum, const Figure& figure, const std::vector<double>& values, const std::vector<uint32_t>& stamp,
          uint32_t now) {
-  if (formula.empty() || !sum.known) {
-    sum.known = !formula.empty() && sum.known;
+  if (figure.empty() || !sum.known) {
+    sum.known = !figure.empty() && sum.known;
+    return;
+  }
+  const bool first = all_measured(figure.first, stamp, now);
+  if (!first && (figure.second.empty() || !all_measured(figure.second, stamp, now))) {
+    sum.known = false;
+    for (const auto& t : figure.first) {  // the recipe's own counter: what a counter pass collects
+      if ((sum.first_missing = unmeasured(t, stamp, now))) break;
+    }
     return;
   }
   double v = 0;
-  for (const auto& t : formula) {
-    if (t.counter == kNoCounter || stamp[t.counter] != now) {
-      sum.known = false;
-      sum.first_missing = t.name;
-      return;
-    }
-    v += t.coefficient * values[t.counter];
+  for (const auto& t : first ? figure.first : figure.second) {
+    v += t.coefficient * values[t.counter] * (t.times ? values[*t.times] : 1.0);
   }
   sum.value += v;
 }
@@ -196,22 +221,21 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
   }
   std::map<std::string, size_t> counters;
   for (size_t i = 0; i < trace.counter_names.size(); ++i) counters.emplace(trace.counter_names[i], i);
-  std::array<Formula, kComputeKinds> flops;
-  std::array<Formula, kMemoryLevels> bytes;
+  std::array<Figure, kComputeKinds> flops;
+  std::array<Figure, kMemoryLevels> bytes;
   size_t matrix_instructions = kNoCounter, not_arithmetic = kNoCounter;
   std::vector<size_t> clocks;  // the recipe's clock counters the trace has, in the recipe's order
   if (recipe) {
     for (const auto& name : recipe->compute_clock) {
-      if (auto it = counters.find(name); it != counters.end()) clocks.push_back(it->second);
+      if (size_t c = find_counter(name, counters); c != kNoCounter) clocks.push_back(c);
     }
-    if (auto it = counters.find(recipe->matrix_instructions); it != counters.end()) matrix_instructions = it->second;
-    if (auto it = counters.find(recipe->matrix_instructions_not_arithmetic); it != counters.end()) not_arithmetic = it->second;
-    for (size_t i = 0; i < kComputeKinds; ++i) flops[i] = resolve(recipe->flops[i], counters);
+    matrix_instructions = find_counter(recipe->matrix_instructions, counters);
+    not_arithmetic = find_counter(recipe->matrix_instructions_not_arithmetic, counters);
+    for (size_t i = 0; i < kComputeKinds; ++i) {
+      flops[i] = {resolve(recipe->flops[i], counters), resolve(recipe->flops_otherwise[i], counters)};
+    }
     for (size_t i = 0; i < kMemoryLevels; ++i) {
-      bytes[i] = resolve(recipe->bytes[i], counters);
-      if (!all_found(bytes[i]) && !recipe->bytes_otherwise[i].empty()) {
-        if (auto otherwise = resolve(recipe->bytes_otherwise[i], counters); all_found(otherwise)) bytes[i] = std::move(otherwise);
-      }
+      bytes[i] = {resolve(recipe->bytes[i], counters), resolve(recipe->bytes_otherwise[i], counters)};
     }
   }
 
@@ -253,7 +277,7 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     }
     bool uncounted = false;
     for (size_t f = 0; f < kComputeKinds; ++f) {
-      if (has_matrix_instructions && is_matrix(f) && !flops[f].empty() && !all_measured(flops[f], stamp, i + 1)) {
+      if (has_matrix_instructions && is_matrix(f) && !flops[f].empty() && !figure_measured(flops[f], stamp, i + 1)) {
         if (matrix_arithmetic == 0) continue;
         uncounted = true;
       }

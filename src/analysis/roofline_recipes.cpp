@@ -2,12 +2,17 @@
 //   NVIDIA (reference/cuda.md §4.1, ncu's roofline sections): FP32 = fadd + fmul + 2 ffma thread
 //   instructions (likewise FP64); FP16 = 2 hadd + 2 hmul + 4 hfma (packed pairs); tensor work from
 //   sm__ops_path_tensor_src_* (operations, counted as FLOPs, as ncu's tensor roofline does); DRAM
-//   = bytes read + written; L2 = lts__t_bytes; L1 = l1tex__t_bytes.
+//   = bytes read + written; L2 = lts__t_bytes; L1 = l1tex__t_bytes. ncu's full set has the thread
+//   instructions only as rates per cycle elapsed (its roofline multiplies them by the SM sub-
+//   partitions' cycles elapsed), the L2's bytes only as 32-byte sectors, and FP8 tensor operations
+//   only split by sparsity: those are the second forms.
 //   AMD CDNA (reference/rocm.md §5, rocprof-compute's roofline_calc): VALU counts are wave
 //   instructions (x64 lanes, FMA x2); MFMA_MOPS are 512-operation units; HBM bytes from the TCC
 //   EA requests with the MI300 formula (gfx94x) or the MI200 one (gfx90a); LDS, vL1D and L2 bytes.
 #include <set>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include <rpl/analysis/roofline.hpp>
 #include <rpl/hal/arch.hpp>
@@ -27,23 +32,30 @@ size_t at(E e) {
 
 CounterRecipe nvidia_recipe() {
   CounterRecipe r;
-  r.flops[at(ComputeKind::fp32)] = {{"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", 1},
-                                    {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", 1},
-                                    {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", 2}};
-  r.flops[at(ComputeKind::fp64)] = {{"sm__sass_thread_inst_executed_op_dadd_pred_on.sum", 1},
-                                    {"sm__sass_thread_inst_executed_op_dmul_pred_on.sum", 1},
-                                    {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum", 2}};
-  r.flops[at(ComputeKind::fp16)] = {{"sm__sass_thread_inst_executed_op_hadd_pred_on.sum", 2},
-                                    {"sm__sass_thread_inst_executed_op_hmul_pred_on.sum", 2},
-                                    {"sm__sass_thread_inst_executed_op_hfma_pred_on.sum", 4}};
+  const std::array<std::pair<ComputeKind, std::array<const char*, 3>>, 3> vector_kinds = {
+      {{ComputeKind::fp32, {"fadd", "fmul", "ffma"}},
+       {ComputeKind::fp64, {"dadd", "dmul", "dfma"}},
+       {ComputeKind::fp16, {"hadd", "hmul", "hfma"}}}};
+  for (const auto& [kind, ops] : vector_kinds) {
+    const double lanes = kind == ComputeKind::fp16 ? 2 : 1;  // packed half2
+    const std::array<double, 3> flops = {lanes, lanes, 2 * lanes};
+    for (size_t op = 0; op < ops.size(); ++op) {
+      const std::string instructions = fmt::format("sass_thread_inst_executed_op_{}_pred_on.sum", ops[op]);
+      r.flops[at(kind)].push_back({"sm__" + instructions, flops[op]});
+      r.flops_otherwise[at(kind)].push_back({"smsp__" + instructions + ".per_cycle_elapsed", flops[op], "smsp__cycles_elapsed.avg"});
+    }
+  }
   r.flops[at(ComputeKind::matrix_fp16)] = {{"sm__ops_path_tensor_src_fp16.sum", 1},
                                            {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 1}};
   r.flops[at(ComputeKind::matrix_tf32)] = {{"sm__ops_path_tensor_src_tf32_dst_fp32.sum", 1}};
   r.flops[at(ComputeKind::matrix_fp64)] = {{"sm__ops_path_tensor_src_fp64.sum", 1}};
   r.flops[at(ComputeKind::matrix_fp8)] = {{"sm__ops_path_tensor_src_fp8.sum", 1}};
+  r.flops_otherwise[at(ComputeKind::matrix_fp8)] = {{"sm__ops_path_tensor_src_fp8_sparsity_off.sum", 1},
+                                                    {"sm__ops_path_tensor_src_fp8_sparsity_on.sum", 1}};
   r.bytes[at(MemoryLevel::dram)] = {{"dram__bytes_read.sum", 1}, {"dram__bytes_write.sum", 1}};
   r.bytes_otherwise[at(MemoryLevel::dram)] = {{"dram__bytes.sum", 1}};  // ncu's read and write together
   r.bytes[at(MemoryLevel::l2)] = {{"lts__t_bytes.sum", 1}};
+  r.bytes_otherwise[at(MemoryLevel::l2)] = {{"lts__t_sectors.sum", 32}};
   r.bytes[at(MemoryLevel::l1)] = {{"l1tex__t_bytes.sum", 1}};
   r.matrix_instructions = nvidia_metric::kTensorInstructions;
   r.matrix_instructions_not_arithmetic = nvidia_metric::kTensorMoves;

@@ -1,5 +1,6 @@
 // roofline.json and profile.json's roofline from analyze, --ceilings, and the refusals.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -95,6 +96,47 @@ TEST(CliRoofline, AKernelIsPlacedAgainstTheRoofOfTheClockItRanAt) {
   EXPECT_EQ((*gemm)["binding_ceiling"], "matrix_fp16");
   EXPECT_NEAR((*gemm)["percent_of_roof"].get<double>(), weighted[ncu_percent] / time, 0.5) << *gemm;
   EXPECT_NE(r.out.find("measured at 1343 MHz"), std::string::npos) << r.out;
+}
+
+// ncu's full set records no count of FP32 instructions, only their rates per cycle elapsed. On its
+// real raw page of matmul_tunable at 2048³ (three launches, an H100 at base clock), the count is the
+// rate times the cycles elapsed: 2 x 2048³ FLOPs a launch. The SGEMM is compute-bound at ncu's own
+// percent of the FP32 peak (its roofline's FLOPs per cycle over its peak per cycle), not memory-bound
+// with no arithmetic, as it was placed before.
+TEST(CliRoofline, AFullSetGivesTheFp32ArithmeticOfAnSgemm) {
+  const auto file = source_dir() / "tests/fixtures/ncu_import_raw_full_sgemm_2048.csv";
+  const auto dir = fresh_dir("roofline_full_set_sgemm");
+  auto r = run_cli({"analyze", "--out", dir.string(), file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto roofline = nlohmann::json::parse(read_file(dir / "roofline.json"));
+  EXPECT_EQ(schema_errors(roofline.dump(), "roofline"), "");
+  ASSERT_EQ(roofline["kernels"].size(), 1u) << roofline;
+  const auto& sgemm = roofline["kernels"][0];
+  ASSERT_TRUE(sgemm["flops"]["fp32"].is_number()) << sgemm;
+  EXPECT_NEAR(sgemm["flops"]["fp32"].get<double>() / (3 * 2 * std::pow(2048.0, 3)), 1, 1e-6) << sgemm;
+  EXPECT_EQ(sgemm["flops"]["fp64"], 0);
+  EXPECT_EQ(sgemm["roofline_position"], "compute_bound");
+  EXPECT_EQ(sgemm["binding_ceiling"], "fp32");
+
+  const auto trace = trace::read_traces({file});
+  std::map<std::string, double> weighted;
+  double time = 0;
+  for (uint32_t i = 0; i < trace.dispatches.size(); ++i) {
+    const double ns = static_cast<double>(trace.dispatches[i].duration_ns());
+    time += ns;
+    for (const auto& v : trace.counter_values) {
+      if (v.dispatch == i) weighted[trace.counter_names[v.counter]] += v.value * ns;
+    }
+  }
+  auto rate = [&](const std::string& op) {
+    return weighted["smsp__sass_thread_inst_executed_op_" + op + "_pred_on.sum.per_cycle_elapsed"];
+  };
+  const double peak = 2 * weighted["sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"];
+  ASSERT_GT(peak, 0);
+  const double ncu_percent = 100 * (rate("fadd") + rate("fmul") + 2 * rate("ffma")) / peak;
+  EXPECT_NEAR(ncu_percent, 33.5, 0.1);
+  EXPECT_NEAR(sgemm["percent_of_roof"].get<double>(), ncu_percent, 0.5) << sgemm;
+  EXPECT_NE(r.out.find("Roofline    compute-bound, 33.7 % of the fp32 roof"), std::string::npos) << r.out;
 }
 
 TEST(CliRoofline, CeilingsFileOverridesAndABadOneIsOneLine) {

@@ -18,12 +18,16 @@ namespace rpl::analysis {
 struct CounterTerm {
   std::string counter;
   double coefficient;
+  // Where named, a second counter the term is multiplied by: ncu's full set gives some counts only
+  // as rates per cycle elapsed, which times the cycles elapsed are the counts.
+  std::string times = {};
 };
 struct CounterRecipe {
   std::array<std::vector<CounterTerm>, hal::kComputeKinds> flops;
   std::array<std::vector<CounterTerm>, hal::kMemoryLevels> bytes;
-  // Read where a trace lacks a counter of bytes' formula but has all of these (the same bytes
-  // counted otherwise, as a user's own ncu --metrics may name them); never collected.
+  // Read where a trace lacks a counter of a figure's formula but has all of these: the same figure
+  // counted otherwise, as a user's own ncu --metrics or ncu's full set name it. Never collected.
+  std::array<std::vector<CounterTerm>, hal::kComputeKinds> flops_otherwise;
   std::array<std::vector<CounterTerm>, hal::kMemoryLevels> bytes_otherwise;
   // The matrix unit's instructions, where a trace lacks the matrix kinds' counters (roofline
   // recipes of ncu list it instead): none ran, so those FLOPs are 0; some ran, so the kernel's FLOPs

@@ -258,6 +258,51 @@ TEST(Roofline, AKernelsComputeRoofIsAtTheClockItRanAt) {
       << "a file of bandwidths alone leaves the table's FLOP ceilings and their clock";
 }
 
+// ncu's full set gives the thread instructions only as rates per cycle elapsed of the SM
+// sub-partitions, the L2's traffic only in 32-byte sectors: a trace without the recipe's counters
+// but with all of these is counted by them, the rate times the cycles elapsed.
+TEST(Roofline, AFigureIsCountedOtherwiseWhereTheTraceHasOnlyItsSecondForm) {
+  CounterTrace t("sm_90", "H100", 132, 1980, 3.35e12);
+  auto full_set = [](double ffma_per_cycle, std::optional<double> cycles) {
+    std::map<std::string, double> c = {{"dram__bytes_read.sum", 1e6}, {"dram__bytes_write.sum", 1e6}, {"lts__t_sectors.sum", 1e5}};
+    for (const char* op : {"fadd", "fmul", "ffma", "dadd", "dmul", "dfma", "hadd", "hmul", "hfma"}) {
+      c[fmt::format("smsp__sass_thread_inst_executed_op_{}_pred_on.sum.per_cycle_elapsed", op)] = 0;
+    }
+    c["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"] = ffma_per_cycle;
+    c["smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed"] = 1;
+    if (cycles) c["smsp__cycles_elapsed.avg"] = *cycles;
+    return c;
+  };
+  t.dispatch("sgemm", 1'000'000, full_set(5000, 1e6));
+  t.dispatch("sgemm", 1'000'000, full_set(4000, 2e6));
+  t.dispatch("no_cycles", 1'000'000, full_set(5000, std::nullopt));
+  t.dispatch("cycles_once", 1'000'000, full_set(5000, 1e6));
+  t.dispatch("cycles_once", 1'000'000, full_set(5000, std::nullopt));
+  auto both = full_set(5000, 1e6);
+  both["sm__sass_thread_inst_executed_op_fadd_pred_on.sum"] = 0;
+  both["sm__sass_thread_inst_executed_op_fmul_pred_on.sum"] = 0;
+  both["sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] = 1e9;
+  t.dispatch("both", 1'000'000, both);
+  const auto r = analyze_roofline(t.trace);
+  const auto& sgemm = CounterTrace::kernel(r, "sgemm");
+  ASSERT_TRUE(sgemm.flops[kFp32].has_value()) << ::testing::PrintToString(sgemm.missing);
+  EXPECT_DOUBLE_EQ(*sgemm.flops[kFp32], 2 * (5000 * 1e6 + 4000 * 2e6));
+  EXPECT_DOUBLE_EQ(*sgemm.flops[static_cast<size_t>(hal::ComputeKind::fp16)], 4 * (1e6 + 2e6)) << "half2: 4 FLOPs an HFMA";
+  EXPECT_DOUBLE_EQ(*sgemm.flops[static_cast<size_t>(hal::ComputeKind::fp64)], 0);
+  EXPECT_DOUBLE_EQ(*sgemm.bytes[static_cast<size_t>(hal::MemoryLevel::l2)], 32 * 2e5);
+  EXPECT_EQ(sgemm.position, "compute_bound");
+  for (const char* name : {"no_cycles", "cycles_once"}) {
+    const auto& k = CounterTrace::kernel(r, name);
+    EXPECT_FALSE(k.flops[kFp32].has_value()) << name;
+    EXPECT_FALSE(k.position.has_value()) << name << ": its FP32 arithmetic is not known";
+  }
+  const auto& missing = CounterTrace::kernel(r, "no_cycles").missing;
+  EXPECT_NE(std::find(missing.begin(), missing.end(), "fp32 FLOPs: counter sm__sass_thread_inst_executed_op_fadd_pred_on.sum missing"),
+            missing.end())
+      << "the recipe's own counter is named: " << ::testing::PrintToString(missing);
+  EXPECT_DOUBLE_EQ(*CounterTrace::kernel(r, "both").flops[kFp32], 2e9) << "the counts, where the dispatch has them";
+}
+
 TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {
   CounterTrace t("gfx942", "AMD Instinct MI300X", 304, 2100);
   std::map<std::string, double> c;
