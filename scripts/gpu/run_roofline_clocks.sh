@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the NVIDIA machine, from the repository root, with the carry of
-# `PRESET=release NO_TESTS=1 EXAMPLES=matmul_tunable bash scripts/gpu/prepare_carry.sh`:
+# `PRESET=release NO_TESTS=1 EXAMPLES=matmul_tunable bash scripts/gpu/prepare_carry.sh` (or the full one):
 # whether a kernel's place on the roofline survives the clock ncu runs it at. ncu locks the GPU's
 # clock to base by default (--clock-control base) and leaves it free with --clock-control none; the
 # roofline puts each kernel's compute roof at the clock its launches ran at, where the file records
@@ -11,7 +11,9 @@
 #   - examples/matmul's matmul_tunable at 2048³ (our FP32 SGEMM, FFMA only).
 # scripts/gpu/roofline_clocks_summary.py prints, per kernel and clock control, its clock, its percent
 # of the roof at that clock, and what the percent would be at the device's maximum clock:
-# $OUT/summary.txt; the raw pages and roofline.json files are packed in $OUT/roofline_clocks.tar.xz.
+# $OUT/summary.txt; the raw pages and roofline.json files are packed in $OUT/roofline_clocks.tar.xz,
+# with, for the base clock, the raw page with the values of each instanced metric too
+# (--print-metric-instances details: the full set's instructions per opcode, its source counters).
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader | tee "$out/machine.txt"
@@ -24,6 +26,8 @@ run() {  # NAME CONTROL PROGRAM...
   local control=${name##*.}
   ncu -f -o "$work/$name" --set full --clock-control "$control" -c "$launches" "$@" > "$work/$name.ncu.log" 2>&1
   ncu --import "$work/$name.ncu-rep" --csv --page raw --print-units base > "$work/$name.raw.csv" 2> "$work/$name.raw.err"
+  [ "$control" = base ] && ncu --import "$work/$name.ncu-rep" --csv --page raw --print-units base \
+    --print-metric-instances details > "$work/$name.instances.csv" 2>> "$work/$name.raw.err"
   "$carry/bin/rocm-perf" analyze --out "$work/$name.out" "$work/$name.raw.csv" > "$work/$name.txt" 2> "$work/$name.err"
   echo "$name: analyze exit $?, $(grep -c . "$work/$name.raw.csv") raw lines" | tee -a "$out/summary.txt"
   # Each result comes back even if the call's time runs out before the rest.
