@@ -28,7 +28,7 @@ Action add_analyze_command(CLI::App& app) {
   cmd->add_option("--arch", o->arch,
                   "the GPU's architecture (sm_80, gfx942, ...) where a trace does not record it: an ncu CSV without a CC "
                   "column, a rocprofv3 CSV without agent_info.csv; a GPU the trace records keeps its own");
-  auto* out = cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json and dag.json into this folder");
+  auto* out = cmd->add_option("--out", o->out_dir, "also write profile.json, roofline.json, dag.json and analysis.json into this folder");
   add_analysis_options(*cmd, o->analyses);
   cmd->add_option("--att", o->analyses.thread_trace_dir,
                   "a decoded AMD thread trace (or PC-sampling) folder of the analyzed kernel (its code.json): its stalls "
@@ -41,6 +41,8 @@ Action add_analyze_command(CLI::App& app) {
   return [o]() -> int {
     log::set_debug(o->output.debug);
     workflow::AnalyzeRequest request{{o->databases.begin(), o->databases.end()}, std::nullopt, o->arch, o->analyses.request(), o->out_dir};
+    // The summary printed ends with what limits the kernel; the JSON on stdout is profile.json alone.
+    request.options.folder_analyses = !o->output.json && !o->output.quiet;
     if (!o->kernel.empty()) request.kernel_regex = o->kernel;
     workflow::Control control;
     const auto r = workflow::run_analyze(request, control);

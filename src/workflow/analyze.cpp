@@ -212,7 +212,7 @@ AnalyzeResult run_analyze(const AnalyzeRequest& request, Control& control) {
   require_one_kind_of_gpu(trace);
   control.stage_finished("read");
   AnalysisOptions options = request.options;
-  options.folder_analyses = !request.out_dir.empty();
+  options.folder_analyses = options.folder_analyses || !request.out_dir.empty();  // a folder holds them all
   control.stage_started("summary");
   analysis::AnalyzeOptions summary_options;
   summary_options.kernel_regex = request.kernel_regex;

@@ -72,11 +72,20 @@ TEST(CliDag, InferenceThresholdOption) {
   EXPECT_FALSE(fs::exists(dir / "bad" / "dag.json"));
 }
 
-TEST(CliDag, WithoutOutNoDagIsComputed) {
+// Without --out the summary still ends with what limits the kernel; --json prints profile.json
+// alone, and no folder's document is written.
+TEST(CliDag, WithoutOutTheSummaryStillEndsWithTheCriticalPathAndTheBottleneck) {
   const auto dir = fresh_dir("cli_dag_none");
-  auto r = run_cli({"analyze", scenario("multistream", 1, dir).string()});
+  const auto db = scenario("multistream", 1, dir);
+  auto r = run_cli({"analyze", db.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.find("critical path"), std::string::npos);
+  EXPECT_NE(r.out.find("\nDAG         critical path "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nBottleneck  "), std::string::npos) << r.out;
+  auto j = run_cli({"analyze", "--json", db.string()});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_EQ(schema_errors(j.out, "profile"), "");
+  EXPECT_FALSE(nlohmann::json::parse(j.out).contains("dag"));
+  EXPECT_FALSE(fs::exists(dir / "dag.json"));
 }
 
 }  // namespace

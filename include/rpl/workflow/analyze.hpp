@@ -25,7 +25,7 @@ struct AnalysisOptions {
   std::filesystem::path ceilings_file;      // measured roofline ceilings
   std::filesystem::path thread_trace_dir;   // an AMD thread trace (or PC-sampling) folder of the kernel
   std::filesystem::path ncu_source_file;    // ncu's source view of the kernel
-  bool folder_analyses = true;              // the DAG, stalls and bottleneck (what a folder holds)
+  bool folder_analyses = true;              // the DAG, stalls and bottleneck (always where a folder is written)
 };
 
 struct TraceAnalysis {
@@ -60,7 +60,7 @@ struct AnalyzeRequest {
   std::optional<std::string> kernel_regex;  // the kernel to analyze; default: the dominant one
   std::string arch;  // the GPU's architecture where a trace does not record it (assume_architecture)
   AnalysisOptions options;
-  std::filesystem::path out_dir;  // empty: nothing written, and no folder analyses
+  std::filesystem::path out_dir;  // empty: nothing written (the folder analyses as options ask)
 };
 
 struct AnalyzeResult {

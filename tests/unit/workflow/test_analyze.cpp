@@ -22,7 +22,7 @@ struct Stages : workflow::Observer {
   }
 };
 
-TEST(WorkflowAnalyze, AFolderGetsEveryDocumentAndTheSummaryAlonePrintsTheRoofline) {
+TEST(WorkflowAnalyze, AFolderGetsEveryDocumentAndTheSummaryAloneSkipsTheFolderAnalyses) {
   const auto dir = fresh_dir("workflow_analyze");
   tools::write_scenario("multistream", 1, dir / "trace.db");
   Stages stages;
@@ -38,9 +38,15 @@ TEST(WorkflowAnalyze, AFolderGetsEveryDocumentAndTheSummaryAlonePrintsTheRooflin
   EXPECT_EQ(schema_errors(r.profile.dump(), "profile"), "");
   EXPECT_NE(workflow::analysis_text(r.analysis, analysis::NameStyle::short_names).find("critical path"), std::string::npos);
 
-  const auto alone = workflow::run_analyze({{dir / "trace.db"}, std::nullopt, {}, {}, {}}, control);
-  EXPECT_FALSE(alone.analysis.dag) << "without a folder, no DAG";
+  const auto unwritten = workflow::run_analyze({{dir / "trace.db"}, std::nullopt, {}, {}, {}}, control);
+  EXPECT_TRUE(unwritten.analysis.bottleneck) << "without a folder, the same analyses";
+  workflow::AnalyzeRequest summary_alone{{dir / "trace.db"}, std::nullopt, {}, {}, {}};
+  summary_alone.options.folder_analyses = false;  // what analyze --json asks: profile.json alone
+  const auto alone = workflow::run_analyze(summary_alone, control);
+  EXPECT_FALSE(alone.analysis.dag) << "no folder analyses asked, none made";
   EXPECT_EQ(alone.profile, r.profile) << "profile.json is the same either way";
+  summary_alone.out_dir = dir / "folder";
+  EXPECT_TRUE(workflow::run_analyze(summary_alone, control).analysis.dag) << "a folder holds them all";
 }
 
 TEST(WorkflowAnalyze, ABadThreadTraceFolderFailsBeforeAnythingIsWritten) {
