@@ -57,6 +57,24 @@ TEST(CliRoofline, AnalyzeWritesRooflineJsonAndTheDominantKernelsRecord) {
   EXPECT_EQ(nlohmann::json::parse(j.out)["roofline"], profile["roofline"]);
 }
 
+// The counters of a kernel's launches in an ncu file, each summed times the launch's duration
+// (ns), and that duration summed: ncu's figures of the kernel, weighted as the roofline weights them.
+std::pair<std::map<std::string, double>, double> time_weighted_counters(const fs::path& file, const std::string& kernel_prefix) {
+  const auto trace = trace::read_traces({file});
+  std::map<std::string, double> weighted;
+  double time = 0;
+  for (uint32_t i = 0; i < trace.dispatches.size(); ++i) {
+    const auto& d = trace.dispatches[i];
+    if (!trace.symbols[static_cast<size_t>(d.symbol)].name().starts_with(kernel_prefix)) continue;
+    const double ns = static_cast<double>(d.duration_ns());
+    time += ns;
+    for (const auto& v : trace.counter_values) {
+      if (v.dispatch == i) weighted[trace.counter_names[v.counter]] += v.value * ns;
+    }
+  }
+  return {weighted, time};
+}
+
 // ncu locks the clock to base unless told otherwise, and cuBLAS's GEMM ran at 1.34 GHz of the H100's
 // 1.98 in the real full-set file of a PyTorch program. At the clock it ran at, its place on the
 // tensor roof is ncu's own percent of the peak of the bf16 wgmma path, recorded in the same file
@@ -71,18 +89,8 @@ TEST(CliRoofline, AKernelIsPlacedAgainstTheRoofOfTheClockItRanAt) {
   EXPECT_EQ(roofline["ceilings"]["clock_mhz"], 1980);
 
   // ncu's own figures of the GEMM's launches, weighted by their durations.
-  const auto trace = trace::read_traces({file});
   const std::string ncu_percent = "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.pct_of_peak_sustained_elapsed";
-  std::map<std::string, double> weighted;
-  double time = 0;
-  for (uint32_t i = 0; i < trace.dispatches.size(); ++i) {
-    const auto& d = trace.dispatches[i];
-    if (!trace.symbols[static_cast<size_t>(d.symbol)].name().starts_with("nvjet")) continue;
-    time += static_cast<double>(d.duration_ns());
-    for (const auto& v : trace.counter_values) {
-      if (v.dispatch == i) weighted[trace.counter_names[v.counter]] += v.value * static_cast<double>(d.duration_ns());
-    }
-  }
+  auto [weighted, time] = time_weighted_counters(file, "nvjet");
   ASSERT_GT(time, 0);
   ASSERT_TRUE(weighted.count(ncu_percent) && weighted.count("sm__cycles_elapsed.avg.per_second"));
   const nlohmann::json* gemm = nullptr;
@@ -118,16 +126,7 @@ TEST(CliRoofline, AFullSetGivesTheFp32ArithmeticOfAnSgemm) {
   EXPECT_EQ(sgemm["roofline_position"], "compute_bound");
   EXPECT_EQ(sgemm["binding_ceiling"], "fp32");
 
-  const auto trace = trace::read_traces({file});
-  std::map<std::string, double> weighted;
-  double time = 0;
-  for (uint32_t i = 0; i < trace.dispatches.size(); ++i) {
-    const double ns = static_cast<double>(trace.dispatches[i].duration_ns());
-    time += ns;
-    for (const auto& v : trace.counter_values) {
-      if (v.dispatch == i) weighted[trace.counter_names[v.counter]] += v.value * ns;
-    }
-  }
+  auto weighted = time_weighted_counters(file, "void sgemm_tiled").first;
   auto rate = [&](const std::string& op) {
     return weighted["smsp__sass_thread_inst_executed_op_" + op + "_pred_on.sum.per_cycle_elapsed"];
   };
