@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the NVIDIA machine, from the repository root, with the carry of
-# `PRESET=release NO_TESTS=1 EXAMPLES=matmul_tunable bash scripts/gpu/prepare_carry.sh` (or the full one):
+# `PRESET=release NO_TESTS=1 WITH_CLANG=1 EXAMPLES=matmul_tunable bash scripts/gpu/prepare_carry.sh`
+# (rocm-perf links libclang, which the machine lacks; or the full carry with WITH_CLANG=1):
 # whether a kernel's place on the roofline survives the clock ncu runs it at. ncu locks the GPU's
 # clock to base by default (--clock-control base) and leaves it free with --clock-control none; the
 # roofline puts each kernel's compute roof at the clock its launches ran at, where the file records
