@@ -54,12 +54,23 @@ const std::string* unmeasured(const ResolvedTerm& t, const std::vector<uint32_t>
   return nullptr;
 }
 
-bool all_measured(const Formula& f, const std::vector<uint32_t>& stamp, uint32_t now) {
-  return std::all_of(f.begin(), f.end(), [&](const ResolvedTerm& t) { return !unmeasured(t, stamp, now); });
+// The formula's value for the dispatch stamped now; none where one of its counters is unmeasured.
+std::optional<double> value_of(const Formula& f, const std::vector<double>& values, const std::vector<uint32_t>& stamp,
+                               uint32_t now) {
+  double v = 0;
+  for (const auto& t : f) {
+    if (unmeasured(t, stamp, now)) return std::nullopt;
+    v += t.coefficient * values[t.counter] * (t.times ? values[*t.times] : 1.0);
+  }
+  return v;
 }
 
-bool figure_measured(const Figure& figure, const std::vector<uint32_t>& stamp, uint32_t now) {
-  return all_measured(figure.first, stamp, now) || (!figure.second.empty() && all_measured(figure.second, stamp, now));
+// The figure by its first form where that is measured, else by its second; none where neither is.
+std::optional<double> figure_value(const Figure& figure, const std::vector<double>& values,
+                                   const std::vector<uint32_t>& stamp, uint32_t now) {
+  if (auto v = value_of(figure.first, values, stamp, now)) return v;
+  if (figure.second.empty()) return std::nullopt;
+  return value_of(figure.second, values, stamp, now);
 }
 
 // A sum over the measured dispatches; unknown once a dispatch lacks one of its counters.
@@ -75,19 +86,14 @@ void add(Sum& sum, const Figure& figure, const std::vector<double>& values, cons
     sum.known = !figure.empty() && sum.known;
     return;
   }
-  const bool first = all_measured(figure.first, stamp, now);
-  if (!first && (figure.second.empty() || !all_measured(figure.second, stamp, now))) {
-    sum.known = false;
-    for (const auto& t : figure.first) {  // the recipe's own counter: what a counter pass collects
-      if ((sum.first_missing = unmeasured(t, stamp, now))) break;
-    }
+  if (auto v = figure_value(figure, values, stamp, now)) {
+    sum.value += *v;
     return;
   }
-  double v = 0;
-  for (const auto& t : first ? figure.first : figure.second) {
-    v += t.coefficient * values[t.counter] * (t.times ? values[*t.times] : 1.0);
+  sum.known = false;
+  for (const auto& t : figure.first) {  // the recipe's own counter: what a counter pass collects
+    if ((sum.first_missing = unmeasured(t, stamp, now))) break;
   }
-  sum.value += v;
 }
 
 struct KernelSums {
@@ -277,7 +283,8 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     }
     bool uncounted = false;
     for (size_t f = 0; f < kComputeKinds; ++f) {
-      if (has_matrix_instructions && is_matrix(f) && !flops[f].empty() && !figure_measured(flops[f], stamp, i + 1)) {
+      if (has_matrix_instructions && is_matrix(f) && !flops[f].empty() &&
+          !figure_value(flops[f], values, stamp, i + 1)) {
         if (matrix_arithmetic == 0) continue;
         uncounted = true;
       }
