@@ -9,17 +9,21 @@
 //   smsp__sass_average_branch_targets_threads_uniform.pct: ncu's branch efficiency.
 //   smsp__sass_thread_inst_executed_op_<class>_pred_on.sum: thread instructions by class; the
 //   tensor pipe's from its warp instructions less its register moves (nvidia_metric_names.hpp).
+//   ncu's full set has none of these; it has thread instructions per SASS opcode, as instances
+//   (sass_opcodes.cpp groups them).
 #include <rpl/analysis/stalls.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "heaviest.hpp"
 #include "nvidia_metric_names.hpp"
+#include "sass_opcodes.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -69,6 +73,11 @@ std::string section_stall_metric(const char* reason) {
   return std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio";
 }
 std::string op_metric(const char* op) { return std::string("smsp__sass_thread_inst_executed_op_") + op + "_pred_on.sum"; }
+
+// The reader's name of an opcode's instance of ncu's per-opcode thread instructions (predicated
+// on), exported with --print-metric-instances details: "...with_modifier_all[HFMA2.MMA]". The
+// modifiers tell ptxas's HFMA2.MMA register moves from FP16 arithmetic.
+constexpr std::string_view kPerOpcode = "sass__thread_inst_executed_true_per_opcode_with_modifier_all[";
 
 constexpr const char* kIssueActive = "smsp__issue_active.avg.pct_of_peak_sustained_active";
 constexpr const char* kIssueActiveRatio = "smsp__issue_active.avg.per_cycle_active";  // the WarpStateStats section's
@@ -176,6 +185,15 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
   for (const char* op : {"misc", "uniform", "inter_thread_communication"}) add("other", total(op_metric(op)));
   if (auto t = total(kTensorInstructions)) {  // warp instructions, 32 threads each
     add("tensor", std::max(0.0, *t - total(kTensorMoves).value_or(0)) * 32);
+  }
+  if (instructions == 0) {  // ncu's full set: no class counters, thread instructions by opcode
+    for (uint32_t c = 0; c < trace.counter_names.size(); ++c) {
+      const std::string& name = trace.counter_names[c];
+      if (name.starts_with(kPerOpcode) && name.ends_with(']') && summed.count(c)) {
+        const auto opcode = std::string_view(name).substr(kPerOpcode.size(), name.size() - kPerOpcode.size() - 1);
+        add(std::string(sass_opcode_category(opcode)), summed[c]);
+      }
+    }
   }
   if (instructions > 0) {
     for (const auto& [category, count] : mix) s.instruction_mix[category] = count / instructions;

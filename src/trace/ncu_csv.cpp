@@ -17,7 +17,10 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -38,6 +41,29 @@ std::optional<double> number(std::string text) {
   if (const size_t bracket = text.find(" ("); bracket != std::string::npos && text.back() == ')') text.resize(bracket);
   const auto v = ncu::csv_number(std::move(text));
   return v && std::isfinite(*v) ? v : std::nullopt;
+}
+
+// The instances of a metric exported with --print-metric-instances details, where each is labelled:
+// "455,888,896 (FFMA: 268,435,456; LEA: 38,895,616; ...)". ncu's per-opcode metrics label theirs
+// with SASS opcodes (sass__thread_inst_executed_true_per_opcode, the instruction mix of its full
+// set) or ncu's instruction categories; the reader keeps them as counters named METRIC[LABEL], as
+// rocprof names a counter's instances. Other metrics' instances (per SM, per instruction address)
+// stay summed in their aggregate.
+std::vector<std::pair<std::string, double>> labelled_instances(const std::string& text) {
+  std::vector<std::pair<std::string, double>> out;
+  const size_t open = text.find(" (");
+  if (open == std::string::npos || text.back() != ')') return out;
+  const std::string_view inner = std::string_view(text).substr(open + 2, text.size() - open - 3);
+  for (size_t at = 0; at <= inner.size();) {
+    const size_t end = std::min(inner.find("; ", at), inner.size());
+    const std::string_view item = inner.substr(at, end - at);
+    const size_t colon = item.rfind(": ");
+    const auto count = colon == std::string_view::npos ? std::nullopt : ncu::csv_number(std::string(item.substr(colon + 2)));
+    if (colon == 0 || !count || !std::isfinite(*count)) return {};  // unlabelled, or not a count
+    out.emplace_back(std::string(item.substr(0, colon)), *count);
+    at = end + 2;
+  }
+  return out;
 }
 
 // What a value in this unit is multiplied by to be in base units: a time in nanoseconds, a rate
@@ -97,9 +123,14 @@ struct Launch {
     return std::nullopt;
   }
   void add(const std::string& name, const std::string& value, const std::string& unit) {
-    if (auto v = number(value); v && !metrics.count(name)) {
-      metrics.emplace(name, *v * unit_factor(unit));
-      order.push_back(name);
+    auto v = number(value);
+    if (!v || metrics.count(name)) return;
+    metrics.emplace(name, *v * unit_factor(unit));
+    order.push_back(name);
+    if (name.find("_per_opcode") == std::string::npos) return;
+    for (const auto& [label, count] : labelled_instances(value)) {
+      const std::string instance = name + '[' + label + ']';
+      if (metrics.emplace(instance, count * unit_factor(unit)).second) order.push_back(instance);
     }
   }
 };

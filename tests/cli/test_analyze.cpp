@@ -458,6 +458,28 @@ TEST(CliAnalyze, AFullSetNcuFileGivesTheStallsNcuSees) {
   EXPECT_NE(r.out.find("Stalls      barrier 31 %"), std::string::npos) << r.out;
 }
 
+// The full set's instruction mix is in its per-opcode metrics, whose instances ncu exports with
+// --print-metric-instances details. Our SGEMM (2048³, an H100): 2048³ FFMAs of 14.5e9 thread
+// instructions a launch. Exported without them, the same kind of file has no mix.
+TEST(CliAnalyze, AFullSetWithItsInstancesGivesTheInstructionMix) {
+  const auto dir = fresh_dir("ncu_full_mix");
+  auto r = run_cli({"analyze", "--out", dir.string(), (source_dir() / "tests/fixtures/ncu_full_instances_sgemm_h100.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto analysis = nlohmann::json::parse(read_file(dir / "analysis.json"));
+  EXPECT_EQ(schema_errors(analysis.dump(), "analysis"), "");
+  const auto& mix = analysis["stalls"]["instruction_mix"];
+  double sum = 0;
+  for (const auto& [category, f] : mix.items()) sum += f.get<double>();
+  EXPECT_NEAR(sum, 1, 1e-5) << mix;  // each written to six digits
+  EXPECT_NEAR(mix["fp32"].get<double>(), 8589934592.0 / 14487519232, 1e-6) << mix;
+  EXPECT_NE(r.out.find("mix fp32 59 % integer 25 % load_store 10 %"), std::string::npos) << r.out;
+
+  const auto plain = fresh_dir("ncu_full_no_mix");
+  r = run_cli({"analyze", "--out", plain.string(), (source_dir() / "tests/fixtures/ncu_import_raw_full_torch_roofline.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(read_file(plain / "analysis.json"))["stalls"]["instruction_mix"].empty());
+}
+
 // A file that does not record its GPU (ncu's older CSV layout, rocprofv3's CSV without
 // agent_info.csv, a rocprof-compute workload without sysinfo.csv) is given one with --arch. On
 // the real A100 file of a PyTorch BERT's attention, the occupancy of each kernel is then ncu's own

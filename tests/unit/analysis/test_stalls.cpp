@@ -1,8 +1,14 @@
-// Stall reasons, instruction mix and branch efficiency from hand-made ncu counter values.
+// Stall reasons, instruction mix and branch efficiency from hand-made ncu counter values, and the
+// instruction mix of real ncu full-set files.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/bottleneck.hpp>
 #include <rpl/analysis/stalls.hpp>
+#include <rpl/trace/trace_reader.hpp>
+
+#include "test_support.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -98,6 +104,55 @@ TEST(Stalls, NoneWithoutStallCounters) {
   t.dispatch(0, 1000, {{op("ffma"), 100}});
   EXPECT_FALSE(analyze_stalls(t.trace, "k"));
   EXPECT_FALSE(analyze_stalls(t.trace, "absent"));
+}
+
+// ncu's full set has no thread-instruction class counters: it has thread instructions per SASS
+// opcode (exported with --print-metric-instances details), and ncu's own categories of them. On
+// each kernel of three programs on an H100 (our SGEMM; a Triton matmul, with cuBLAS's FP32 GEMM
+// and PyTorch's kernels; a PyTorch program, with cuBLAS's bf16 GEMM), the mix by opcode agrees
+// with ncu's categories to the instruction.
+TEST(Stalls, TheFullSetsMixByOpcodeAgreesWithNcusOwnCategories) {
+  const std::string ops = "sass__thread_inst_executed_true_per_opcode_with_modifier_all[";
+  const std::string categories = "sass__thread_inst_executed_per_opcode_category[";
+  size_t checked = 0;
+  for (const char* program : {"sgemm", "triton_matmul", "torch_roofline"}) {
+    const auto t = trace::read_traces({test::source_dir() / ("tests/fixtures/ncu_full_instances_" + std::string(program) + "_h100.csv")});
+    std::set<std::string> kernels;
+    for (const auto& d : t.dispatches) kernels.insert(t.symbols[static_cast<size_t>(d.symbol)].name());
+    for (const auto& kernel : kernels) {
+      const auto s = analyze_stalls(t, kernel);
+      ASSERT_TRUE(s) << kernel;
+      // ncu's categories, ptxas's HFMA2.MMA moves and the warpgroup fences, over the kernel's launches
+      std::map<std::string, double> ncu;
+      double moves = 0, fences = 0, total = 0;
+      for (const auto& v : t.counter_values) {
+        const std::string& name = t.counter_names[v.counter];
+        if (t.symbols[static_cast<size_t>(t.dispatches[v.dispatch].symbol)].name() != kernel) continue;
+        if (name.starts_with(categories)) {
+          ncu[name.substr(categories.size(), name.size() - categories.size() - 1)] += v.value;
+          total += v.value;
+        }
+        if (name == ops + "HFMA2.MMA]") moves += v.value;
+        if (name.starts_with(ops + "WARPGROUP.")) fences += v.value;
+      }
+      ASSERT_GT(total, 0) << kernel;
+      auto mix = [&](const char* c) { return s->instruction_mix.count(c) ? s->instruction_mix.at(c) * total : 0.0; };
+      const double slack = 1e-9 * total;
+      EXPECT_NEAR(mix("fp32") + mix("fp64") + mix("fp16") + moves, ncu["Floating Point"], slack) << kernel;
+      EXPECT_NEAR(mix("integer"), ncu["Integer"], slack) << kernel;
+      EXPECT_NEAR(mix("branch"), ncu["Control"], slack) << kernel;
+      EXPECT_NEAR(mix("load_store"), ncu["Load/Store"] + ncu["Tensor Memory Access"], slack) << kernel;
+      EXPECT_NEAR(mix("tensor") + fences, ncu["Warpgroup"], slack) << kernel;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 13u) << "the kernels of the three programs";
+
+  const auto sgemm = trace::read_traces({test::source_dir() / "tests/fixtures/ncu_full_instances_sgemm_h100.csv"});
+  const auto s = analyze_stalls(sgemm, sgemm.symbols[static_cast<size_t>(sgemm.dispatches[0].symbol)].name());
+  ASSERT_TRUE(s);
+  EXPECT_DOUBLE_EQ(s->instruction_mix.at("fp32"), 8589934592.0 / 14487519232) << "2048³ FFMAs of all thread instructions";
+  EXPECT_FALSE(s->instruction_mix.count("fp16")) << "its HFMA2 are all HFMA2.MMA, register moves";
 }
 
 TEST(Stalls, LowBranchEfficiencyMakesTheDivergenceRuleFire) {

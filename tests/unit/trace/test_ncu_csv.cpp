@@ -185,6 +185,58 @@ TEST(NcuCsv, AnInstancedMetricsValueIsItsAggregate) {
   EXPECT_EQ(values(instanced, 0).at("sass__inst_executed_per_opcode"), values(plain, 0).at("sass__inst_executed_per_opcode"));
 }
 
+// With --print-metric-instances details, ncu labels each instance: its per-opcode metrics by SASS
+// opcode or by its own instruction category ("455,888,896 (FFMA: 268,435,456; ...)"). Those are
+// kept as counters named METRIC[LABEL]; other labelled metrics (by instruction address) and
+// unlabelled instances keep their aggregate alone. The file: our SGEMM (2048³) under ncu's full
+// set on an H100, its stall and per-opcode columns.
+TEST(NcuCsv, PerOpcodeInstancesAreCountersNamedByTheirLabel) {
+  const auto t = trace::read_traces({source_dir() / "tests/fixtures/ncu_full_instances_sgemm_h100.csv"});
+  ASSERT_EQ(t.dispatches.size(), 3u);
+  std::map<std::string, double> v;
+  for (const auto& c : t.counter_values) {
+    if (c.dispatch == 0) v[t.counter_names[c.counter]] = c.value;
+  }
+  const std::string ops = "sass__thread_inst_executed_true_per_opcode_with_modifier_all";
+  EXPECT_EQ(v.at(ops + "[FFMA]"), 2048.0 * 2048 * 2048) << "one thread FFMA a multiply-add";
+  EXPECT_EQ(v.at(ops + "[HFMA2.MMA]"), 1572864.0 * 32) << "the modifiers are part of the label";
+  EXPECT_EQ(v.at("sass__thread_inst_executed_per_opcode_category[Floating Point]"), 8640266240.0);
+  size_t per_opcode = 0;
+  for (const auto& [name, total] : v) {
+    if (name.find("_per_opcode") == std::string::npos || name.back() == ']') continue;
+    ++per_opcode;
+    double sum = 0;
+    for (auto it = v.lower_bound(name + '['); it != v.end() && it->first.starts_with(name + '['); ++it) sum += it->second;
+    EXPECT_EQ(sum, total) << name << ": its instances sum to its aggregate";
+  }
+  EXPECT_EQ(per_opcode, 8u);
+
+  const auto dir = fresh_dir("ncu_instances");
+  const std::string head = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"gpu__time_duration.sum\","
+                           "\"smsp__sass_inst_executed_memdesc_explicit_evict_type\",\"sass__inst_executed_per_opcode\"\n"
+                           "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"ns\",\"\",\"\"\n";
+  const std::string launch = "\"0\",\"1\",\"a.out\",\"h\",\"k()\",\"1\",\"7\",\"5,000\",\"3 (0x7fed: 1; 0x7fee: 2)\",";
+  write_text(dir / "labels.csv", head + launch + "\"12 (FFMA: 10; IMAD: 2)\"\n");
+  write_text(dir / "values.csv", head + launch + "\"12 (10; 2)\"\n");
+  write_text(dir / "torn.csv", head + launch + "\"12 (FFMA: 10; IMAD)\"\n");
+  auto names = [](const fs::path& file) {
+    const auto r = trace::read_traces({file});
+    std::map<std::string, double> out;
+    for (const auto& c : r.counter_values) out[r.counter_names[c.counter]] = c.value;
+    return out;
+  };
+  EXPECT_EQ(names(dir / "labels.csv"), (std::map<std::string, double>{{"gpu__time_duration.sum", 5000},
+                                                                       {"sass__inst_executed_per_opcode", 12},
+                                                                       {"sass__inst_executed_per_opcode[FFMA]", 10},
+                                                                       {"sass__inst_executed_per_opcode[IMAD]", 2},
+                                                                       {"smsp__sass_inst_executed_memdesc_explicit_evict_type", 3}}));
+  const std::map<std::string, double> aggregates = {{"gpu__time_duration.sum", 5000},
+                                                    {"sass__inst_executed_per_opcode", 12},
+                                                    {"smsp__sass_inst_executed_memdesc_explicit_evict_type", 3}};
+  EXPECT_EQ(names(dir / "values.csv"), aggregates) << "unlabelled instances";
+  EXPECT_EQ(names(dir / "torn.csv"), aggregates) << "an instance without its label or count: none is kept";
+}
+
 // A label means a Speed Of Light percentage only in that section and in percent: the Memory
 // Workload Analysis section's "Memory Throughput" is bytes a second, and stays a label.
 TEST(NcuCsv, OnlyTheSpeedOfLightSectionsPercentagesAreKeptAsRawMetrics) {
