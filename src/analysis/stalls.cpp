@@ -21,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include <rpl/trace/ncu_reader.hpp>
+
 #include "heaviest.hpp"
 #include "nvidia_metric_names.hpp"
 #include "sass_opcodes.hpp"
@@ -73,11 +75,6 @@ std::string section_stall_metric(const char* reason) {
   return std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio";
 }
 std::string op_metric(const char* op) { return std::string("smsp__sass_thread_inst_executed_op_") + op + "_pred_on.sum"; }
-
-// The reader's name of an opcode's instance of ncu's per-opcode thread instructions (predicated
-// on), exported with --print-metric-instances details: "...with_modifier_all[HFMA2.MMA]". The
-// modifiers tell ptxas's HFMA2.MMA register moves from FP16 arithmetic.
-constexpr std::string_view kPerOpcode = "sass__thread_inst_executed_true_per_opcode_with_modifier_all[";
 
 constexpr const char* kIssueActive = "smsp__issue_active.avg.pct_of_peak_sustained_active";
 constexpr const char* kIssueActiveRatio = "smsp__issue_active.avg.per_cycle_active";  // the WarpStateStats section's
@@ -187,10 +184,12 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
     add("tensor", std::max(0.0, *t - total(kTensorMoves).value_or(0)) * 32);
   }
   if (instructions == 0) {  // ncu's full set: no class counters, thread instructions by opcode
+    const std::string prefix = std::string(trace::kNcuOpcodeMetric) + '[';
     for (uint32_t c = 0; c < trace.counter_names.size(); ++c) {
       const std::string& name = trace.counter_names[c];
-      if (name.starts_with(kPerOpcode) && name.ends_with(']') && summed.count(c)) {
-        const auto opcode = std::string_view(name).substr(kPerOpcode.size(), name.size() - kPerOpcode.size() - 1);
+      if (name.starts_with(prefix) && name.ends_with(']') && summed.count(c)) {
+        // The modifiers tell ptxas's HFMA2.MMA register moves from FP16 arithmetic.
+        const auto opcode = std::string_view(name).substr(prefix.size(), name.size() - prefix.size() - 1);
         add(std::string(sass_opcode_category(opcode)), summed[c]);
       }
     }

@@ -6,6 +6,7 @@
 #include <rpl/core/error.hpp>
 #include <rpl/core/subprocess.hpp>
 #include <rpl/core/text.hpp>
+#include <rpl/trace/ncu_reader.hpp>
 
 namespace rpl::backends {
 namespace {
@@ -53,6 +54,15 @@ trace::NcuReportPages ncu_report_pages(const std::filesystem::path& report) {
     pages.details = details.result.output;
   } else {
     pages.details_problem = refusal(details);
+  }
+  // The full set's instructions by opcode: that metric alone, with its instances. A report without
+  // it (another set, a --metrics list) exports its launches with no metric: no mix, as before.
+  const auto opcodes = import_page(*ncu, report, {"--page", "raw", "--print-units", "base", "--metrics",
+                                                  std::string(trace::kNcuOpcodeMetric), "--print-metric-instances", "details"});
+  if (opcodes.result.ok()) {
+    pages.opcodes = opcodes.result.output;
+  } else {
+    pages.opcodes_problem = refusal(opcodes);
   }
   return pages;
 }

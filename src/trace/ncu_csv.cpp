@@ -285,6 +285,13 @@ std::map<int64_t, Launch> read_launches(std::istream& in, const fs::path& file) 
   return launches;
 }
 
+// An error's message, less the file it begins with: the warning names it once.
+std::string without_file(const Error& e, const fs::path& file) {
+  std::string why = e.what();
+  if (why.rfind(file.string() + ": ", 0) == 0) why.erase(0, file.string().size() + 2);
+  return why;
+}
+
 // A report's details page gives its rule rows to the launches of its raw page, matched by ID and
 // kernel name; what it cannot give is a warning, as the raw page alone is a whole trace.
 void add_rules(std::map<int64_t, Launch>& launches, std::istream& details, const fs::path& file, std::vector<std::string>& warnings) {
@@ -292,11 +299,9 @@ void add_rules(std::map<int64_t, Launch>& launches, std::istream& details, const
   try {
     detailed = read_launches(details, file);
   } catch (const Error& e) {
-    std::string why = e.what();
-    if (why.rfind(file.string() + ": ", 0) == 0) why.erase(0, file.string().size() + 2);  // named once
     warnings.push_back(fmt::format("{}: its details page, as ncu exported it, is not read ({}): ncu's rules of its launches are "
                                    "left out",
-                                   file.string(), why));
+                                   file.string(), without_file(e, file)));
     return;
   }
   size_t unmatched = 0;
@@ -313,6 +318,26 @@ void add_rules(std::map<int64_t, Launch>& launches, std::istream& details, const
     warnings.push_back(fmt::format("{}: {} launches of its details page are not those of its raw page (ID and kernel): their rules "
                                    "are left out",
                                    file.string(), unmatched));
+  }
+}
+
+// Another raw page of a report gives the launches of the first the metrics they lack (with their
+// instances), matched by ID and kernel name; one that cannot be read is a warning.
+void add_metrics(std::map<int64_t, Launch>& launches, std::istream& page, const fs::path& file, std::vector<std::string>& warnings) {
+  std::map<int64_t, Launch> more;
+  try {
+    more = read_launches(page, file);
+  } catch (const Error& e) {
+    warnings.push_back(fmt::format("{}: its instructions by opcode, as ncu exported them, are not read ({}): no instruction mix",
+                                   file.string(), without_file(e, file)));
+    return;
+  }
+  for (auto& [id, m] : more) {
+    auto it = launches.find(id);
+    if (it == launches.end() || it->second.kernel != m.kernel) continue;
+    for (const auto& name : m.order) {
+      if (it->second.metrics.emplace(name, m.metrics.at(name)).second) it->second.order.push_back(name);
+    }
   }
 }
 
@@ -352,10 +377,11 @@ void read_ncu_csv_into(Trace& trace, const fs::path& file) {
   read_ncu_csv_into(trace, in, file);
 }
 
-void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, std::istream* details) {
+void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, std::istream* details, std::istream* opcodes) {
   auto launches = read_launches(csv, file);
   if (launches.empty()) fail(Errc::bad_input, "{}: Nsight Compute's CSV of no kernel launch (its ==PROF== lines may say why)", file.string());
   if (details) add_rules(launches, *details, file, trace.warnings);
+  if (opcodes) add_metrics(launches, *opcodes, file, trace.warnings);
   const auto source = static_cast<int16_t>(trace.sources.size());
   if (trace.sources.size() >= INT16_MAX) fail(Errc::bad_input, "{}: too many trace files", file.string());
   const std::string guid = file.stem().string();

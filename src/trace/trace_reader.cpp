@@ -168,11 +168,15 @@ Trace read_traces(const std::vector<fs::path>& files, const ReadOptions& options
                                 "> report.csv) and give the CSV", file.string(), file.string());
         }
         const auto pages = options.ncu_report_pages(file);
-        std::istringstream raw(pages.raw), details(pages.details);
-        read_ncu_csv_into(trace, raw, file, pages.details.empty() ? nullptr : &details);
+        std::istringstream raw(pages.raw), details(pages.details), opcodes(pages.opcodes);
+        read_ncu_csv_into(trace, raw, file, pages.details.empty() ? nullptr : &details, pages.opcodes.empty() ? nullptr : &opcodes);
         if (pages.details.empty()) {
           trace.warnings.push_back(fmt::format("{}: no details page ({}): ncu's rules of its launches are not read", file.string(),
                                                pages.details_problem.empty() ? "ncu exported none" : pages.details_problem));
+        }
+        if (!pages.opcodes_problem.empty()) {
+          trace.warnings.push_back(fmt::format("{}: no instructions by opcode ({}): a full set's instruction mix is not read",
+                                               file.string(), pages.opcodes_problem));
         }
         break;
       }

@@ -607,6 +607,8 @@ TEST(CliAnalyze, AnNsightComputeReportIsReadThroughNcu) {
   const auto warnings = j["warnings"].dump();
   EXPECT_NE(warnings.find(report.string() + ": no details page (") , std::string::npos) << warnings;
   EXPECT_NE(warnings.find("==ERROR== fake ncu: no details page"), std::string::npos) << "ncu's own words: " << warnings;
+  EXPECT_NE(warnings.find(report.string() + ": no instructions by opcode (") , std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("==ERROR== fake ncu: no opcodes page"), std::string::npos) << "ncu's own words: " << warnings;
   EXPECT_TRUE(nlohmann::json::parse(read_file(dir / "out/analysis.json"))["tool_findings"].empty());
 
   // A report whose details page ncu exports: its rules are the launches' as the details page's own
@@ -623,6 +625,7 @@ TEST(CliAnalyze, AnNsightComputeReportIsReadThroughNcu) {
   ASSERT_EQ(findings.size(), 3u) << findings;
   EXPECT_EQ(findings[0]["launches"], 3);
   EXPECT_EQ(torch.err.find("details page"), std::string::npos) << torch.err;
+  EXPECT_EQ(torch.err.find("instructions by opcode"), std::string::npos) << "the page asked for, of a basic set: " << torch.err;
 
   write_text(dir / "cut.ncu-rep", std::string("NVR\0 cut short", 14));
   auto refused = run_cli({"analyze", (dir / "cut.ncu-rep").string()}, fake_ncu);

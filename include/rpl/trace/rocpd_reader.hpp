@@ -15,6 +15,11 @@ struct NcuReportPages {
   std::string raw;              // --page raw --print-units base: a column per metric
   std::string details;          // --page details: its sections and ncu's rule rows; may be empty
   std::string details_problem;  // why details is empty, where ncu could not export it
+  // --page raw --print-units base --metrics <thread instructions by opcode> --print-metric-instances
+  // details: the full set's instruction mix (the raw page prints no instances, and all of them would
+  // be a megabyte a launch); empty where ncu exports none
+  std::string opcodes;
+  std::string opcodes_problem;  // why opcodes is empty, where ncu could not export it
 };
 
 /// Reads every file; Error(bad_input) naming the file for anything that is not a readable rocpd

@@ -9,6 +9,7 @@
 
 #include <rpl/core/error.hpp>
 #include <rpl/core/files.hpp>
+#include <rpl/trace/ncu_reader.hpp>
 #include <rpl/trace/trace_reader.hpp>
 
 #include "test_support.hpp"
@@ -352,7 +353,7 @@ TEST(NcuCsv, AReportIsReadAsTheCsvNcuExportsOfIt) {
   std::vector<fs::path> exported;
   options.ncu_report_pages = [&](const fs::path& file) {
     exported.push_back(file);
-    return trace::NcuReportPages{read_file(source_dir() / "tests/fixtures/ncu_raw_softmax.csv"), "", "ncu said no"};
+    return trace::NcuReportPages{read_file(source_dir() / "tests/fixtures/ncu_raw_softmax.csv"), "", "ncu said no", "", ""};
   };
   const auto t = trace::read_traces({report}, options);
   EXPECT_EQ(exported, std::vector<fs::path>{report});
@@ -372,7 +373,7 @@ TEST(NcuCsv, AReportsDetailsPageGivesItsRulesToTheRawPagesLaunches) {
   const auto details = read_file(source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv");
   auto read_with = [&](const std::string& details_page, const std::string& problem = "") {
     trace::ReadOptions options;
-    options.ncu_report_pages = [&](const fs::path&) { return trace::NcuReportPages{raw, details_page, problem}; };
+    options.ncu_report_pages = [&](const fs::path&) { return trace::NcuReportPages{raw, details_page, problem, "", ""}; };
     return trace::read_traces({report}, options);
   };
   const auto detailed = trace::read_traces({source_dir() / "tests/fixtures/ncu_details_torch_roofline.csv"});
@@ -407,6 +408,53 @@ TEST(NcuCsv, AReportsDetailsPageGivesItsRulesToTheRawPagesLaunches) {
   EXPECT_EQ(unread.dispatches.size(), 12u);
   EXPECT_TRUE(unread.findings.empty());
   EXPECT_TRUE(warned(unread, report.string() + ": its details page, as ncu exported it, is not read (line "));
+}
+
+// A report's raw page prints no instances, and all of them would be a megabyte a launch: the
+// thread instructions by opcode (the full set's instruction mix) come on a page of their own, that
+// metric alone with its instances, given to the same launches by ID and kernel. Here the pages of
+// two recordings of the PyTorch program's full set on an H100, and of its basic set, which has no
+// such metric: ncu exports its launches alone.
+TEST(NcuCsv, AReportsOpcodePageGivesTheRawPagesLaunchesTheirInstructionsByOpcode) {
+  const auto dir = fresh_dir("ncu_report_opcodes");
+  const auto report = dir / "torch.ncu-rep";
+  write_text(report, std::string("NVR\0\2\0\0\0", 8));
+  const auto raw = read_file(source_dir() / "tests/fixtures/ncu_import_raw_full_torch_roofline.csv");
+  auto read_with = [&](const std::string& opcodes) {
+    trace::ReadOptions options;
+    options.ncu_report_pages = [&](const fs::path&) { return trace::NcuReportPages{raw, "", "", opcodes, ""}; };
+    return trace::read_traces({report}, options);
+  };
+  auto counters = [](const trace::Trace& t) {
+    std::map<std::pair<uint32_t, std::string>, double> out;
+    for (const auto& v : t.counter_values) out[{v.dispatch, t.counter_names[v.counter]}] = v.value;
+    return out;
+  };
+  const auto plain = counters(read_with(""));
+  const auto t = read_with(read_file(source_dir() / "tests/fixtures/ncu_report_opcodes_torch_roofline_full.csv"));
+  ASSERT_EQ(t.dispatches.size(), 12u);
+  const std::string prefix = std::string(trace::kNcuOpcodeMetric) + '[';
+  size_t added = 0;
+  for (const auto& [key, value] : counters(t)) {
+    if (auto it = plain.find(key); it != plain.end()) {
+      EXPECT_EQ(it->second, value) << key.second << ": the raw page's value";
+    } else {
+      EXPECT_TRUE(key.second.starts_with(prefix)) << key.second;
+      ++added;
+    }
+  }
+  EXPECT_GT(added, 12u * 20);
+  EXPECT_GT(counters(t).at({3, prefix + "HGMMA.64x128x16.F32.BF16]"}), 0) << "cuBLAS's bf16 GEMM, the fourth launch";
+  EXPECT_EQ(t.warnings, read_with("").warnings) << "nothing more to say";
+
+  EXPECT_EQ(counters(read_with(read_file(source_dir() / "tests/fixtures/ncu_report_opcodes_torch_roofline_basic.csv"))), plain)
+      << "a basic set's page has its launches alone";
+  EXPECT_EQ(counters(read_with(read_file(source_dir() / "tests/fixtures/ncu_full_instances_sgemm_h100.csv"))), plain)
+      << "a page of other launches (ID 0 is another kernel) gives nothing";
+  const auto unread = read_with("==ERROR== no such metric\n");
+  EXPECT_EQ(counters(unread), plain);
+  EXPECT_TRUE(said(unread, report.string() + ": its instructions by opcode, as ncu exported them, are not read (no header of "
+                                             "Nsight Compute's CSV"));
 }
 
 TEST(NcuCsv, BadInputIsOneLineThatSaysWhat) {
