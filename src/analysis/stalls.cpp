@@ -6,7 +6,8 @@
 //   smsp__issue_active.avg.pct_of_peak_sustained_active (or the section's .avg.per_cycle_active):
 //   issue-slot utilization.
 //   sm__inst_executed.avg.per_cycle_active: IPC per SM.
-//   smsp__sass_average_branch_targets_threads_uniform.pct: ncu's branch efficiency.
+//   smsp__sass_average_branch_targets_threads_uniform.pct: ncu's branch efficiency;
+//   smsp__sass_branch_targets_threads_divergent.sum: the branch targets where a warp's threads split.
 //   smsp__sass_thread_inst_executed_op_<class>_pred_on.sum: thread instructions by class; the
 //   tensor pipe's from its warp instructions less its register moves (nvidia_metric_names.hpp).
 //   ncu's full set has none of these; it has thread instructions per SASS opcode, as instances
@@ -80,6 +81,7 @@ constexpr const char* kIssueActive = "smsp__issue_active.avg.pct_of_peak_sustain
 constexpr const char* kIssueActiveRatio = "smsp__issue_active.avg.per_cycle_active";  // the WarpStateStats section's
 constexpr const char* kIpc = "sm__inst_executed.avg.per_cycle_active";
 constexpr const char* kBranchUniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
+constexpr const char* kBranchDivergent = "smsp__sass_branch_targets_threads_divergent.sum";
 
 std::string common_stall(const std::string& nvidia_reason) {
   for (const auto& [reason, common] : kNvidiaStalls) {
@@ -95,7 +97,7 @@ std::string function_base(const std::string& name) { return name.substr(0, name.
 }  // namespace
 
 std::vector<std::string> nvidia_stall_metrics() {
-  std::vector<std::string> m = {kIssueActive, kIpc, kBranchUniform, kTensorInstructions, kTensorMoves};
+  std::vector<std::string> m = {kIssueActive, kIpc, kBranchUniform, kBranchDivergent, kTensorInstructions, kTensorMoves};
   for (const auto& [reason, common] : kNvidiaStalls) m.push_back(stall_metric(reason));
   for (const auto& [op, category] : kNvidiaMix) m.push_back(op_metric(op));
   for (const char* op : {"misc", "uniform", "inter_thread_communication"}) m.push_back(op_metric(op));
@@ -156,7 +158,15 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
     s.issue_slot_utilization = *r;
   }
   s.ipc = mean(kIpc);
-  if (auto b = mean(kBranchUniform)) s.branch_efficiency = *b / 100;
+  if (auto b = mean(kBranchUniform)) {
+    // ncu writes 0 % for a launch that took no branch target (0 of 0: Triton's add kernel on an
+    // H100). Where no target diverged, every one taken was uniform, if any was.
+    if (total(kBranchDivergent) != 0.0) {
+      s.branch_efficiency = *b / 100;
+    } else if (*b > 0) {
+      s.branch_efficiency = 1.0;
+    }
+  }
 
   double stalled = 0;
   for (const auto& [reason, common] : kNvidiaStalls) {

@@ -1,5 +1,6 @@
 // Stall reasons, instruction mix and branch efficiency from hand-made ncu counter values, and the
 // instruction mix of real ncu full-set files.
+#include <algorithm>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -170,6 +171,45 @@ TEST(Stalls, LowBranchEfficiencyMakesTheDivergenceRuleFire) {
   auto b = classify_bottleneck(bottleneck_inputs(t.trace, summary, nullptr, nullptr, &*s));
   EXPECT_EQ(b.bottleneck, "divergence_bound");
   EXPECT_NE(b.reasons[0].find("branch efficiency 45 %"), std::string::npos) << b.reasons[0];
+}
+
+// ncu writes a branch efficiency of 0 % for a launch that took no branch target (0 of 0). Where no
+// target diverged, there is no divergence to judge: the efficiency is 100 % where a launch took
+// one, else not known, and the divergence rule does not fire. Triton's add kernel under ncu's full
+// set on an H100 (its stall columns of the raw page): 0 % and no divergent target, beside
+// PyTorch's fill kernel at 100 %.
+TEST(Stalls, NoDivergentBranchTargetIsNoDivergence) {
+  const std::string uniform = "smsp__sass_average_branch_targets_threads_uniform.pct";
+  const std::string divergent = "smsp__sass_branch_targets_threads_divergent.sum";
+  auto efficiency = [&](const std::vector<std::map<std::string, double>>& launches) {
+    StallTrace t;
+    for (auto counters : launches) {
+      counters[stall("long_scoreboard")] = 1;
+      t.dispatch(0, 1000, counters);
+    }
+    return analyze_stalls(t.trace, "k")->branch_efficiency;
+  };
+  EXPECT_FALSE(efficiency({{{uniform, 0}, {divergent, 0}}}));
+  EXPECT_EQ(efficiency({{{uniform, 0}, {divergent, 0}}, {{uniform, 100}, {divergent, 0}}}), 1.0) << "not the mean, 50 %";
+  EXPECT_EQ(efficiency({{{uniform, 45}, {divergent, 120}}}), 0.45);
+  EXPECT_EQ(efficiency({{{uniform, 0}}}), 0.0) << "without the count of divergent targets, ncu's figure";
+
+  const auto t = trace::read_traces({test::source_dir() / "tests/fixtures/ncu_full_stalls_triton_add_h100.csv"});
+  const auto add = analyze_stalls(t, "add_kernel");
+  ASSERT_TRUE(add);
+  EXPECT_FALSE(add->branch_efficiency);
+  ProfileSummary summary;
+  summary.kernel = KernelSummary{};
+  summary.kernel->name = "add_kernel";
+  summary.kernel->dispatches = 10;
+  summary.kernel->total_ms = 1;
+  const auto b = classify_bottleneck(bottleneck_inputs(t, summary, nullptr, nullptr, &*add));
+  const auto divergence = std::find_if(b.rules.begin(), b.rules.end(), [](const auto& r) { return r.rule == "divergence_bound"; });
+  ASSERT_NE(divergence, b.rules.end());
+  EXPECT_FALSE(divergence->fired) << divergence->reason;
+  const auto fill = analyze_stalls(t, t.symbols[static_cast<size_t>(t.dispatches[0].symbol)].name());
+  ASSERT_TRUE(fill);
+  EXPECT_EQ(fill->branch_efficiency, 1.0);
 }
 
 TEST(Stalls, EveryMetricIsAskedForOnce) {
