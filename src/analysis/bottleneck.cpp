@@ -205,6 +205,25 @@ Verdict divergence(const BottleneckInputs& in, const Words& w) {
                0.5 + 0.4 * (1 - *in.branch_efficiency / kLowBranchEfficiency));
 }
 
+// What usually shortens the wait of a common stall reason (analysis/stalls.cpp maps each vendor's).
+std::string stall_remedy(const std::string& reason, const Words& w) {
+  if (reason == "memory_dependency") return "keep more loads in flight: more independent loads per thread, vector loads, prefetching";
+  if (reason == "lds_dependency") return fmt::format("fewer {} round trips and bank conflicts: pad or swizzle its layout", w.shared);
+  if (reason == "barrier") return "balance the work between barriers, or have fewer of them";
+  if (reason == "memory_fence") return "fewer memory fences";
+  if (reason == "fixed_latency") return "more independent instructions between dependent ones: unroll, interleave";
+  if (reason == "pipe_busy") return fmt::format("the pipe it uses is full: less arithmetic, or move it to {} or lower precision", w.matrix);
+  if (reason == "memory_throttle") return "fewer, wider memory instructions (vector loads), less traffic";
+  if (reason == "branch") return "fewer branches: predicate short ones, hoist conditions";
+  if (reason == "instruction_fetch") return "smaller code: less unrolling or fewer variants in one kernel";
+  if (reason == "matrix") return fmt::format("keep {} fed: deeper pipelining of their operands", w.matrix);
+  if (reason == "not_selected" || reason == "selected") {
+    return "another was ready to issue: instruction issue limits it, so fewer instructions per result (vector loads, less "
+           "index arithmetic)";
+  }
+  return "see analysis.json:stalls for the vendor's own reasons";
+}
+
 double gpu_busy_fraction(const trace::Trace& trace) {
   // Per file (one run or process): the union of GPU work over the span from its first start to its
   // last end.
@@ -268,7 +287,12 @@ BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSumma
     in.speed_of_light = kernel_speed_of_light(trace, k.name);
   }
   in.library = library_kernel(k.name);
-  if (stalls) in.branch_efficiency = stalls->branch_efficiency;
+  if (stalls) {
+    in.branch_efficiency = stalls->branch_efficiency;
+    for (const auto& [reason, share] : stalls->stalls) {  // the first of equals, by name
+      if (share > in.top_stall_share) in.top_stall = reason, in.top_stall_share = share;
+    }
+  }
   if (dag) {
     for (const auto& d : dag->kernels) {
       if (!d.is_copy && d.name == k.name) in.critical_path_score = d.critical_path_score;
@@ -311,7 +335,12 @@ Bottleneck classify_bottleneck(const BottleneckInputs& in) {
     b.confidence = counted ? 0.4 : 0.2;
     b.reasons.push_back(counted ? "no single limit stands out: not near a roof, occupancy and grid are adequate"
                                 : "no counter data: profile with --roofline to place the kernel on the roofline");
-    b.next_steps.push_back(counted ? "look at its stalls (--deep) to see what its warps wait for" : "rerun with --roofline");
+    if (!in.top_stall.empty()) {
+      b.next_steps.push_back(fmt::format("its {}s wait most on {} ({:.0f} % of stalled time): {}", w.warp, in.top_stall,
+                                         100 * in.top_stall_share, stall_remedy(in.top_stall, w)));
+    } else {
+      b.next_steps.push_back(counted ? "look at its stalls (--deep) to see what its warps wait for" : "rerun with --roofline");
+    }
   }
   // Whatever limits it, an FP32 GEMM on CUDA cores gains most from tensor cores (on an H100 TF32's
   // dense peak is 7.4x FP32's, reference/cuda.md 4.3): that comes first.

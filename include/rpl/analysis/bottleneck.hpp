@@ -32,6 +32,8 @@ struct BottleneckInputs {
   std::optional<SpeedOfLight> speed_of_light;         // ncu's own percentages of peak
   std::optional<double> critical_path_score;
   std::optional<double> branch_efficiency;   // 0..1, from the stall pass where one ran
+  std::string top_stall;                     // the common stall reason with the most stalled time, where one ran
+  double top_stall_share = 0;                // its share of stalled time
   std::optional<LibraryKernel> library;      // where a vendor library ships the kernel (by its name)
 };
 

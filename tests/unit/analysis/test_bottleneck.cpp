@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <rpl/analysis/bottleneck.hpp>
+#include <rpl/analysis/stalls.hpp>
 
 namespace rpl::analysis {
 namespace {
@@ -58,6 +59,36 @@ TEST(Bottleneck, NoCountersAndNothingWrongIsMixedWithLowConfidence) {
   EXPECT_EQ(b.bottleneck, "mixed");
   EXPECT_DOUBLE_EQ(b.confidence, 0.2);
   EXPECT_NE(b.reasons[0].find("--roofline"), std::string::npos);
+}
+
+// Where nothing stands out but the stall pass ran, the next step follows the reason its warps
+// wait on most (wavefronts on AMD); without it, the next step is that pass.
+TEST(Bottleneck, MixedWithStallsSaysWhatItsWarpsWaitOnMost) {
+  auto in = healthy();
+  in.roofline = placed("memory_bound", 20, "dram");
+  in.roofline->position = "compute_bound";  // far from both roofs, not memory-latency-bound
+  auto b = classify_bottleneck(in);
+  ASSERT_EQ(b.bottleneck, "mixed");
+  EXPECT_EQ(b.next_steps[0], "look at its stalls (--deep) to see what its warps wait for");
+  in.top_stall = "barrier";
+  in.top_stall_share = 0.31;
+  b = classify_bottleneck(in);
+  EXPECT_EQ(b.bottleneck, "mixed");
+  EXPECT_EQ(b.next_steps[0], "its warps wait most on barrier (31 % of stalled time): balance the work between barriers, or have "
+                             "fewer of them");
+  in.vendor = "AMD";
+  in.top_stall = "lds_dependency";
+  EXPECT_EQ(classify_bottleneck(in).next_steps[0], "its wavefronts wait most on lds_dependency (31 % of stalled time): fewer LDS "
+                                                   "round trips and bank conflicts: pad or swizzle its layout");
+
+  StallAnalysis stalls;
+  stalls.stalls = {{"barrier", 0.2}, {"memory_dependency", 0.5}, {"not_selected", 0.3}};
+  ProfileSummary summary;
+  summary.kernel = KernelSummary{};
+  summary.kernel->name = "k";
+  const auto from = bottleneck_inputs(trace::Trace{}, summary, nullptr, nullptr, &stalls);
+  EXPECT_EQ(from.top_stall, "memory_dependency");
+  EXPECT_DOUBLE_EQ(from.top_stall_share, 0.5);
 }
 
 TEST(Bottleneck, MemoryBandwidthBound) {
