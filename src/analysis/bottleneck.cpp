@@ -290,7 +290,10 @@ BottleneckInputs bottleneck_inputs(const trace::Trace& trace, const ProfileSumma
   if (stalls) {
     in.branch_efficiency = stalls->branch_efficiency;
     for (const auto& [reason, share] : stalls->stalls) {  // the first of equals, by name
-      if (share > in.top_stall_share) in.top_stall = reason, in.top_stall_share = share;
+      if (share > in.top_stall_share) {
+        in.top_stall = reason;
+        in.top_stall_share = share;
+      }
     }
   }
   if (dag) {
