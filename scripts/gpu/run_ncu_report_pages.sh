@@ -22,7 +22,8 @@
 # for as "default", a set ncu does not have (it then collects nothing); its full-set reports gave
 # tests/fixtures/ncu_import_raw_full_torch_roofline.csv and the head of
 # ncu_import_raw_instances_torch_roofline_head.csv (exported then with "values", not "details").
-# Ran again on 2026-12-06 for the opcode page (bench/data/ncu_report_opcodes_h100.txt).
+# Ran again twice on 2026-12-06 (H100, same driver and ncu) for the opcode page and the branch
+# efficiency of a kernel without branches (bench/data/ncu_report_opcodes_h100.txt).
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"

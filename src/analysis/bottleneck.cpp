@@ -195,7 +195,10 @@ Verdict latency(const BottleneckInputs& in, const Words&) {
 
 Verdict divergence(const BottleneckInputs& in, const Words& w) {
   const char* rule = "divergence_bound";
-  if (!in.branch_efficiency) return not_fired(rule, "branch efficiency unknown (needs the --deep pass)");
+  if (!in.branch_efficiency) {
+    return not_fired(rule, in.top_stall.empty() ? "branch efficiency unknown (needs the --deep pass)"
+                                                : "branch efficiency unknown: no branch target counted");
+  }
   if (*in.branch_efficiency >= kLowBranchEfficiency) {
     return not_fired(rule, fmt::format("branch efficiency {:.0f} %", 100 * *in.branch_efficiency));
   }

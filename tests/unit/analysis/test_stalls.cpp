@@ -207,6 +207,7 @@ TEST(Stalls, NoDivergentBranchTargetIsNoDivergence) {
   const auto divergence = std::find_if(b.rules.begin(), b.rules.end(), [](const auto& r) { return r.rule == "divergence_bound"; });
   ASSERT_NE(divergence, b.rules.end());
   EXPECT_FALSE(divergence->fired) << divergence->reason;
+  EXPECT_EQ(divergence->reason, "branch efficiency unknown: no branch target counted") << "the stall pass ran";
   const auto fill = analyze_stalls(t, t.symbols[static_cast<size_t>(t.dispatches[0].symbol)].name());
   ASSERT_TRUE(fill);
   EXPECT_EQ(fill->branch_efficiency, 1.0);
