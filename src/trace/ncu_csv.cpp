@@ -17,6 +17,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -292,27 +293,37 @@ std::string without_file(const Error& e, const fs::path& file) {
   return why;
 }
 
-// A report's details page gives its rule rows to the launches of its raw page, matched by ID and
-// kernel name; what it cannot give is a warning, as the raw page alone is a whole trace.
-void add_rules(std::map<int64_t, Launch>& launches, std::istream& details, const fs::path& file, std::vector<std::string>& warnings) {
-  std::map<int64_t, Launch> detailed;
+// Another page of the same report, by launch ID; none where it cannot be read, with a warning that
+// says what is left out (the raw page alone is a whole trace).
+std::optional<std::map<int64_t, Launch>> other_page(std::istream& page, const fs::path& file, std::string_view not_read,
+                                                    std::string_view left_out, std::vector<std::string>& warnings) {
   try {
-    detailed = read_launches(details, file);
+    return read_launches(page, file);
   } catch (const Error& e) {
-    warnings.push_back(fmt::format("{}: its details page, as ncu exported it, is not read ({}): ncu's rules of its launches are "
-                                   "left out",
-                                   file.string(), without_file(e, file)));
-    return;
+    warnings.push_back(fmt::format("{}: {} ({}): {}", file.string(), not_read, without_file(e, file), left_out));
+    return std::nullopt;
   }
+}
+
+// The raw page's launch that another page's launch is: the same ID and kernel name.
+Launch* same_launch(std::map<int64_t, Launch>& launches, int64_t id, const Launch& other) {
+  auto it = launches.find(id);
+  return it == launches.end() || it->second.kernel != other.kernel ? nullptr : &it->second;
+}
+
+// A report's details page gives its rule rows to the launches of its raw page.
+void add_rules(std::map<int64_t, Launch>& launches, std::istream& details, const fs::path& file, std::vector<std::string>& warnings) {
+  auto detailed = other_page(details, file, "its details page, as ncu exported it, is not read",
+                             "ncu's rules of its launches are left out", warnings);
+  if (!detailed) return;
   size_t unmatched = 0;
-  for (auto& [id, d] : detailed) {
-    auto it = launches.find(id);
-    if (it == launches.end() || it->second.kernel != d.kernel) {
+  for (auto& [id, d] : *detailed) {
+    Launch* l = same_launch(launches, id, d);
+    if (!l) {
       unmatched += d.rules.empty() ? 0 : 1;
       continue;
     }
-    auto& rules = it->second.rules;
-    rules.insert(rules.end(), std::make_move_iterator(d.rules.begin()), std::make_move_iterator(d.rules.end()));
+    l->rules.insert(l->rules.end(), std::make_move_iterator(d.rules.begin()), std::make_move_iterator(d.rules.end()));
   }
   if (unmatched > 0) {
     warnings.push_back(fmt::format("{}: {} launches of its details page are not those of its raw page (ID and kernel): their rules "
@@ -322,21 +333,16 @@ void add_rules(std::map<int64_t, Launch>& launches, std::istream& details, const
 }
 
 // Another raw page of a report gives the launches of the first the metrics they lack (with their
-// instances), matched by ID and kernel name; one that cannot be read is a warning.
+// instances).
 void add_metrics(std::map<int64_t, Launch>& launches, std::istream& page, const fs::path& file, std::vector<std::string>& warnings) {
-  std::map<int64_t, Launch> more;
-  try {
-    more = read_launches(page, file);
-  } catch (const Error& e) {
-    warnings.push_back(fmt::format("{}: its instructions by opcode, as ncu exported them, are not read ({}): no instruction mix",
-                                   file.string(), without_file(e, file)));
-    return;
-  }
-  for (auto& [id, m] : more) {
-    auto it = launches.find(id);
-    if (it == launches.end() || it->second.kernel != m.kernel) continue;
+  const auto more = other_page(page, file, "its instructions by opcode, as ncu exported them, are not read", "no instruction mix",
+                               warnings);
+  if (!more) return;
+  for (const auto& [id, m] : *more) {
+    Launch* l = same_launch(launches, id, m);
+    if (!l) continue;
     for (const auto& name : m.order) {
-      if (it->second.metrics.emplace(name, m.metrics.at(name)).second) it->second.order.push_back(name);
+      if (l->metrics.emplace(name, m.metrics.at(name)).second) l->order.push_back(name);
     }
   }
 }
