@@ -3,7 +3,8 @@
 namespace rpl::analysis::nvidia_metric {
 
 // Warp instructions on the tensor pipe (x32 threads), and of them ptxas's HFMA2.MMA register
-// moves, which run on that pipe but do no matrix arithmetic (they are counted as hfma already).
+// moves, which run on that pipe but do no matrix arithmetic, and which ncu counts as hfma too: no
+// FP16 arithmetic either.
 inline constexpr const char* kTensorInstructions = "sm__inst_executed_pipe_tensor.sum";
 inline constexpr const char* kTensorMoves = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
 

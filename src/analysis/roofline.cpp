@@ -80,14 +80,16 @@ struct Sum {
   const std::string* first_missing = nullptr;
 };
 
-void add(Sum& sum, const Figure& figure, const std::vector<double>& values, const std::vector<uint32_t>& stamp,
-         uint32_t now) {
+// The dispatch's figure, less what it counts that is no arithmetic where the dispatch has that.
+void add(Sum& sum, const Figure& figure, const Figure& not_arithmetic, const std::vector<double>& values,
+         const std::vector<uint32_t>& stamp, uint32_t now) {
   if (figure.empty() || !sum.known) {
     sum.known = !figure.empty() && sum.known;
     return;
   }
   if (auto v = figure_value(figure, values, stamp, now)) {
-    sum.value += *v;
+    const auto less = not_arithmetic.empty() ? std::nullopt : figure_value(not_arithmetic, values, stamp, now);
+    sum.value += std::max(0.0, *v - less.value_or(0));
     return;
   }
   sum.known = false;
@@ -227,7 +229,7 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
   }
   std::map<std::string, size_t> counters;
   for (size_t i = 0; i < trace.counter_names.size(); ++i) counters.emplace(trace.counter_names[i], i);
-  std::array<Figure, kComputeKinds> flops;
+  std::array<Figure, kComputeKinds> flops, flops_not_arithmetic;
   std::array<Figure, kMemoryLevels> bytes;
   size_t matrix_instructions = kNoCounter, not_arithmetic = kNoCounter;
   std::vector<size_t> clocks;  // the recipe's clock counters the trace has, in the recipe's order
@@ -239,6 +241,8 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     not_arithmetic = find_counter(recipe->matrix_instructions_not_arithmetic, counters);
     for (size_t i = 0; i < kComputeKinds; ++i) {
       flops[i] = {resolve(recipe->flops[i], counters), resolve(recipe->flops_otherwise[i], counters)};
+      flops_not_arithmetic[i] = {resolve(recipe->flops_not_arithmetic[i], counters),
+                                 resolve(recipe->flops_not_arithmetic_otherwise[i], counters)};
     }
     for (size_t i = 0; i < kMemoryLevels; ++i) {
       bytes[i] = {resolve(recipe->bytes[i], counters), resolve(recipe->bytes_otherwise[i], counters)};
@@ -288,10 +292,10 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
         if (matrix_arithmetic == 0) continue;
         uncounted = true;
       }
-      add(k.flops[f], flops[f], values, stamp, i + 1);
+      add(k.flops[f], flops[f], flops_not_arithmetic[f], values, stamp, i + 1);
     }
     if (uncounted) k.uncounted_matrix_instructions += matrix_arithmetic;
-    for (size_t b = 0; b < kMemoryLevels; ++b) add(k.bytes[b], bytes[b], values, stamp, i + 1);
+    for (size_t b = 0; b < kMemoryLevels; ++b) add(k.bytes[b], bytes[b], Figure{}, values, stamp, i + 1);
   }
   auto speed_of_light = speed_of_light_by_kernel(trace);
   for (const auto& [name, sums] : kernels) {

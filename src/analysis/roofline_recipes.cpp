@@ -1,6 +1,7 @@
 // Counter formulas per architecture.
 //   NVIDIA (reference/cuda.md §4.1, ncu's roofline sections): FP32 = fadd + fmul + 2 ffma thread
-//   instructions (likewise FP64); FP16 = 2 hadd + 2 hmul + 4 hfma (packed pairs); tensor work from
+//   instructions (likewise FP64); FP16 = 2 hadd + 2 hmul + 4 hfma (packed pairs), less 4 for each
+//   thread of ptxas's HFMA2.MMA register moves, which ncu counts as hfma; tensor work from
 //   sm__ops_path_tensor_src_* (operations, counted as FLOPs, as ncu's tensor roofline does); DRAM
 //   = bytes read + written; L2 = lts__t_bytes; L1 = l1tex__t_bytes. ncu's full set has the thread
 //   instructions only as rates per cycle elapsed (its roofline multiplies them by the SM sub-
@@ -16,6 +17,7 @@
 
 #include <rpl/analysis/roofline.hpp>
 #include <rpl/hal/arch.hpp>
+#include <rpl/trace/ncu_reader.hpp>
 
 #include "nvidia_metric_names.hpp"
 
@@ -45,6 +47,12 @@ CounterRecipe nvidia_recipe() {
       r.flops_otherwise[at(kind)].push_back({"smsp__" + instructions + ".per_cycle_elapsed", flops[op], "smsp__cycles_elapsed.avg"});
     }
   }
+  // The moves' warp instructions on the tensor pipe, 32 threads each (a partial warp's are fewer:
+  // 62 threads of 34 million in a PyTorch kernel on an H100), else their thread instructions by
+  // opcode (ncu's full set): 4 FLOPs each, as an HFMA2's.
+  r.flops_not_arithmetic[at(ComputeKind::fp16)] = {{nvidia_metric::kTensorMoves, 4.0 * 32}};
+  r.flops_not_arithmetic_otherwise[at(ComputeKind::fp16)] = {
+      {std::string(trace::kNcuOpcodeMetric) + "[HFMA2.MMA]", 4}};
   r.flops[at(ComputeKind::matrix_fp16)] = {{"sm__ops_path_tensor_src_fp16.sum", 1},
                                            {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", 1}};
   r.flops[at(ComputeKind::matrix_tf32)] = {{"sm__ops_path_tensor_src_tf32_dst_fp32.sum", 1}};
@@ -144,6 +152,9 @@ std::vector<std::string> recipe_counters(const CounterRecipe& recipe) {
     for (const auto& t : terms) names.insert(t.counter);
   }
   for (const auto& terms : recipe.bytes) {
+    for (const auto& t : terms) names.insert(t.counter);
+  }
+  for (const auto& terms : recipe.flops_not_arithmetic) {
     for (const auto& t : terms) names.insert(t.counter);
   }
   return {names.begin(), names.end()};

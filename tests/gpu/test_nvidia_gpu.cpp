@@ -787,6 +787,10 @@ TEST(NvidiaGpu, DeepPassGivesStallsAndInstructionMix) {
   EXPECT_NEAR(stalls, 1.0, 1e-4);  // each fraction rounded to 6 decimals
   EXPECT_NEAR(mix, 1.0, 1e-4);
   EXPECT_EQ(s["instruction_mix"]["tensor"], 0) << "softmax has no tensor work (HFMA2.MMA moves are not)";
+  EXPECT_EQ(s["instruction_mix"]["fp16"], 0) << "nor FP16 arithmetic: its HFMAs are HFMA2.MMA moves";
+  const auto roofline = json::parse(read_text(p.out / "roofline.json"));
+  ASSERT_FALSE(roofline["kernels"].empty());
+  EXPECT_EQ(roofline["kernels"][0]["flops"]["fp16"], 0) << roofline["kernels"][0].dump();
   EXPECT_GT(s["vendor_stalls"].size(), 5u);
   EXPECT_GT(s["ipc"].get<double>(), 0);
   EXPECT_GT(s["issue_slot_utilization"].get<double>(), 0);
@@ -835,7 +839,14 @@ TEST(NvidiaGpu, DeepPassFindsTheHotLineOfATritonKernel) {
   ASSERT_FALSE(lines.empty()) << analysis.dump();
   EXPECT_TRUE(lines[0]["file"].get<std::string>().ends_with("triton_add.py"));
   EXPECT_EQ(lines[0]["line"], 11) << lines.dump();
-  std::cout << "triton hot lines " << lines.dump() << "\n";
+  // The add kernel takes no branch target (ncu writes 0 % of 0): that is no divergence.
+  for (const auto& rule : analysis["rules"]) {
+    if (rule["rule"] == "divergence_bound") {
+      EXPECT_FALSE(rule["fired"].get<bool>()) << rule.dump();
+    }
+  }
+  std::cout << "triton hot lines " << lines.dump() << "\nbranch efficiency " << analysis["stalls"]["branch_efficiency"]
+            << "\n";
 }
 
 }  // namespace

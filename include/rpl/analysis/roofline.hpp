@@ -29,6 +29,10 @@ struct CounterRecipe {
   // counted otherwise, as a user's own ncu --metrics or ncu's full set name it. Never collected.
   std::array<std::vector<CounterTerm>, hal::kComputeKinds> flops_otherwise;
   std::array<std::vector<CounterTerm>, hal::kMemoryLevels> bytes_otherwise;
+  // FLOPs a kind's formula counts that are no arithmetic, taken off it where a dispatch has the
+  // counters (never below zero): ptxas's HFMA2.MMA register moves, which ncu counts as HFMA
+  // instructions. The first form is collected; the second is read where a trace has it instead.
+  std::array<std::vector<CounterTerm>, hal::kComputeKinds> flops_not_arithmetic, flops_not_arithmetic_otherwise;
   // The matrix unit's instructions, where a trace lacks the matrix kinds' counters (roofline
   // recipes of ncu list it instead): none ran, so those FLOPs are 0; some ran, so the kernel's FLOPs
   // are not all counted and it is not placed. Less those of them that do no matrix arithmetic,

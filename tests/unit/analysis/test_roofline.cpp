@@ -8,6 +8,7 @@
 
 #include <rpl/analysis/roofline.hpp>
 #include <rpl/core/error.hpp>
+#include <rpl/trace/trace_reader.hpp>
 
 #include "test_support.hpp"
 #include "trace_builder.hpp"
@@ -301,6 +302,61 @@ TEST(Roofline, AFigureIsCountedOtherwiseWhereTheTraceHasOnlyItsSecondForm) {
             missing.end())
       << "the recipe's own counter is named: " << ::testing::PrintToString(missing);
   EXPECT_DOUBLE_EQ(*CounterTrace::kernel(r, "both").flops[kFp32], 2e9) << "the counts, where the dispatch has them";
+}
+
+// ncu counts ptxas's HFMA2.MMA register moves as HFMA instructions: on an H100 (profile --deep
+// --roofline's own counter pass), every HFMA of our softmax testbed and of PyTorch's random fills
+// is one, 32 threads to each of the tensor pipe's HFMA2.MMA warp instructions, or fewer in a partial
+// warp (31 fewer in one launch). Those FLOPs are no FP16 arithmetic; nor are they where a full set's
+// rates give the FP16 figure and its instructions by opcode give the moves, to the rates' rounding.
+TEST(Roofline, Hfma2MmaRegisterMovesAreNoFp16Flops) {
+  constexpr size_t kFp16 = static_cast<size_t>(hal::ComputeKind::fp16);
+  const std::string hfma = "sm__sass_thread_inst_executed_op_hfma_pred_on.sum";
+  const std::string moves = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+  for (const char* program : {"softmax", "torch"}) {
+    const auto t = trace::read_traces({test::source_dir() / fmt::format("tests/fixtures/ncu_deep_roofline_{}_h100.csv", program)});
+    std::map<std::string, double> counted;  // HFMA thread instructions of each kernel
+    size_t partial_warps = 0;
+    for (uint32_t d = 0; d < t.dispatches.size(); ++d) {
+      std::map<std::string, double> c;
+      for (const auto& v : t.counter_values) {
+        if (v.dispatch == d) c[t.counter_names[v.counter]] = v.value;
+      }
+      ASSERT_TRUE(c.count(hfma) && c.count(moves)) << program;
+      EXPECT_LE(c[hfma], 32 * c[moves]) << program;
+      partial_warps += c[hfma] < 32 * c[moves];
+      counted[t.symbols[static_cast<size_t>(t.dispatches[d].symbol)].name()] += c[hfma];
+    }
+    EXPECT_EQ(partial_warps, std::string(program) == "torch" ? 1u : 0u);
+    const auto r = analyze_roofline(t);
+    size_t with_moves = 0;
+    for (const auto& k : r.kernels) {
+      ASSERT_TRUE(k.flops[kFp16].has_value()) << k.name << ::testing::PrintToString(k.missing);
+      EXPECT_DOUBLE_EQ(*k.flops[kFp16], 0) << k.name << ": " << counted[k.name] << " HFMAs, all of them moves";
+      with_moves += counted[k.name] > 0;
+    }
+    EXPECT_EQ(with_moves, std::string(program) == "torch" ? 2u : 1u) << program;
+  }
+  const auto softmax = analyze_roofline(trace::read_traces({test::source_dir() / "tests/fixtures/ncu_deep_roofline_softmax_h100.csv"}));
+  EXPECT_DOUBLE_EQ(*softmax.kernels[0].flops[kFp32], 553648128) << "its FP32 FLOPs as before";
+
+  const auto rates = trace::read_traces({test::source_dir() / "tests/fixtures/ncu_fp16_rates_opcodes_torch_h100.csv"});
+  std::map<std::string, double> rate_flops;  // the FP16 figure of the rates, moves and all
+  for (const auto& v : rates.counter_values) {
+    if (rates.counter_names[v.counter] != "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed") continue;
+    for (const auto& w : rates.counter_values) {
+      if (w.dispatch == v.dispatch && rates.counter_names[w.counter] == "smsp__cycles_elapsed.avg") {
+        rate_flops[rates.symbols[static_cast<size_t>(rates.dispatches[v.dispatch].symbol)].name()] += 4 * v.value * w.value;
+      }
+    }
+  }
+  size_t fills = 0;
+  for (const auto& k : analyze_roofline(rates).kernels) {
+    ASSERT_TRUE(k.flops[kFp16].has_value()) << k.name << ::testing::PrintToString(k.missing);
+    EXPECT_LE(*k.flops[kFp16], 1e-4 * rate_flops[k.name]) << k.name << ": " << rate_flops[k.name] << " counted by the rates";
+    fills += rate_flops[k.name] > 0;
+  }
+  EXPECT_EQ(fills, 2u) << "PyTorch's two random fills";
 }
 
 TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {

@@ -156,6 +156,40 @@ TEST(Stalls, TheFullSetsMixByOpcodeAgreesWithNcusOwnCategories) {
   EXPECT_FALSE(s->instruction_mix.count("fp16")) << "its HFMA2 are all HFMA2.MMA, register moves";
 }
 
+// profile --deep's mix is of ncu's thread-instruction classes, whose hfma holds ptxas's HFMA2.MMA
+// register moves: on an H100, all of our softmax testbed's and PyTorch's random fills' HFMAs, 32
+// threads to each of the tensor pipe's HFMA2.MMA warp instructions (31 fewer in one launch, a
+// partial warp). They are other, as the full set's mix by opcode has them, not FP16.
+TEST(Stalls, Hfma2MmaRegisterMovesAreOtherInTheMixNotFp16) {
+  const std::string op = "smsp__sass_thread_inst_executed_op_";
+  size_t checked = 0;
+  for (const char* program : {"softmax", "torch"}) {
+    const auto t = trace::read_traces({test::source_dir() / ("tests/fixtures/ncu_deep_roofline_" + std::string(program) + "_h100.csv")});
+    std::set<std::string> kernels;
+    for (const auto& d : t.dispatches) kernels.insert(t.symbols[static_cast<size_t>(d.symbol)].name());
+    for (const auto& kernel : kernels) {
+      std::map<std::string, double> counts;  // the class counters over the kernel's launches
+      double total = 0;
+      for (const auto& v : t.counter_values) {
+        const std::string& name = t.counter_names[v.counter];
+        if (t.symbols[static_cast<size_t>(t.dispatches[v.dispatch].symbol)].name() != kernel) continue;
+        if (name.starts_with(op) && name.ends_with("_pred_on.sum")) {
+          counts[name.substr(op.size(), name.size() - op.size() - 12)] += v.value;
+          total += v.value;
+        }
+      }
+      if (counts["hfma"] == 0) continue;
+      const auto s = analyze_stalls(t, kernel);
+      ASSERT_TRUE(s) << kernel;
+      EXPECT_EQ(s->instruction_mix.at("fp16"), 0) << kernel << ": " << counts["hfma"] << " HFMAs, all of them moves";
+      const double other = counts["conversion"] + counts["misc"] + counts["uniform"] + counts["inter_thread_communication"];
+      EXPECT_NEAR(s->instruction_mix.at("other") * total, other + counts["hfma"], 1e-9 * total) << kernel;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 3u) << "softmax_naive and PyTorch's two random fills";
+}
+
 TEST(Stalls, LowBranchEfficiencyMakesTheDivergenceRuleFire) {
   StallTrace t;
   t.dispatch(0, 1000, {{stall("branch_resolving"), 50}, {stall("long_scoreboard"), 50},
