@@ -114,6 +114,10 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
   // Time-weighted means of the ratios, sums of the counts, over the kernel's measured dispatches.
   std::map<uint32_t, double> weighted, summed;
   double weight = 0;
+  // ncu writes a branch efficiency of 0 % for a launch that took no branch target (0 of 0: Triton's
+  // add kernel on an H100): such a launch has no say in the kernel's mean.
+  const auto branch_uniform = id(kBranchUniform), branch_divergent = id(kBranchDivergent);
+  double branches = 0, branch_weight = 0;
   size_t measured = 0;
   const bool asked = id(stall_metric("long_scoreboard")).has_value();
   const auto metric_of = asked ? stall_metric : section_stall_metric;
@@ -132,9 +136,17 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
     ++measured;
     const double w = static_cast<double>(std::max<int64_t>(d.duration_ns(), 1));
     weight += w;
+    std::optional<double> uniform, divergent;
     for (size_t j = first; j < v; ++j) {
-      weighted[trace.counter_values[j].counter] += w * trace.counter_values[j].value;
-      summed[trace.counter_values[j].counter] += trace.counter_values[j].value;
+      const auto& value = trace.counter_values[j];
+      weighted[value.counter] += w * value.value;
+      summed[value.counter] += value.value;
+      if (value.counter == branch_uniform) uniform = value.value;
+      if (value.counter == branch_divergent) divergent = value.value;
+    }
+    if (uniform && !(*uniform == 0 && divergent == 0.0)) {
+      branches += w * *uniform;
+      branch_weight += w;
     }
   }
   if (measured == 0) return std::nullopt;
@@ -158,15 +170,7 @@ std::optional<StallAnalysis> analyze_stalls(const trace::Trace& trace, const std
     s.issue_slot_utilization = *r;
   }
   s.ipc = mean(kIpc);
-  if (auto b = mean(kBranchUniform)) {
-    // ncu writes 0 % for a launch that took no branch target (0 of 0: Triton's add kernel on an
-    // H100). Where no target diverged, every one taken was uniform, if any was.
-    if (total(kBranchDivergent) != 0.0) {
-      s.branch_efficiency = *b / 100;
-    } else if (*b > 0) {
-      s.branch_efficiency = 1.0;
-    }
-  }
+  if (branch_weight > 0) s.branch_efficiency = branches / branch_weight / 100;
 
   double stalled = 0;
   for (const auto& [reason, common] : kNvidiaStalls) {

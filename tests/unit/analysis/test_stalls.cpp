@@ -226,6 +226,9 @@ TEST(Stalls, NoDivergentBranchTargetIsNoDivergence) {
   EXPECT_FALSE(efficiency({{{uniform, 0}, {divergent, 0}}}));
   EXPECT_EQ(efficiency({{{uniform, 0}, {divergent, 0}}, {{uniform, 100}, {divergent, 0}}}), 1.0) << "not the mean, 50 %";
   EXPECT_EQ(efficiency({{{uniform, 45}, {divergent, 120}}}), 0.45);
+  EXPECT_EQ(efficiency({{{uniform, 0}, {divergent, 0}}, {{uniform, 45}, {divergent, 120}}}), 0.45)
+      << "a launch without branch targets has no say: not 22.5 %";
+  EXPECT_EQ(efficiency({{{uniform, 0}, {divergent, 3}}, {{uniform, 100}, {divergent, 0}}}), 0.5) << "0 % of some";
   EXPECT_EQ(efficiency({{{uniform, 0}}}), 0.0) << "without the count of divergent targets, ncu's figure";
 
   const auto t = trace::read_traces({test::source_dir() / "tests/fixtures/ncu_full_stalls_triton_add_h100.csv"});
