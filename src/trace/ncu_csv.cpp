@@ -25,6 +25,7 @@
 
 #include <fmt/format.h>
 
+#include <rpl/core/demangle.hpp>
 #include <rpl/core/error.hpp>
 #include <rpl/trace/ncu_csv_text.hpp>
 
@@ -462,6 +463,8 @@ void read_ncu_csv_into(Trace& trace, std::istream& csv, const fs::path& file, st
     d.agent = agent_of(l);
     d.source = source;
     d.symbol = symbols.intern(l.kernel, [&](KernelSymbol& k) {
+      // Exported with --print-kernel-base mangled (as profile's own counter pass does): shown demangled.
+      if (const auto demangled = demangle(l.kernel); demangled != l.kernel) k.display_name = demangled;
       k.arch_vgpr_count = bounded<int64_t>(regs, 0);
       k.registers_known = regs.has_value();
       k.group_segment_size = bounded<uint32_t>(static_smem, 0);
