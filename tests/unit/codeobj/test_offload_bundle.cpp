@@ -96,6 +96,8 @@ TEST(CodeObjectFiles, FuzzerFindingsAreBadInput) {
 TEST(CodeObjectFiles, Demangle) {
   EXPECT_EQ(rpl::demangle("_Z5smallPfi"), "small(float*, int)");
   EXPECT_EQ(rpl::demangle("plain_c_name"), "plain_c_name");
+  EXPECT_EQ(rpl::demangle("f"), "f") << "an extern \"C\" kernel named f, not the type float";
+  EXPECT_EQ(rpl::demangle("Ss"), "Ss");
 }
 
 }  // namespace
