@@ -88,8 +88,8 @@ void add(Sum& sum, const Figure& figure, const Figure& not_arithmetic, const std
     return;
   }
   if (auto v = figure_value(figure, values, stamp, now)) {
-    const auto less = not_arithmetic.empty() ? std::nullopt : figure_value(not_arithmetic, values, stamp, now);
-    sum.value += std::max(0.0, *v - less.value_or(0));
+    const double less = figure_value(not_arithmetic, values, stamp, now).value_or(0);  // an empty figure's is 0
+    sum.value += std::max(0.0, *v - less);
     return;
   }
   sum.known = false;
