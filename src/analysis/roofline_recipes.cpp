@@ -146,6 +146,22 @@ std::vector<std::vector<std::string>> counter_passes(std::string_view architectu
   return passes;
 }
 
+std::vector<std::string> missing_nvidia_counter_warnings(const std::vector<std::string>& missing) {
+  // Without the moves' count nothing is taken off: the FP16 figure and the mix keep them as FP16.
+  std::string moves, others;
+  for (const auto& m : missing) {
+    auto& list = m == nvidia_metric::kTensorMoves ? moves : others;
+    list += (list.empty() ? "" : ", ") + m;
+  }
+  std::vector<std::string> out;
+  if (!others.empty()) out.push_back(fmt::format("counter pass: this GPU's ncu has no metric {}; the figures that need it stay null", others));
+  if (!moves.empty()) {
+    out.push_back(fmt::format("counter pass: this GPU's ncu has no metric {}; FP16 FLOPs and the instruction mix's fp16 share "
+                              "then count ptxas's HFMA2.MMA register moves as FP16 arithmetic", moves));
+  }
+  return out;
+}
+
 std::vector<std::string> recipe_counters(const CounterRecipe& recipe) {
   std::set<std::string> names;
   for (const auto& terms : recipe.flops) {

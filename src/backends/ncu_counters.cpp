@@ -113,26 +113,20 @@ std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const
   return samples;
 }
 
-std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& required,
-                                                       const NcuSelection& selection,
-                                                       const std::vector<std::string>& if_available) {
+NcuCounters collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& required,
+                                 const NcuSelection& selection, const std::vector<std::string>& if_available) {
   const auto ncu = find_ncu();
   if (!ncu) {
     fail(Errc::missing_tool, "ncu (Nsight Compute) not found in PATH or /usr/local/cuda/bin: install it, or profile "
                              "without --counters/--roofline");
   }
   check_program_exists(options);
+  NcuCounters out;
   std::vector<std::string> metrics = required;
   if (!if_available.empty()) {
-    std::vector<std::string> dropped;
     const auto available = query_ncu_metrics(*ncu);
-    const auto kept = available ? supported_metrics(if_available, *available, dropped) : if_available;
+    const auto kept = available ? supported_metrics(if_available, *available, out.dropped) : if_available;
     metrics.insert(metrics.end(), kept.begin(), kept.end());
-    if (!dropped.empty()) {
-      std::string names;
-      for (const auto& d : dropped) names += (names.empty() ? "" : ", ") + d;
-      log::warning(fmt::format("counter pass: this GPU's ncu has no metric {}; the figures that need it stay null", names));
-    }
   }
   TempDir tmp("rocm-perf-ncu-");
   ProcessOptions p;
@@ -150,12 +144,12 @@ std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options
     fail(Errc::run_failed, "counter pass: {} {} (its output: {})", display_command(p.argv),
          r.describe(options.timeout_seconds.value_or(0)), (tmp.path() / "ncu.csv").string());
   }
-  auto samples = parse_ncu_csv(output, metrics);
-  if (samples.empty()) {
+  out.samples = parse_ncu_csv(output, metrics);
+  if (out.samples.empty()) {
     tmp.keep();
     fail(Errc::run_failed, "counter pass: ncu profiled no kernel (its output: {})", (tmp.path() / "ncu.csv").string());
   }
-  return samples;
+  return out;
 }
 
 }  // namespace rpl::backends

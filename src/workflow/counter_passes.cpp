@@ -1,6 +1,7 @@
 #include "counter_passes.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -15,7 +16,8 @@
 namespace rpl::workflow {
 namespace {
 
-std::vector<trace::CounterSample> ncu_samples(const backends::RunOptions& run, const CounterPassOptions& options) {
+std::vector<trace::CounterSample> ncu_samples(const backends::RunOptions& run, const CounterPassOptions& options,
+                                              std::vector<std::string>& warnings) {
   const auto metrics = options.metrics.empty() ? backends::default_ncu_metrics() : options.metrics;
   backends::NcuSelection selection;
   std::vector<std::string> roofline;  // counters this GPU may lack
@@ -31,7 +33,9 @@ std::vector<trace::CounterSample> ncu_samples(const backends::RunOptions& run, c
     roofline.insert(roofline.end(), stalls.begin(), stalls.end());
   }
   if (!options.kernel_regex.empty()) selection.kernel_regex = options.kernel_regex;
-  return backends::collect_ncu_counters(run, metrics, selection, roofline);
+  auto collected = backends::collect_ncu_counters(run, metrics, selection, roofline);
+  for (auto& w : analysis::missing_nvidia_counter_warnings(collected.dropped)) warnings.push_back(std::move(w));
+  return std::move(collected.samples);
 }
 
 // The GPU architecture the trace ran on ("" when it names none).
@@ -52,7 +56,7 @@ void run_counter_passes(const std::string& backend, const backends::RunOptions& 
   std::vector<trace::CounterSample> samples;
   std::string component;
   if (backend == "cuda") {
-    samples = ncu_samples(run, options);
+    samples = ncu_samples(run, options, warnings);
     component = "ncu";
   } else {
     if (!options.roofline) return;  // AMD's --deep is a thread trace, not a counter pass

@@ -52,6 +52,10 @@ std::optional<CounterRecipe> counter_recipe(std::string_view architecture);
 /// Every counter a recipe reads, sorted and without duplicates (what a counter pass collects).
 std::vector<std::string> recipe_counters(const CounterRecipe& recipe);
 
+/// What is lost where this GPU's ncu lacks some of the counters the roofline and stall passes ask
+/// for (`missing`, as the pass dropped them): one warning per consequence, naming the counters.
+std::vector<std::string> missing_nvidia_counter_warnings(const std::vector<std::string>& missing);
+
 /// The counter passes of an AMD architecture's recipe, grouped as rocprof-compute groups them
 /// (reference/rocm.md §5), since rocprofv3 fails a pass whose counters cannot be collected
 /// together. None for NVIDIA (ncu replays as often as it needs) and for architectures without a recipe.

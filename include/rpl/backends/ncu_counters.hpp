@@ -42,13 +42,18 @@ std::vector<std::string> supported_metrics(const std::vector<std::string>& metri
 /// profiled them. Lines that are not part of the CSV table are ignored.
 std::vector<trace::CounterSample> parse_ncu_csv(const std::string& output, const std::vector<std::string>& metrics);
 
+/// What a counter pass gave: the samples, and the metrics of `if_available` this GPU's ncu lacks.
+struct NcuCounters {
+  std::vector<trace::CounterSample> samples;
+  std::vector<std::string> dropped;
+};
+
 /// Runs the program under ncu for `metrics`, and for those of `if_available` that this GPU's ncu
-/// lists (a warning names the others: `--query-metrics` lists hardware counters, not launch
-/// attributes or ratios, so only counters belong there). Errors: missing_tool (no ncu, or ncu may
-/// not read the GPU's counters), run_failed (ncu or the program failed, timed out, or no kernel
-/// was profiled).
-std::vector<trace::CounterSample> collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& metrics,
-                                                       const NcuSelection& selection = {},
-                                                       const std::vector<std::string>& if_available = {});
+/// lists (`--query-metrics` lists hardware counters, not launch attributes or ratios, so only
+/// counters belong there; the others are `dropped`, for the caller to say what that costs).
+/// Errors: missing_tool (no ncu, or ncu may not read the GPU's counters), run_failed (ncu or the
+/// program failed, timed out, or no kernel was profiled).
+NcuCounters collect_ncu_counters(const RunOptions& options, const std::vector<std::string>& metrics,
+                                 const NcuSelection& selection = {}, const std::vector<std::string>& if_available = {});
 
 }  // namespace rpl::backends

@@ -359,6 +359,32 @@ TEST(Roofline, Hfma2MmaRegisterMovesAreNoFp16Flops) {
   EXPECT_EQ(fills, 2u) << "PyTorch's two random fills";
 }
 
+// Where this GPU's ncu lacks the moves' counter (the pass drops it), nothing is taken off: the FP16
+// figure keeps the moves, and the warning says so rather than that a figure stays null.
+TEST(Roofline, WithoutTheMovesCounterTheFp16FigureKeepsThemAndTheWarningSaysSo) {
+  constexpr size_t kFp16 = static_cast<size_t>(hal::ComputeKind::fp16);
+  const std::string moves = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+  auto t = trace::read_traces({test::source_dir() / "tests/fixtures/ncu_deep_roofline_softmax_h100.csv"});
+  double hfma = 0;
+  for (const auto& v : t.counter_values) {
+    if (t.counter_names[v.counter] == "sm__sass_thread_inst_executed_op_hfma_pred_on.sum") hfma += v.value;
+  }
+  std::erase_if(t.counter_values, [&](const auto& v) { return t.counter_names[v.counter] == moves; });
+  const auto r = analyze_roofline(t);
+  ASSERT_TRUE(r.kernels[0].flops[kFp16].has_value()) << ::testing::PrintToString(r.kernels[0].missing);
+  EXPECT_GT(hfma, 0);
+  EXPECT_DOUBLE_EQ(*r.kernels[0].flops[kFp16], 4 * hfma);
+
+  const auto warnings = missing_nvidia_counter_warnings({"lts__t_bytes.sum", moves, "sm__ops_path_tensor_src_fp8.sum"});
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "counter pass: this GPU's ncu has no metric lts__t_bytes.sum, sm__ops_path_tensor_src_fp8.sum; "
+                         "the figures that need it stay null");
+  EXPECT_EQ(warnings[1], "counter pass: this GPU's ncu has no metric " + moves +
+                             "; FP16 FLOPs and the instruction mix's fp16 share then count ptxas's HFMA2.MMA register "
+                             "moves as FP16 arithmetic");
+  EXPECT_TRUE(missing_nvidia_counter_warnings({}).empty());
+}
+
 TEST(Roofline, Gfx942CountersByRocprofComputesFormulas) {
   CounterTrace t("gfx942", "AMD Instinct MI300X", 304, 2100);
   std::map<std::string, double> c;

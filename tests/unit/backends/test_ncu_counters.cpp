@@ -65,6 +65,21 @@ TEST(NcuCounters, NoPermissionIsAClearMissingToolError) {
   }
 }
 
+// A GPU whose ncu lacks some of the metrics asked for if available: those are not asked of ncu
+// (the stand-in fails a run that asks for them) and come back as dropped, the others as samples.
+TEST(NcuCounters, MetricsThisGpuLacksAreLeftOutAndReported) {
+  RunOptions run;
+  run.command = {"/bin/true"};
+  test::PathPrepended fake(test::source_dir() / "tests/fixtures/fake_ncu_some_metrics");
+  const std::string moves = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
+  const auto got = collect_ncu_counters(run, {"gpu__time_duration.sum"}, {}, {"dram__bytes_read.sum", "lts__t_bytes.sum", moves});
+  EXPECT_EQ(got.dropped, (std::vector<std::string>{"lts__t_bytes.sum", moves}));
+  ASSERT_EQ(got.samples.size(), 2u);
+  EXPECT_EQ(got.samples[0].metric, "gpu__time_duration.sum");
+  EXPECT_EQ(got.samples[1].metric, "dram__bytes_read.sum");
+  EXPECT_EQ(got.samples[1].value, 1048576.0);
+}
+
 const std::vector<std::string> kMetrics = {"gpu__time_duration.sum", "launch__registers_per_thread",
                                            "sm__maximum_warps_per_active_cycle_pct"};
 
