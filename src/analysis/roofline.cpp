@@ -102,6 +102,7 @@ struct KernelSums {
   size_t dispatches = 0, measured = 0;
   double time_ns = 0;
   double uncounted_matrix_instructions = 0;  // of dispatches whose matrix kinds lack counters
+  double integer_matrix_ops = 0;             // the matrix unit's integer operations: no FLOPs
   size_t clocked = 0;                        // measured dispatches whose clock the trace records
   double cycles = 0;                         // their clock times their duration
   std::array<Sum, kComputeKinds> flops;
@@ -140,6 +141,11 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
   }
   const double seconds = s.time_ns * 1e-9;
   if (s.clocked == s.measured && seconds > 0 && s.cycles > 0) k.clock_mhz = s.cycles / seconds / 1e6;
+  if (s.integer_matrix_ops > 0) {
+    k.missing.push_back(fmt::format("integer matrix work: {:.4g} integer operations of the matrix unit ran, which are no FLOPs: "
+                                    "the kernel is not placed on the FLOP roofline",
+                                    s.integer_matrix_ops));
+  }
   if (s.uncounted_matrix_instructions > 0) {
     k.missing.push_back(fmt::format("matrix FLOPs not counted: {:.0f} matrix-unit instructions ran, and the trace has no counter of "
                                     "their operations (sm__ops_path_tensor_* on NVIDIA)",
@@ -166,7 +172,8 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
     }
   }
 
-  if (s.uncounted_matrix_instructions > 0) return;  // its arithmetic is not all known: no position
+  // Its arithmetic is not all known, or not all FLOPs: no position.
+  if (s.uncounted_matrix_instructions > 0 || s.integer_matrix_ops > 0) return;
   // The table's FLOP ceilings are at the device's maximum clock; a kernel measured at another (ncu
   // locks it to base by default) could reach only the roof of the clock it ran at.
   const double clock_scale =
@@ -232,6 +239,7 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
   std::array<Figure, kComputeKinds> flops, flops_not_arithmetic;
   std::array<Figure, kMemoryLevels> bytes;
   size_t matrix_instructions = kNoCounter, not_arithmetic = kNoCounter;
+  std::vector<Formula> integer_ops;  // a term each: a GPU may have one counter and not the other
   std::vector<size_t> clocks;  // the recipe's clock counters the trace has, in the recipe's order
   if (recipe) {
     for (const auto& name : recipe->compute_clock) {
@@ -239,6 +247,7 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
     }
     matrix_instructions = find_counter(recipe->matrix_instructions, counters);
     not_arithmetic = find_counter(recipe->matrix_instructions_not_arithmetic, counters);
+    for (const auto& t : resolve(recipe->matrix_integer_ops, counters)) integer_ops.push_back({t});
     for (size_t i = 0; i < kComputeKinds; ++i) {
       flops[i] = {resolve(recipe->flops[i], counters), resolve(recipe->flops_otherwise[i], counters)};
       flops_not_arithmetic[i] = {resolve(recipe->flops_not_arithmetic[i], counters),
@@ -295,6 +304,7 @@ RooflineResult analyze_roofline(const trace::Trace& trace, const RooflineOptions
       add(k.flops[f], flops[f], flops_not_arithmetic[f], values, stamp, i + 1);
     }
     if (uncounted) k.uncounted_matrix_instructions += matrix_arithmetic;
+    for (const auto& f : integer_ops) k.integer_matrix_ops += value_of(f, values, stamp, i + 1).value_or(0);
     for (size_t b = 0; b < kMemoryLevels; ++b) add(k.bytes[b], bytes[b], Figure{}, values, stamp, i + 1);
   }
   auto speed_of_light = speed_of_light_by_kernel(trace);

@@ -2,7 +2,8 @@
 //   NVIDIA (reference/cuda.md §4.1, ncu's roofline sections): FP32 = fadd + fmul + 2 ffma thread
 //   instructions (likewise FP64); FP16 = 2 hadd + 2 hmul + 4 hfma (packed pairs), less 4 for each
 //   thread of ptxas's HFMA2.MMA register moves, which ncu counts as hfma; tensor work from
-//   sm__ops_path_tensor_src_* (operations, counted as FLOPs, as ncu's tensor roofline does); DRAM
+//   sm__ops_path_tensor_src_* (operations, counted as FLOPs, as ncu's tensor roofline does; on an
+//   H100 each GEMM's is 2 n^3, fp16 to fp8, and its int8 operations too, which are no FLOPs); DRAM
 //   = bytes read + written; L2 = lts__t_bytes; L1 = l1tex__t_bytes. ncu's full set has the thread
 //   instructions only as rates per cycle elapsed (its roofline multiplies them by the SM sub-
 //   partitions' cycles elapsed), the L2's bytes only as 32-byte sectors, and FP8 tensor operations
@@ -60,6 +61,7 @@ CounterRecipe nvidia_recipe() {
   r.flops[at(ComputeKind::matrix_fp8)] = {{"sm__ops_path_tensor_src_fp8.sum", 1}};
   r.flops_otherwise[at(ComputeKind::matrix_fp8)] = {{"sm__ops_path_tensor_src_fp8_sparsity_off.sum", 1},
                                                     {"sm__ops_path_tensor_src_fp8_sparsity_on.sum", 1}};
+  r.matrix_integer_ops = {{"sm__ops_path_tensor_src_int8.sum", 1}, {"sm__ops_path_tensor_src_int1.sum", 1}};
   r.bytes[at(MemoryLevel::dram)] = {{"dram__bytes_read.sum", 1}, {"dram__bytes_write.sum", 1}};
   r.bytes_otherwise[at(MemoryLevel::dram)] = {{"dram__bytes.sum", 1}};  // ncu's read and write together
   r.bytes[at(MemoryLevel::l2)] = {{"lts__t_bytes.sum", 1}};
@@ -173,6 +175,7 @@ std::vector<std::string> recipe_counters(const CounterRecipe& recipe) {
   for (const auto& terms : recipe.flops_not_arithmetic) {
     for (const auto& t : terms) names.insert(t.counter);
   }
+  for (const auto& t : recipe.matrix_integer_ops) names.insert(t.counter);
   return {names.begin(), names.end()};
 }
 

@@ -38,6 +38,10 @@ struct CounterRecipe {
   // are not all counted and it is not placed. Less those of them that do no matrix arithmetic,
   // where the trace counts them (ptxas's HFMA2.MMA register moves). Never collected.
   std::string matrix_instructions, matrix_instructions_not_arithmetic;
+  // The matrix unit's integer operations (int8 and int1 GEMMs), each counted apart: no FLOPs, so a
+  // kernel that has some is not placed on the FLOP roofline, where its float work alone would make
+  // an integer GEMM look memory-bound. Collected.
+  std::vector<CounterTerm> matrix_integer_ops;
   // The compute units' clock over a dispatch, in cycles a second, where a trace records it (the
   // first of these the dispatch has). ncu locks the clock to base unless told otherwise, and its
   // roofline puts each peak at the clock the kernel ran at; the table's compute ceilings are scaled

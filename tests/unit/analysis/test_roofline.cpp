@@ -209,6 +209,46 @@ TEST(Roofline, TheTensorPipesInstructionsSayWhetherUncountedMatrixWorkIsZero) {
   EXPECT_TRUE(register_moves.position.has_value());
 }
 
+// An int8 GEMM does its work as integer operations of the tensor cores, which ncu counts apart
+// (sm__ops_path_tensor_src_int8: 2 n^3 a call for PyTorch's torch._int_mm at n = 4096 on an H100,
+// 1.37 ms a call): no FLOPs. Its float work alone made it a memory-bound kernel at a small fraction
+// of the DRAM roof; it is not placed, and says why. A float GEMM beside it is placed as before.
+TEST(Roofline, IntegerMatrixWorkIsNoFlopsAndTheKernelIsNotPlaced) {
+  CounterTrace t("sm_90", "NVIDIA H100 80GB HBM3", 132, 1980, 3.35e12);
+  auto gemm = [](const char* ops_counter, double ops) {
+    auto c = nvidia(4e6, 0, 3.4e7, 6.7e7);
+    for (const char* counter : {"sm__ops_path_tensor_src_fp16.sum", "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+                                "sm__ops_path_tensor_src_tf32_dst_fp32.sum", "sm__ops_path_tensor_src_fp64.sum",
+                                "sm__ops_path_tensor_src_fp8.sum", "sm__ops_path_tensor_src_int8.sum",
+                                "sm__ops_path_tensor_src_int1.sum"}) {
+      c[counter] = 0;
+    }
+    c[ops_counter] = ops;
+    return c;
+  };
+  t.dispatch("int8_gemm", 1'374'848, gemm("sm__ops_path_tensor_src_int8.sum", 137438953472));
+  t.dispatch("int8_gemm", 1'346'304, gemm("sm__ops_path_tensor_src_int8.sum", 137438953472));
+  t.dispatch("fp16_gemm", 213'664, gemm("sm__ops_path_tensor_src_fp16.sum", 137438953472));
+  auto no_int1 = gemm("sm__ops_path_tensor_src_int8.sum", 1e9);  // a GPU whose ncu lacks the int1 counter
+  no_int1.erase("sm__ops_path_tensor_src_int1.sum");
+  t.dispatch("int8_no_int1", 100'000, no_int1);
+  const auto r = analyze_roofline(t.trace);
+  const auto& int8 = CounterTrace::kernel(r, "int8_gemm");
+  EXPECT_FALSE(int8.position.has_value()) << *int8.position;
+  EXPECT_FALSE(int8.percent_of_roof.has_value());
+  EXPECT_FALSE(int8.total_flops.has_value());
+  EXPECT_DOUBLE_EQ(*int8.flops[kFp16Matrix], 0) << "its float figures are still given";
+  EXPECT_NE(std::find(int8.missing.begin(), int8.missing.end(),
+                      "integer matrix work: 2.749e+11 integer operations of the matrix unit ran, which are no FLOPs: the "
+                      "kernel is not placed on the FLOP roofline"),
+            int8.missing.end())
+      << ::testing::PrintToString(int8.missing);
+  EXPECT_FALSE(CounterTrace::kernel(r, "int8_no_int1").position.has_value()) << "one of the two counters is enough";
+  const auto& fp16 = CounterTrace::kernel(r, "fp16_gemm");
+  EXPECT_EQ(fp16.position, "compute_bound");
+  EXPECT_DOUBLE_EQ(*fp16.flops[kFp16Matrix], 137438953472);
+}
+
 // ncu locks the clock to base unless told otherwise, and a busy GPU runs below its maximum: a
 // kernel's compute roof is at the clock its dispatches ran at where the trace records it (ncu's
 // roofline does the same), the time-weighted mean over them. A ceilings file's FLOP rates were
