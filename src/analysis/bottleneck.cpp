@@ -62,7 +62,12 @@ bool near_roof(const BottleneckInputs& in) {
          (in.dram_percent_of_peak && *in.dram_percent_of_peak >= kNearRoofPercent);
 }
 
-constexpr const char* kNoPosition = "no FLOPs counted: no roofline position";
+// Why the kernel has no roofline position.
+std::string no_position(const BottleneckInputs& in) {
+  if (!in.roofline) return "no roofline (profile with --roofline)";
+  if (!in.roofline->unplaced.empty()) return in.roofline->unplaced + ": no roofline position";
+  return "no FLOPs counted: no roofline position";
+}
 
 Verdict launch_overhead(const BottleneckInputs& in, const Words& w) {
   const char* rule = "launch_overhead_bound";
@@ -104,17 +109,19 @@ Verdict bandwidth(const BottleneckInputs& in, const Words& w) {
     // DRAM bytes counted (or ncu's DRAM speed of light) but no FLOPs: near the DRAM peak is near
     // that roof whatever the arithmetic, but less sure than with the roofline's position.
     const double percent = in.dram_percent_of_peak.value_or(ncu_dram.value_or(0));
-    std::string reason = fmt::format("DRAM at {:.1f} % of its peak ({})", percent,
-                                     in.dram_percent_of_peak ? kNoPosition : "ncu's speed of light; no roofline position");
+    const std::string why = !in.dram_percent_of_peak ? "ncu's speed of light; no roofline position"
+                            : in.roofline            ? no_position(in)
+                                                     : "no FLOPs counted: no roofline position";
+    std::string reason = fmt::format("DRAM at {:.1f} % of its peak ({})", percent, why);
     if (in.roofline && in.dram_percent_of_peak) {
       if (const auto& dram = in.roofline->achieved_bytes_per_s[static_cast<size_t>(hal::MemoryLevel::dram)]) {
-        reason = fmt::format("DRAM {} = {:.1f} % of its peak ({})", si_units(*dram, "B/s"), percent, kNoPosition);
+        reason = fmt::format("DRAM {} = {:.1f} % of its peak ({})", si_units(*dram, "B/s"), percent, why);
       }
     }
     if (percent < kNearRoofPercent) return not_fired(rule, reason);
     return fired(rule, "memory-bound: " + reason, step, 0.5 + 0.3 * (std::min(percent, 100.0) - kNearRoofPercent) / (100 - kNearRoofPercent));
   }
-  if (!in.roofline || !in.roofline->position) return not_fired(rule, "no roofline (profile with --roofline)");
+  if (!in.roofline || !in.roofline->position) return not_fired(rule, no_position(in));
   const auto& r = *in.roofline;
   if (*r.position != "memory_bound" || *r.percent_of_roof < kNearRoofPercent) {
     return not_fired(rule, fmt::format("{} at {:.1f} % of its roof", *r.position, *r.percent_of_roof));
@@ -140,7 +147,7 @@ Verdict compute(const BottleneckInputs& in, const Words& w) {
                              w.matrix),
                  0.5 + 0.3 * (std::min(*sm, 100.0) - kNearRoofPercent) / (100 - kNearRoofPercent));
   }
-  if (!in.roofline || !in.roofline->position) return not_fired(rule, "no roofline (profile with --roofline)");
+  if (!in.roofline || !in.roofline->position) return not_fired(rule, no_position(in));
   const auto& r = *in.roofline;
   if (*r.position != "compute_bound" || *r.percent_of_roof < kNearRoofPercent) {
     return not_fired(rule, fmt::format("{} at {:.1f} % of its roof", *r.position, *r.percent_of_roof));
@@ -181,7 +188,7 @@ Verdict occupancy(const BottleneckInputs& in, const Words& w) {
 
 Verdict latency(const BottleneckInputs& in, const Words&) {
   const char* rule = "memory_latency_bound";
-  if (!in.roofline || !in.roofline->position) return not_fired(rule, "no roofline (profile with --roofline)");
+  if (!in.roofline || !in.roofline->position) return not_fired(rule, no_position(in));
   const auto& r = *in.roofline;
   if (*r.position != "memory_bound" || *r.percent_of_roof >= kNearRoofPercent) {
     return not_fired(rule, fmt::format("{} at {:.1f} % of its roof", *r.position, *r.percent_of_roof));

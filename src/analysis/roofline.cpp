@@ -142,11 +142,13 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
   const double seconds = s.time_ns * 1e-9;
   if (s.clocked == s.measured && seconds > 0 && s.cycles > 0) k.clock_mhz = s.cycles / seconds / 1e6;
   if (s.integer_matrix_ops > 0) {
+    k.unplaced = "integer matrix work, which is no FLOPs";
     k.missing.push_back(fmt::format("integer matrix work: {:.4g} integer operations of the matrix unit ran, which are no FLOPs: "
                                     "the kernel is not placed on the FLOP roofline",
                                     s.integer_matrix_ops));
   }
   if (s.uncounted_matrix_instructions > 0) {
+    k.unplaced = "matrix FLOPs not counted";
     k.missing.push_back(fmt::format("matrix FLOPs not counted: {:.0f} matrix-unit instructions ran, and the trace has no counter of "
                                     "their operations (sm__ops_path_tensor_* on NVIDIA)",
                                     s.uncounted_matrix_instructions));
@@ -172,8 +174,7 @@ void finish_kernel(KernelRoofline& k, const KernelSums& s, const hal::Ceilings& 
     }
   }
 
-  // Its arithmetic is not all known, or not all FLOPs: no position.
-  if (s.uncounted_matrix_instructions > 0 || s.integer_matrix_ops > 0) return;
+  if (!k.unplaced.empty()) return;  // its arithmetic is not all known, or not all FLOPs: no position
   // The table's FLOP ceilings are at the device's maximum clock; a kernel measured at another (ncu
   // locks it to base by default) could reach only the roof of the clock it ran at.
   const double clock_scale =

@@ -82,6 +82,7 @@ struct KernelRoofline {
   std::optional<std::string> position;         // "memory_bound" or "compute_bound"
   std::optional<double> percent_of_roof;
   std::vector<std::string> missing;            // figures that could not be computed, and why
+  std::string unplaced;  // why a kernel whose FLOPs may be counted has no position, in a few words (missing says more)
   std::optional<SpeedOfLight> speed_of_light;  // ncu's own percentages of peak, where the trace has them
 };
 

@@ -127,6 +127,26 @@ TEST(Bottleneck, MemoryBandwidthBoundFromDramBytesAlone) {
   EXPECT_FALSE(rule(away, "compute_bound").fired) << "FLOPs unknown: never compute-bound";
 }
 
+// An int8 GEMM (integer operations of the tensor cores, no FLOPs): the roofline places it nowhere,
+// and the rules say why instead of asking for a roofline the user ran.
+TEST(Bottleneck, AKernelTheRooflineDoesNotPlaceSaysWhy) {
+  auto in = healthy();
+  KernelRoofline r;
+  r.name = "k";
+  r.measured_dispatches = 2;
+  r.unplaced = "integer matrix work, which is no FLOPs";
+  r.achieved_bytes_per_s[0] = 7.3e10;
+  in.roofline = r;
+  auto b = classify_bottleneck(in);
+  EXPECT_EQ(rule(b, "compute_bound").reason, "integer matrix work, which is no FLOPs: no roofline position");
+  EXPECT_EQ(rule(b, "memory_bandwidth_bound").reason, "integer matrix work, which is no FLOPs: no roofline position");
+  in.dram_percent_of_peak = 2.2;
+  EXPECT_EQ(rule(classify_bottleneck(in), "memory_bandwidth_bound").reason,
+            "DRAM 73.00 GB/s = 2.2 % of its peak (integer matrix work, which is no FLOPs: no roofline position)");
+  in.roofline.reset();
+  EXPECT_EQ(rule(classify_bottleneck(in), "compute_bound").reason, "no roofline (profile with --roofline)");
+}
+
 TEST(Bottleneck, ComputeBound) {
   auto in = healthy();
   in.roofline = placed("compute_bound", 80, "fp32");
