@@ -768,6 +768,54 @@ TEST(NvidiaGpu, PytorchGemmsAreComputeBoundAndElementwiseKernelsMemoryBound) {
   EXPECT_GE(elementwise, 1);
 }
 
+// A GEMM of each input type the tensor cores take (tests/gpu/programs/torch_tensor_kinds.py, n =
+// 4096, two calls each): each float kind's matrix FLOPs are 2 n^3 a call, in that kind's figure
+// and no other, and the GEMM is placed; the int8 GEMM's integer operations are no FLOPs, and it is
+// not placed (bench/data/tensor_kinds_h100.txt: ncu's own counters, 2 n^3 a call for every kind).
+TEST(NvidiaGpu, EveryTensorKindsGemmCountsTwoNCubedFlopsAndInt8IsNotPlaced) {
+  SKIP_WITHOUT_GPU();
+  if (!backends::find_ncu()) GTEST_SKIP() << "ncu not found";
+  if (!find_executable("python3")) GTEST_SKIP() << "no python3";
+  const std::string script = (source_dir() / "tests/gpu/programs/torch_tensor_kinds.py").string();
+  auto p = profile({"python3", script}, 1, {"--roofline"});
+  if (p.cli.exit_code != 0 && p.cli.err.find("torch") != std::string::npos) GTEST_SKIP() << "no PyTorch: " << p.cli.err;
+  ASSERT_EQ(p.cli.exit_code, 0) << p.cli.err;
+  const auto roofline = json::parse(read_text(p.out / "roofline.json"));
+  EXPECT_EQ(schema_errors(roofline.dump(), "roofline"), "");
+  const double per_call = 2.0 * 4096 * 4096 * 4096;
+  std::set<std::string> kinds;
+  bool int8 = false;
+  for (const auto& k : roofline["kernels"]) {
+    const std::string name = k["name"];
+    if (k["measured_dispatches"] == 0) continue;
+    const double calls = k["measured_dispatches"].get<double>();
+    std::string kind;
+    for (const auto& [f, v] : k["flops"].items()) {
+      if (f.rfind("matrix_", 0) == 0 && v.is_number() && v.get<double>() > 0) {
+        EXPECT_TRUE(kind.empty()) << name << ": two matrix kinds";
+        kind = f;
+        EXPECT_NEAR(v.get<double>() / calls, per_call, 1e-6 * per_call) << name << " " << f;
+      }
+    }
+    if (!kind.empty()) {
+      kinds.insert(kind);
+      std::cout << kind << " " << name.substr(0, 60) << ": " << k["roofline_position"] << ", " << k["percent_of_roof"] << " % of "
+                << k["binding_ceiling"] << "\n";
+      EXPECT_FALSE(k["roofline_position"].is_null()) << name;
+      EXPECT_LT(k["percent_of_roof"].is_number() ? k["percent_of_roof"].get<double>() : 100, 100) << name;
+    }
+    if (name.find("i161616gemm_s8") != std::string::npos || name.find("imma") != std::string::npos) {
+      int8 = true;
+      std::cout << "int8 " << name.substr(0, 60) << ": " << k["missing"].dump() << "\n";
+      EXPECT_TRUE(k["roofline_position"].is_null()) << name;
+      EXPECT_NE(k["missing"].dump().find("integer matrix work"), std::string::npos) << k["missing"].dump();
+    }
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"matrix_fp16", "matrix_tf32", "matrix_fp64", "matrix_fp8"}))
+      << "fp16 and bf16 GEMMs share matrix_fp16";
+  EXPECT_TRUE(int8) << "no int8 GEMM among the kernels";
+}
+
 // --deep: ncu's stall reasons, instruction mix, IPC and branch efficiency of the dominant kernel
 // in analysis.json, in the common vocabulary with NVIDIA's own reasons beside it.
 TEST(NvidiaGpu, DeepPassGivesStallsAndInstructionMix) {
