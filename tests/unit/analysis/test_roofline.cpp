@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -247,6 +248,34 @@ TEST(Roofline, IntegerMatrixWorkIsNoFlopsAndTheKernelIsNotPlaced) {
   const auto& fp16 = CounterTrace::kernel(r, "fp16_gemm");
   EXPECT_EQ(fp16.position, "compute_bound");
   EXPECT_DOUBLE_EQ(*fp16.flops[kFp16Matrix], 137438953472);
+}
+
+// The same on an H100's own counters (bench/data/tensor_kinds_h100.txt: ncu's raw page of every
+// tensor operations counter, PyTorch GEMMs at n = 4096, two calls each): each float GEMM's matrix
+// FLOPs are 2 n^3 a call in its kind alone, and the int8 GEMM's integer operations are none.
+TEST(Roofline, EveryTensorKindOfAnH100CountsItsGemmsTwoNCubedAndInt8None) {
+  const auto r = analyze_roofline(trace::read_traces({test::source_dir() / "tests/fixtures/ncu_tensor_kinds_torch_h100.csv"}));
+  const double per_call = 2.0 * 4096 * 4096 * 4096;
+  std::map<std::string, int> kinds;  // GEMMs by their one matrix kind
+  size_t integer = 0;
+  for (const auto& k : r.kernels) {
+    std::string kind;
+    for (size_t f = 0; f < hal::kComputeKinds; ++f) {
+      if (!k.flops[f] || *k.flops[f] == 0) continue;
+      EXPECT_TRUE(kind.empty()) << k.name;
+      kind = hal::kComputeKindNames[f];
+      EXPECT_DOUBLE_EQ(*k.flops[f], per_call * static_cast<double>(k.measured_dispatches)) << k.name;
+    }
+    if (!kind.empty()) ++kinds[kind];
+    if (k.unplaced == "integer matrix work, which is no FLOPs") {
+      ++integer;
+      EXPECT_NE(k.name.find("i161616gemm_s8"), std::string::npos) << k.name;
+      EXPECT_TRUE(kind.empty());
+    }
+  }
+  EXPECT_EQ(kinds, (std::map<std::string, int>{{"matrix_fp16", 2}, {"matrix_tf32", 1}, {"matrix_fp64", 1}, {"matrix_fp8", 1}}))
+      << "fp16 and bf16 share matrix_fp16";
+  EXPECT_EQ(integer, 1u);
 }
 
 // ncu locks the clock to base unless told otherwise, and a busy GPU runs below its maximum: a
