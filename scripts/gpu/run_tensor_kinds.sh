@@ -10,6 +10,8 @@
 #     launches, ran past 500 s: XLA autotunes its GEMMs with many kernels, each replayed by ncu);
 #   - rocm-perf profile --roofline --debug of both, kept counter pass and all
 #     ($OUT/NAME.out/, $OUT/NAME.pass.csv); summary.txt has each kernel's FLOPs by kind a launch.
+# On an H100 on 2026-12-06 only the first two steps ran as they are here (bench/data/tensor_kinds_h100.txt);
+# the profile step then failed at once (a carry without libclang), and no device time was left to run it again.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
