@@ -20,18 +20,21 @@ std::vector<trace::CounterSample> ncu_samples(const backends::RunOptions& run, c
                                               std::vector<std::string>& warnings) {
   const auto metrics = options.metrics.empty() ? backends::default_ncu_metrics() : options.metrics;
   backends::NcuSelection selection;
-  std::vector<std::string> roofline;  // counters this GPU may lack
+  std::vector<std::string> roofline;  // counters this GPU may lack, each once
+  auto add = [&](const std::vector<std::string>& counters) {
+    for (const auto& m : counters) {
+      if (std::find(metrics.begin(), metrics.end(), m) == metrics.end() &&
+          std::find(roofline.begin(), roofline.end(), m) == roofline.end()) {
+        roofline.push_back(m);
+      }
+    }
+  };
   if (options.roofline) {
     // Every NVIDIA architecture shares one recipe; ncu collects what this GPU has of it.
-    for (const auto& m : analysis::recipe_counters(*analysis::counter_recipe("sm_90"))) {
-      if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) roofline.push_back(m);
-    }
+    add(analysis::recipe_counters(*analysis::counter_recipe("sm_90")));
     if (options.launch_count > 0) selection.launch_count = options.launch_count;
   }
-  if (options.deep) {
-    const auto stalls = analysis::nvidia_stall_metrics();
-    roofline.insert(roofline.end(), stalls.begin(), stalls.end());
-  }
+  if (options.deep) add(analysis::nvidia_stall_metrics());  // the moves' count is in both
   if (!options.kernel_regex.empty()) selection.kernel_regex = options.kernel_regex;
   auto collected = backends::collect_ncu_counters(run, metrics, selection, roofline);
   for (auto& w : analysis::missing_nvidia_counter_warnings(collected.dropped)) warnings.push_back(std::move(w));
