@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the NVIDIA machine, from the repository root, with the carry of
-# `PRESET=release NO_TESTS=1 WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh` (rocm-perf links libclang): the roofline's matrix FLOPs by
-# input type, checked against the GEMMs' own 2 n^3 a call. A PyTorch program
+# `PRESET=release NO_TESTS=1 WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh` (rocm-perf links
+# libclang): the roofline's matrix FLOPs by input type, checked against the GEMMs' own 2 n^3 a call. A PyTorch program
 # (tests/gpu/programs/torch_tensor_kinds.py: cuBLAS GEMMs in fp16, bf16, TF32, fp64, fp8 and int8)
 # and a JAX one (tests/gpu/programs/jax_gemm.py: an fp32 GEMM through XLA at its default precision).
 #   - the chip's tensor metrics (ncu --query-metrics): $OUT/query.txt;
@@ -10,8 +10,9 @@
 #     launches, ran past 500 s: XLA autotunes its GEMMs with many kernels, each replayed by ncu);
 #   - rocm-perf profile --roofline --debug of both, kept counter pass and all
 #     ($OUT/NAME.out/, $OUT/NAME.pass.csv); summary.txt has each kernel's FLOPs by kind a launch.
-# On an H100 on 2026-12-06 only the first two steps ran as they are here (bench/data/tensor_kinds_h100.txt);
-# the profile step then failed at once (a carry without libclang), and no device time was left to run it again.
+# On an H100 on 2026-12-06 only the first two steps ran as they are here
+# (bench/data/tensor_kinds_h100.txt); the profile step then failed at once (a carry without
+# libclang), and no device time was left to run it again.
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"

@@ -1,7 +1,5 @@
 // profile's NVIDIA counter pass against a stand-in ncu that lacks some metrics: what it lacks is
 // said once each, in the warnings profile.json carries, with what it costs.
-#include <algorithm>
-
 #include <gtest/gtest.h>
 
 #include "counter_passes.hpp"
