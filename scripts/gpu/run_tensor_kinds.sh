@@ -8,11 +8,11 @@
 #   - ncu's raw page of every sm__ops_path_tensor_* counter the chip has, per launch, for the
 #     PyTorch program: which counter each GEMM's work lands in ($OUT/torch.ops.csv; JAX's, all
 #     launches, ran past 500 s: XLA autotunes its GEMMs with many kernels, each replayed by ncu);
+#     SKIP_OPS=1 leaves this step out (its figures are in bench/data/tensor_kinds_h100.txt);
 #   - rocm-perf profile --roofline --debug of both, kept counter pass and all
 #     ($OUT/NAME.out/, $OUT/NAME.pass.csv); summary.txt has each kernel's FLOPs by kind a launch.
-# On an H100 on 2026-12-06 only the first two steps ran as they are here
-# (bench/data/tensor_kinds_h100.txt); the profile step then failed at once (a carry without
-# libclang), and no device time was left to run it again.
+# On an H100 on 2026-12-06 (bench/data/tensor_kinds_h100.txt): the first two steps in one call, the
+# profile step in another with SKIP_OPS=1 (15 s for PyTorch, 82 s for JAX).
 set -uo pipefail
 source scripts/gpu/carry_env.sh "${1:-.devcarry}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/machine.txt"
@@ -24,10 +24,12 @@ gemms=(--kernel 'gemm|nvjet|xmma|cutlass' --roofline-launches 3)  # JAX's: the t
 ncu --query-metrics --chip gh100 2>&1 | grep -i -E 'tensor' > "$out/query.txt"
 ops=$(grep -o -E '^sm__ops_path_tensor[a-z0-9_]*' "$out/query.txt" | sort -u | sed 's/$/.sum/' | paste -sd, -)
 echo "ops metrics: $ops" >> "$out/summary.txt"
-start=$(date +%s)
-ncu --csv --page raw --print-units base --metrics "gpu__time_duration.sum,$ops" "${torch[@]}" \
-  > "$out/torch.ops.csv" 2> "$out/torch.ops.err"
-echo "torch ops: exit $?, $(( $(date +%s) - start )) s" | tee -a "$out/summary.txt"
+if [ -z "${SKIP_OPS:-}" ]; then
+  start=$(date +%s)
+  ncu --csv --page raw --print-units base --metrics "gpu__time_duration.sum,$ops" "${torch[@]}" \
+    > "$out/torch.ops.csv" 2> "$out/torch.ops.err"
+  echo "torch ops: exit $?, $(( $(date +%s) - start )) s" | tee -a "$out/summary.txt"
+fi
 for name in torch jax; do
   declare -n program=$name
   limit=()
