@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the NVIDIA machine, from the repository root, with the carry of
 # `PRESET=release NO_TESTS=1 WITH_CLANG=1 bash scripts/gpu/prepare_carry.sh` (rocm-perf links
-# libclang): the roofline's matrix FLOPs by input type, checked against the GEMMs' own 2 n^3 a call. A PyTorch program
+# libclang): the roofline's matrix FLOPs by input type, checked against the GEMMs' own 2 n^3 a
+# call. A PyTorch program
 # (tests/gpu/programs/torch_tensor_kinds.py: cuBLAS GEMMs in fp16, bf16, TF32, fp64, fp8 and int8)
 # and a JAX one (tests/gpu/programs/jax_gemm.py: an fp32 GEMM through XLA at its default precision).
 #   - the chip's tensor metrics (ncu --query-metrics): $OUT/query.txt;
